@@ -1,0 +1,16 @@
+# tengig: two commands on a fresh Debian 12 machine, as root:
+#   make demo   set up, then run the main flow on the embedded lab
+#   make test   set up, then run every test (Python and panel) and print "N passed, N failed"
+.PHONY: setup demo test bench clean-lab
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	@.venv/bin/tengig demo
+
+test: setup
+	@bash scripts/test.sh
+
+clean-lab: setup
+	@.venv/bin/tengig lab down

@@ -1,0 +1,48 @@
+"""Entry point: `tengig`. Every TengigError becomes a message on stderr and an exit code here, once."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import TengigError, ValidationError
+from .demo_command import demo
+from .lab_commands import lab_group
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+@click.group()
+@click.version_option(package_name="tengig")
+def cli() -> None:
+    """tengig: meshes, link aggregation and honest NAS benchmarks (pool, network, SMB) with a verdict."""
+
+
+cli.add_command(lab_group)
+cli.add_command(demo)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        cli.main(args=argv, prog_name="tengig", standalone_mode=False)
+    except ValidationError as exc:
+        for field, message in exc.errors:
+            click.echo(f"error: {field}: {message}", err=True)
+        return EXIT_BAD_INPUT
+    except TengigError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        return EXIT_FAILED
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_BAD_INPUT
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return EXIT_FAILED
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""A progress bar on stderr for long jobs: percent, bar, and what is happening now."""
+from __future__ import annotations
+
+import sys
+import time
+
+
+class ProgressBar:
+    def __init__(self, label: str, *, stream=None, width: int = 28):
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.tty = self.stream.isatty()
+        self.started = time.monotonic()
+        self.last = ""
+
+    def __call__(self, percent: float, description: str = "") -> None:
+        percent = max(0.0, min(100.0, float(percent)))
+        filled = int(self.width * percent / 100)
+        bar = "#" * filled + "-" * (self.width - filled)
+        line = f"{self.label} [{bar}] {percent:5.1f}% {description}"
+        if self.tty:
+            self.stream.write("\r\033[K" + line)
+        elif line != self.last:
+            self.stream.write(line + "\n")  # logs and CI: one line per step
+        self.last = line
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            self.stream.write(f"  ({time.monotonic() - self.started:.1f} s)\n")
+            self.stream.flush()

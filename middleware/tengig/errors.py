@@ -1,0 +1,103 @@
+"""The one error tree of tengig.
+
+Every error says what failed, with what input, and what to do. Lower-level errors (OSError,
+subprocess, JSON) are translated into these at one boundary with ``raise ... from exc``.
+
+    TengigError
+    +-- ValidationError        bad input; carries (field path, message) pairs, like TrueNAS's ValidationErrors
+    +-- CommandError           an external program could not do its job
+    |   +-- CommandNotFound    the program is not installed
+    |   +-- CommandFailed      it exited non-zero (argv, exit code, stderr)
+    |   +-- CommandTimeout     it ran past its timeout and was killed
+    +-- LabError               the lab could not be built, inspected or torn down
+    +-- ToolOutputError        a tool ran but its output says it did not do the work (e.g. iperf3 "error" key)
+"""
+from __future__ import annotations
+
+import errno as _errno
+import shlex
+from collections.abc import Sequence
+
+
+class TengigError(Exception):
+    """Base of every error tengig raises on purpose. ``errno`` maps to TrueNAS CallError errnos."""
+
+    errno: int = _errno.EFAULT
+
+    def __init__(self, message: str, *, errno: int | None = None):
+        super().__init__(message)
+        self.message = message
+        if errno is not None:
+            self.errno = errno
+
+
+class ValidationError(TengigError):
+    """Bad input. ``errors`` is a list of (field path, message) like TrueNAS's ``extra``."""
+
+    errno = _errno.EINVAL
+
+    def __init__(self, errors: Sequence[tuple[str, str]] | str, message: str | None = None):
+        if isinstance(errors, str):
+            raise TypeError("ValidationError needs (field, message) pairs; use ValidationError.one()")
+        self.errors = [(str(f), str(m)) for f, m in errors]
+        if not self.errors:
+            raise ValueError("ValidationError needs at least one (field, message) pair")
+        text = message or "; ".join(f"{f}: {m}" for f, m in self.errors)
+        super().__init__(text)
+
+    @classmethod
+    def one(cls, field: str, message: str) -> "ValidationError":
+        return cls([(field, message)])
+
+
+class CommandError(TengigError):
+    """An external program did not do its job. Carries the exact argv that ran."""
+
+    def __init__(self, message: str, *, argv: Sequence[str], errno: int | None = None):
+        self.argv = list(argv)
+        super().__init__(message, errno=errno)
+
+    @property
+    def command(self) -> str:
+        """The argv as a copy-pastable string, for messages only (never executed)."""
+        return shlex.join(self.argv)
+
+
+class CommandNotFound(CommandError):
+    errno = _errno.ENOENT
+
+    def __init__(self, argv: Sequence[str]):
+        super().__init__(
+            f"{argv[0]!r} is not installed or not on PATH (needed for: {shlex.join(argv)}); "
+            "run `make setup` to install tengig's tools",
+            argv=argv,
+        )
+
+
+class CommandFailed(CommandError):
+    def __init__(self, argv: Sequence[str], returncode: int, stdout: str, stderr: str):
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        tail = (stderr.strip() or stdout.strip())[-800:] or "(no output)"
+        super().__init__(f"`{shlex.join(argv)}` exited with {returncode}: {tail}", argv=argv)
+
+
+class CommandTimeout(CommandError):
+    errno = _errno.ETIMEDOUT
+
+    def __init__(self, argv: Sequence[str], timeout: float, stdout: str = "", stderr: str = ""):
+        self.timeout = timeout
+        self.stdout = stdout
+        self.stderr = stderr
+        super().__init__(f"`{shlex.join(argv)}` did not finish within {timeout:g} s and was killed", argv=argv)
+
+
+class LabError(TengigError):
+    """The lab could not be built, inspected or torn down."""
+
+
+class ToolOutputError(TengigError):
+    """A tool ran, but its own output says the work was not done (or cannot be trusted)."""
+
+    errno = _errno.EIO

@@ -1,0 +1,72 @@
+"""The lab NAS's storage: a zfs-fuse daemon, a pool on a sparse file (or on a throttled loop
+device for --slow-pool), and the dataset the share serves. Recipes from LAB.md."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from ..errors import LabError
+from ..runner import Runner
+from .paths import LabPaths
+from .plan import CGROUP_NAME, POOL_NAME, SHARE_DATASET
+
+BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
+T = 30
+
+
+def start_zfs_fuse(runner: Runner, paths: LabPaths, arc_mib: int) -> int:
+    """Start zfs-fuse in the foreground mode (its pidfile option is ignored there: we keep the PID)."""
+    proc = runner.spawn(["zfs-fuse", "--no-daemon", "-m", str(arc_mib)], log_path=paths.logs / "zfs-fuse.log")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            log = (paths.logs / "zfs-fuse.log").read_text(errors="replace")[-500:]
+            raise LabError(f"zfs-fuse exited with {proc.returncode} at start (is another zfs-fuse running?): {log}")
+        if runner.run(["zpool", "list", "-H"], timeout=T, check=False).returncode == 0:
+            return proc.pid
+        time.sleep(0.1)
+    raise LabError("zfs-fuse did not answer `zpool list` within 15 s")
+
+
+def make_slow_device(runner: Runner, paths: LabPaths, image: Path, mbps: float, zfs_fuse_pid: int) -> tuple[str, str]:
+    """A loop device over the pool image, throttled by a cgroup v1 blkio group holding zfs-fuse.
+
+    Returns (loop device, cgroup dir). The throttle applies to that device only: other I/O of the
+    daemon and of the machine stays fast."""
+    if not (BLKIO_ROOT / "blkio.throttle.read_bps_device").exists():
+        raise LabError("--slow-pool needs cgroup v1 blkio throttling (/sys/fs/cgroup/blkio), which this kernel lacks")
+    loop = runner.run(["losetup", "--find", "--show", str(image)], timeout=T).stdout.strip()
+    cgroup = BLKIO_ROOT / CGROUP_NAME
+    cgroup.mkdir(exist_ok=True)
+    rdev = os.stat(loop).st_rdev
+    limit = f"{os.major(rdev)}:{os.minor(rdev)} {int(mbps * 10**6)}"
+    (cgroup / "blkio.throttle.read_bps_device").write_text(limit)
+    (cgroup / "blkio.throttle.write_bps_device").write_text(limit)
+    (cgroup / "cgroup.procs").write_text(str(zfs_fuse_pid))
+    return loop, str(cgroup)
+
+
+def create_pool(runner: Runner, paths: LabPaths, vdev: str, owner_uid: int, owner_gid: int) -> Path:
+    """Create the pool (no cachefile: the daemon must not remember it) and the share dataset."""
+    mount = paths.mnt / POOL_NAME
+    mount.mkdir(parents=True, exist_ok=True)
+    runner.run(["zpool", "create", "-f", "-o", "cachefile=none", "-m", str(mount), POOL_NAME, vdev], timeout=T)
+    runner.run(["zfs", "create", "-o", "compression=off", "-o", "atime=off", SHARE_DATASET], timeout=T)
+    share_path = Path(runner.run(["zfs", "get", "-H", "-o", "value", "mountpoint", SHARE_DATASET], timeout=T).stdout.strip())
+    os.chown(share_path, owner_uid, owner_gid)
+    return share_path
+
+
+def pool_health(runner: Runner) -> dict | None:
+    """{'name','health','used_bytes','free_bytes'} of the lab pool, or None if zfs-fuse does not know it.
+
+    zfs-fuse's `zpool list` has no -p (exact bytes): the byte counts come from `zfs get -Hp`."""
+    done = runner.run(["zpool", "list", "-H", "-o", "name,health", POOL_NAME], timeout=T, check=False)
+    if done.returncode != 0:
+        return None
+    name, health = done.stdout.strip().split("\t")
+    used, avail = runner.run(
+        ["zfs", "get", "-Hp", "-o", "value", "used,available", POOL_NAME], timeout=T
+    ).stdout.split()
+    return {"name": name, "health": health, "used_bytes": int(used), "free_bytes": int(avail)}

@@ -1,0 +1,42 @@
+"""Strict patterns for every name that reaches a command line or a file path.
+
+Names are checked before anything acts on them; a name that does not match is refused with the
+field it came from. Patterns are deliberately narrower than what the kernel or ZFS would accept.
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import ValidationError
+
+HOSTNAME_RE = re.compile(r"^[a-z][a-z0-9]{0,9}$")  # lab/mesh host names: short, lower-case
+IFNAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,14}$")  # Linux IFNAMSIZ is 16 with the NUL
+DATASET_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}(/[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}){0,8}$")
+SHARE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+FILENAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def check(pattern: re.Pattern[str], value: str, *, field: str, what: str) -> str:
+    if not isinstance(value, str) or not pattern.match(value):
+        raise ValidationError.one(field, f"{value!r} is not a valid {what} (allowed: {pattern.pattern})")
+    return value
+
+
+def hostname(value: str, *, field: str = "host") -> str:
+    return check(HOSTNAME_RE, value, field=field, what="host name")
+
+
+def ifname(value: str, *, field: str = "interface") -> str:
+    return check(IFNAME_RE, value, field=field, what="interface name")
+
+
+def dataset(value: str, *, field: str = "dataset") -> str:
+    return check(DATASET_RE, value, field=field, what="dataset name")
+
+
+def share(value: str, *, field: str = "share") -> str:
+    return check(SHARE_RE, value, field=field, what="SMB share name")
+
+
+def filename(value: str, *, field: str = "file") -> str:
+    return check(FILENAME_RE, value, field=field, what="file name (no slashes)")

@@ -1,0 +1,171 @@
+"""The one way tengig runs an external program.
+
+argv lists only (never a shell, never a command string), a timeout on every call, an optional
+network namespace, and typed errors (tengig.errors) that carry the argv, the exit code and stderr.
+The seam is :class:`Runner`: tests and backends can swap it for one that records or refuses.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CommandFailed, CommandNotFound, CommandTimeout
+
+NETNS_RUN_DIR = Path("/run/netns")
+
+
+@dataclass(frozen=True)
+class Completed:
+    """What a finished program left: its argv, exit code, output and wall time in seconds."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def _check_argv(argv: Sequence[str]) -> list[str]:
+    if isinstance(argv, (str, bytes)):
+        raise TypeError("argv must be a list of arguments, not a string: tengig never runs a shell")
+    out = list(argv)
+    if not out:
+        raise ValueError("argv is empty")
+    for arg in out:
+        if not isinstance(arg, str):
+            raise TypeError(f"argv items must be str, got {type(arg).__name__}: {arg!r}")
+        if "\x00" in arg:
+            raise ValueError(f"argv item contains a NUL byte: {arg!r}")
+    return out
+
+
+def in_netns(argv: Sequence[str], netns: str | None, *, mode: str = "exec") -> list[str]:
+    """Wrap argv to run inside a network namespace.
+
+    mode "exec": `ip netns exec NS ...` (also applies /etc/netns/NS/hosts, the lab's name resolution);
+    mode "nsenter": `nsenter --net=/run/netns/NS ...` (stays in the caller's mount namespace, for FUSE
+    mounts that must be visible to everyone; names do not resolve through /etc/netns there).
+    """
+    argv = _check_argv(argv)
+    if netns is None:
+        return argv
+    if mode == "exec":
+        return ["ip", "netns", "exec", netns, *argv]
+    if mode == "nsenter":
+        return ["nsenter", f"--net={NETNS_RUN_DIR / netns}", "--", *argv]
+    raise ValueError(f"unknown netns mode {mode!r}")
+
+
+class Runner:
+    """Runs programs. One instance can carry default environment additions (e.g. the lab's marker)."""
+
+    def __init__(self, extra_env: Mapping[str, str] | None = None):
+        self.extra_env = dict(extra_env or {})
+
+    def _env(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
+        if not self.extra_env and env is None:
+            return None
+        merged = dict(os.environ)
+        merged.update(self.extra_env)
+        if env:
+            merged.update(env)
+        return merged
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        netns: str | None = None,
+        netns_mode: str = "exec",
+        input: str | bytes | None = None,
+        check: bool = True,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike | None = None,
+    ) -> Completed:
+        """Run argv to completion. Raises CommandNotFound / CommandTimeout, and CommandFailed if check."""
+        if timeout is None or timeout <= 0:
+            raise ValueError("every command needs a positive timeout")
+        full = in_netns(argv, netns, mode=netns_mode)
+        text = not isinstance(input, bytes)
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                full,
+                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._env(env),
+                cwd=cwd,
+                text=text,
+                errors="replace" if text else None,
+                start_new_session=True,  # a child that signals its process group cannot hit us
+            )
+        except FileNotFoundError as exc:
+            raise CommandNotFound(full) from exc
+        try:
+            out, err = proc.communicate(input=input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            out, err = proc.communicate()
+            raise CommandTimeout(full, timeout, _text(out), _text(err)) from None
+        seconds = time.monotonic() - started
+        done = Completed(tuple(full), proc.returncode, _text(out), _text(err), seconds)
+        if check and proc.returncode != 0:
+            if proc.returncode == 127 and netns is not None and "No such file" in done.stderr:
+                raise CommandNotFound(list(argv))
+            raise CommandFailed(full, proc.returncode, done.stdout, done.stderr)
+        return done
+
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        log_path: str | os.PathLike,
+        netns: str | None = None,
+        netns_mode: str = "exec",
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike | None = None,
+    ) -> subprocess.Popen:
+        """Start a long-running program in its own session (it cannot signal our process group),
+        stdout and stderr appended to log_path. The caller owns the process and must stop it."""
+        full = in_netns(argv, netns, mode=netns_mode)
+        log = open(log_path, "ab")
+        try:
+            return subprocess.Popen(
+                full,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self._env(env),
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise CommandNotFound(full) from exc
+        finally:
+            log.close()
+
+
+def _text(data: str | bytes | None) -> str:
+    if data is None:
+        return ""
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "replace")
+    return data
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+default_runner = Runner()
+run = default_runner.run

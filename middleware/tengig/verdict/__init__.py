@@ -1,0 +1,1 @@
+"""Verdict: ceilings, targets, bottleneck and advice (pure functions)."""

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# One idempotent setup step for a Debian 12 machine, as root: Debian packages, the Python virtualenv
+# (.venv, pinned by requirements.lock), and the UI (npm ci from package-lock.json, then a build).
+# Each part is skipped when it is already up to date, so a re-run takes about a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+APT_PACKAGES=(
+  fio iperf3 samba smbclient zfs-fuse smbnetfs        # the tools tengig measures with and the lab runs
+  iproute2 iputils-ping ethtool procps psmisc util-linux passwd time kmod
+  python3 python3-venv                               # the virtualenv (if no other Python 3.11 is present)
+  chromium fonts-dejavu-core                          # browser tests of the panel
+)
+
+say() { printf '[setup] %s\n' "$*"; }
+
+if [ "$(id -u)" != 0 ]; then
+  echo "setup: run as root (the lab needs network namespaces, mounts and cgroups)" >&2
+  exit 1
+fi
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "apt: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt_install() { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+  apt_install || { say "apt failed once (a shared machine can lose a .deb in /tmp); retrying"; sleep 3; apt_install; }
+fi
+# Debian's samba package may start its own daemons where systemd runs; tengig uses private ones.
+for svc in smbd nmbd samba-ad-dc; do
+  command -v systemctl >/dev/null 2>&1 && systemctl disable --now "$svc" >/dev/null 2>&1 || true
+done
+
+# Python 3.11 (TrueNAS SCALE's version): the first python3.11 found, else Debian's.
+PY=""
+for cand in "${PYTHON:-}" python3.11 python3 /usr/bin/python3; do
+  [ -n "$cand" ] && command -v "$cand" >/dev/null 2>&1 || continue
+  if "$cand" -c 'import sys, venv; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then PY=$cand; break; fi
+done
+[ -n "$PY" ] || { echo "setup: no Python 3.11 with venv found" >&2; exit 1; }
+
+stamp() { cat "$@" | sha256sum | cut -d' ' -f1; }
+want=$(stamp requirements.lock pyproject.toml)
+if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.tengig-stamp 2>/dev/null)" != "$want" ]; then
+  say "python: virtualenv .venv from requirements.lock ($($PY --version))"
+  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.lock
+  .venv/bin/pip install -q --disable-pip-version-check --no-deps -e .
+  echo "$want" > .venv/.tengig-stamp
+fi
+
+# The panel: Node >= 20.19 (vite 8).
+if ! command -v node >/dev/null 2>&1; then
+  say "node: not found, installing Debian's nodejs"
+  apt-get install -y -qq nodejs npm >/dev/null
+fi
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' || {
+  echo "setup: the panel needs Node.js >= 20.19 (found $(node --version)); install it and re-run" >&2; exit 1; }
+want=$(stamp ui/package-lock.json ui/package.json)
+if [ ! -d ui/node_modules ] || [ "$(cat ui/node_modules/.tengig-stamp 2>/dev/null)" != "$want" ]; then
+  say "ui: npm ci (package-lock.json)"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > ui/node_modules/.tengig-stamp
+fi
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/vite.config.ts ui/package.json -newer ui/dist/index.html 2>/dev/null | head -1)" ]; then
+  say "ui: build"
+  (cd ui && npm run -s build >/dev/null)
+fi
+say "ready ($ROOT)"
