@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
@@ -44,12 +43,12 @@ def status(as_json: bool) -> None:
     st = lab_status(Lab())
     if st is None:
         click.echo("no lab is up (`tengig lab up` builds one)")
-        sys.exit(1)
+        raise click.exceptions.Exit(1)
     if as_json:
         click.echo(st.model_dump_json(indent=2))
     else:
         _print_status(st)
-    sys.exit(0 if st.healthy else 1)
+    raise click.exceptions.Exit(0 if st.healthy else 1)
 
 
 @lab_group.command("down")

@@ -25,7 +25,7 @@ cli.add_command(demo)
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        cli.main(args=argv, prog_name="tengig", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="tengig", standalone_mode=False)
     except ValidationError as exc:
         for field, message in exc.errors:
             click.echo(f"error: {field}: {message}", err=True)
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return EXIT_FAILED
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+import pytest
+
+from tengig.errors import CommandFailed, CommandNotFound, CommandTimeout
+from tengig.runner import Runner, in_netns, run
+
+
+def test_argument_with_shell_syntax_stays_one_argument(tmp_path):
+    canary = tmp_path / "canary"
+    canary.write_text("alive")
+    evil = f"x; rm -rf {canary}; echo $HOME `id` | cat"
+    done = run(["printf", "%s\\n", evil], timeout=5)
+    assert done.stdout.splitlines() == [evil]  # printed verbatim: no shell expanded or split it
+    assert canary.read_text() == "alive"
+
+
+def test_string_argv_is_refused():
+    with pytest.raises(TypeError, match="never runs a shell"):
+        run("echo hi; rm -rf /", timeout=5)
+
+
+def test_failure_carries_command_exit_code_and_stderr():
+    with pytest.raises(CommandFailed) as info:
+        run(["sh", "-c", "echo broken >&2; exit 3"], timeout=5)
+    err = info.value
+    assert err.returncode == 3
+    assert "broken" in err.stderr
+    assert err.argv == ["sh", "-c", "echo broken >&2; exit 3"]
+    assert "exited with 3" in str(err)
+
+
+def test_check_false_returns_the_exit_code():
+    assert run(["false"], timeout=5, check=False).returncode == 1
+
+
+def test_timeout_kills_and_says_so():
+    with pytest.raises(CommandTimeout) as info:
+        run(["sleep", "5"], timeout=0.3)
+    assert info.value.timeout == 0.3
+    assert "did not finish within 0.3 s" in str(info.value)
+
+
+def test_missing_program_is_a_typed_error():
+    with pytest.raises(CommandNotFound, match="not installed"):
+        run(["tengig-no-such-program"], timeout=5)
+
+
+def test_every_call_needs_a_timeout():
+    with pytest.raises(ValueError, match="timeout"):
+        run(["true"], timeout=0)
+
+
+def test_netns_wrapping_is_argv_only():
+    assert in_netns(["iperf3", "-c", "nas"], "tg-desk") == ["ip", "netns", "exec", "tg-desk", "iperf3", "-c", "nas"]
+    assert in_netns(["ss"], "tg-nas", mode="nsenter") == ["nsenter", "--net=/run/netns/tg-nas", "--", "ss"]
+    assert in_netns(["ss"], None) == ["ss"]
+
+
+def test_extra_env_reaches_the_child():
+    done = Runner(extra_env={"TENGIG_TEST_MARK": "42"}).run(["sh", "-c", "echo $TENGIG_TEST_MARK"], timeout=5)
+    assert done.stdout.strip() == "42"
