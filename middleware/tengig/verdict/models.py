@@ -1,0 +1,78 @@
+"""The verdict's inputs and outputs (typed, shared by bench/, results/ and the API).
+
+Storage and SMB speeds are bytes per second; link speeds are bits per second. Every number says
+whether it was measured by a tool that really moved bytes, or estimated (computed from physics)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Direction = Literal["read", "write"]
+Component = Literal["pool", "link", "network", "smb"]
+Provenance = Literal["measured", "estimated"]
+
+
+class Target(BaseModel):
+    """A reference disk to beat (MEASURE.md §4), with where its numbers come from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Catalogue key, e.g. 'hdd-15k-best'.", pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
+    title: str = Field(description="Human name, e.g. '15k rpm enterprise HDD (best of a 2016 review)'.")
+    read_bytes_per_s: float = Field(gt=0, description="Sequential read, bytes/s (MB/s x 10^6).")
+    write_bytes_per_s: float | None = Field(None, gt=0, description="Sequential write, bytes/s; None if the source gives none.")
+    source: str = Field(description="Where the figure comes from (review, datasheet, vendor spec).")
+    builtin: bool = Field(True, description="Shipped with tengig (False: added by the user).")
+
+
+class Ceiling(BaseModel):
+    """One component's best throughput in one direction, in bytes/s, measured or estimated."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    component: Component
+    direction: Direction
+    bytes_per_s: float = Field(ge=0)
+    provenance: Provenance
+    label: str = Field(description="What it is, e.g. 'link desk-nas 1 Gb/s goodput' or 'fio SEQ1M Q8T1 read'.")
+
+
+class Facts(BaseModel):
+    """What the advice rules look at besides the ceilings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    link_negotiated_bps: int | None = Field(None, description="Speed the client's link negotiated, bits/s.")
+    link_capable_bps: int | None = Field(None, description="Fastest speed both NICs support, bits/s.")
+    mtus: dict[str, int] = Field(default_factory=dict, description="Interface (host:ifname) -> MTU along the path.")
+    net_single_stream_bps: float | None = Field(None, description="iperf3 goodput with 1 stream, bits/s.")
+    net_multi_stream_bps: float | None = Field(None, description="iperf3 goodput with N streams, bits/s.")
+    smb_signing: bool | None = None
+    smb_encryption: bool | None = None
+    smbd_cpu_percent: float | None = Field(None, description="smbd CPU during the SMB run, % of one core.")
+    lagg_protocol: str | None = Field(None, description="LAGG protocol on the path, if any (LACP, LOADBALANCE, ...).")
+    lagg_members: int | None = None
+
+
+class DirectionVerdict(BaseModel):
+    direction: Direction
+    smb_bytes_per_s: float | None = Field(description="Measured SMB throughput, bytes/s (None: not measured).")
+    target_bytes_per_s: float | None
+    beats_target: bool | None = Field(description="None when either side is missing.")
+    margin_percent: float | None = Field(description="(smb - target) / target x 100.")
+    bottleneck: Component | None = Field(description="The component whose ceiling bounds the SMB result.")
+    ceilings: list[Ceiling]
+
+
+class Advice(BaseModel):
+    rule: str = Field(description="Stable rule id, e.g. 'link-negotiated-low'.")
+    severity: Literal["info", "warning", "critical"]
+    text: str
+
+
+class Verdict(BaseModel):
+    target: Target
+    directions: list[DirectionVerdict]
+    advice: list[Advice]
+    summary: str = Field(description="One sentence: beats or loses, by how much, and what holds it back.")
