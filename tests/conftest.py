@@ -2,7 +2,9 @@
 the one lab a machine can have (zfs-fuse is one daemon), so they clean up any earlier lab first."""
 from __future__ import annotations
 
+import fcntl
 import os
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +13,16 @@ from tengig.lab import residue
 
 # One lab for the module-scoped tests: both shaped speeds the ceilings are asserted on.
 SHAPED_LINKS = ["desk-nas=1g", "lab-nas=100m", "desk-lab=10g"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_test_run_at_a_time():
+    """Two test runs on one machine would fight over the one lab: the second waits for the first."""
+    lock_path = Path("/run/tengig/tests.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _require_root():
