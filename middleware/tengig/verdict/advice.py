@@ -1,0 +1,296 @@
+"""Advice rules: what to change so SMB beats the target, each with a stable id the UI and tests key on.
+
+Rules are pure functions of the ceilings and the facts; each returns at most one Advice and says its
+numbers with units (MB/s = 10^6 bytes/s for throughput, Gb/s and Mb/s for links, bytes for MTUs), so
+the advice can be checked against the table next to it. This module also holds the chain arithmetic
+judge.py shares (best ceiling per component, the bound SMB lives under), so the verdict's bottleneck
+and the advice can never disagree about what "far below" means.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+
+from ..units import MB, format_rate
+from .ceilings import tcp_goodput_bps
+from .models import Advice, Ceiling, Component, DirectionVerdict, Direction, Facts, Target
+
+CHAIN_ORDER: tuple[Component, ...] = ("pool", "link", "network", "smb")
+DIRECTIONS: tuple[Direction, ...] = ("read", "write")
+# SMB below this share of what pool, link and network allow is SMB's own doing (smbd, crypto, client).
+SMB_FAR_BELOW_RATIO = 0.70
+# One TCP stream below this share of N streams: a single SMB connection will not fill the link either.
+SINGLE_STREAM_LOW_RATIO = 0.70
+# A link upgrade is only suggested if its goodput beats the target by this much: SMB seldom hits 100%.
+UPGRADE_HEADROOM = 1.10
+UPGRADE_SPEEDS_BPS = (1e9, 2.5e9, 5e9, 10e9, 25e9, 40e9, 50e9, 100e9, 200e9, 400e9)
+MULTICHANNEL_NIC_BPS = 25e9
+LAGG_PER_FLOW = {"LACP", "LOADBALANCE", "FAILOVER"}
+DEFAULT_MTU = 1500
+
+# Each direction's ceilings; a rule reads them and the facts and returns its advice or None.
+ByDirection = dict[Direction, list[Ceiling]]
+Rule = Callable[[Target, ByDirection, Facts], Advice | None]
+
+
+# ---- shared chain arithmetic (judge.py uses these too) ----
+
+def mb_s(bytes_per_s: float) -> str:
+    """MB/s (10^6 bytes/s) with enough digits to tell 11.77 from 11.8 on a 100 Mb/s link."""
+    value = bytes_per_s / MB
+    return f"{value:.2f} MB/s" if value < 100 else f"{value:.1f} MB/s"
+
+
+def ceiling_text(ceiling: Ceiling) -> str:
+    """'117.7 MB/s (estimated)': estimated numbers are always labelled, measured ones speak for themselves."""
+    return mb_s(ceiling.bytes_per_s) + (" (estimated)" if ceiling.provenance == "estimated" else "")
+
+
+def best(ceilings: Iterable[Ceiling], component: Component) -> Ceiling | None:
+    """The component's ceiling: a measurement beats an estimate; among equals, the highest (it is a ceiling)."""
+    mine = [c for c in ceilings if c.component == component]
+    measured = [c for c in mine if c.provenance == "measured"]
+    pool = measured or mine
+    return max(pool, key=lambda c: c.bytes_per_s) if pool else None
+
+
+def measured_smb(ceilings: Iterable[Ceiling]) -> Ceiling | None:
+    """Only a measured SMB figure may beat or lose to a target: an estimate of SMB proves nothing."""
+    return best([c for c in ceilings if c.provenance == "measured"], "smb")
+
+
+def chain_bound(ceilings: Iterable[Ceiling]) -> Ceiling | None:
+    """The lowest of pool, link and network: what SMB could reach if SMB itself cost nothing."""
+    found = [c for c in (best(ceilings, comp) for comp in ("pool", "link", "network")) if c is not None]
+    return min(found, key=lambda c: c.bytes_per_s) if found else None
+
+
+def smb_far_below(ceilings: Sequence[Ceiling]) -> tuple[Ceiling, Ceiling] | None:
+    """(smb, bound) when measured SMB is under SMB_FAR_BELOW_RATIO of the bound, else None."""
+    smb, bound = measured_smb(ceilings), chain_bound(ceilings)
+    if smb is None or bound is None or bound.bytes_per_s <= 0:
+        return None
+    return (smb, bound) if smb.bytes_per_s < SMB_FAR_BELOW_RATIO * bound.bytes_per_s else None
+
+
+def path_mtu(facts: Facts) -> int:
+    """The smallest MTU on the path sets the MSS every stream gets (1500 bytes when unknown)."""
+    return min(facts.mtus.values()) if facts.mtus else DEFAULT_MTU
+
+
+def target_value(target: Target, direction: Direction) -> float | None:
+    return target.read_bytes_per_s if direction == "read" else target.write_bytes_per_s
+
+
+# ---- the rules ----
+
+def _link_negotiated_low(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    neg, cap = facts.link_negotiated_bps, facts.link_capable_bps
+    if neg is None or cap is None or neg >= cap:
+        return None
+    mtu = path_mtu(facts)
+    return Advice(
+        rule="link-negotiated-low",
+        severity="critical",
+        text=(
+            f"the link negotiated {format_rate(neg)} but the NICs can do {format_rate(cap)}: TCP goodput is capped at "
+            f"{mb_s(tcp_goodput_bps(neg, mtu) / 8)} instead of {mb_s(tcp_goodput_bps(cap, mtu) / 8)} (estimated, MTU "
+            f"{mtu} bytes); check the cable, the switch port and any forced speed or duplex setting "
+            "(seed 003: a laptop NIC at 100 Mb/s capped network storage at about 10-12.5 MB/s)"
+        ),
+    )
+
+
+def _upgrade_text(needed: float, mtu: int) -> str:
+    """The slowest common link whose goodput beats ``needed`` bytes/s with headroom; multichannel past 10 Gb/s."""
+    for speed in UPGRADE_SPEEDS_BPS:
+        goodput = tcp_goodput_bps(speed, mtu) / 8
+        if goodput >= needed * UPGRADE_HEADROOM:
+            text = f"a {format_rate(speed)} link ({mb_s(goodput)} TCP goodput at MTU {mtu} bytes) can"
+            if speed > 10e9:
+                per_nic = tcp_goodput_bps(MULTICHANNEL_NIC_BPS, mtu) / 8
+                nics = math.ceil(needed * UPGRADE_HEADROOM / per_nic)
+                text += (
+                    f", or SMB multichannel over {nics} x {format_rate(MULTICHANNEL_NIC_BPS)} NICs "
+                    f"({mb_s(nics * per_nic)}; separate NICs, not a LAGG)"
+                )
+            return text
+    return f"no single link up to {format_rate(UPGRADE_SPEEDS_BPS[-1])} can: use SMB multichannel over several NICs"
+
+
+def _link_below_target(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    losing: list[tuple[Direction, Ceiling, float]] = []
+    for direction, ceilings in by_dir.items():
+        link, want = best(ceilings, "link"), target_value(target, direction)
+        if link is not None and want is not None and link.bytes_per_s < want:
+            losing.append((direction, link, want))
+    if not losing:
+        return None
+    link = losing[0][1]
+    speed = f"{format_rate(facts.link_negotiated_bps)} " if facts.link_negotiated_bps else ""
+    wants = ", ".join(f"{mb_s(want)} {d}" for d, _, want in losing)
+    needed = max(want for _, _, want in losing)
+    return Advice(
+        rule="link-below-target",
+        severity="warning",
+        text=(
+            f"the {speed}link carries at most {ceiling_text(link)} of TCP payload, so SMB over it can never beat "
+            f"{target.title} ({wants}); {_upgrade_text(needed, path_mtu(facts))}"
+        ),
+    )
+
+
+def _mtu_mismatch(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    if len(set(facts.mtus.values())) < 2:
+        return None
+    listing = ", ".join(f"{name} {mtu} bytes" for name, mtu in sorted(facts.mtus.items()))
+    big = max(facts.mtus.values())
+    return Advice(
+        rule="mtu-mismatch",
+        severity="critical",
+        text=(
+            f"MTUs differ along the path ({listing}): jumbo frames must match end to end, a mismatch can drop "
+            f"throughput to zero; set one MTU on every interface and check each peer with a don't-fragment ping of "
+            f"MTU-28 bytes payload (ping -M do -s {big - 28} <peer>, {big} - 20 IPv4 - 8 ICMP)"
+        ),
+    )
+
+
+def _single_stream_low(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    one, many = facts.net_single_stream_bps, facts.net_multi_stream_bps
+    if one is None or many is None or many <= 0 or one >= SINGLE_STREAM_LOW_RATIO * many:
+        return None
+    return Advice(
+        rule="single-stream-low",
+        severity="warning",
+        text=(
+            f"one TCP stream reached {format_rate(one)} ({mb_s(one / 8)}), several streams {format_rate(many)} "
+            f"({mb_s(many / 8)}): one stream gets {one / many:.0%} of the link, and one SMB connection is one stream; "
+            "check the CPU and interrupt affinity of the NICs, the TCP window (net.core.rmem_max/wmem_max), or use "
+            "SMB multichannel (seed 000: 5.34 Gb/s with 1 stream vs 9.6 Gb/s with 8-10 streams)"
+        ),
+    )
+
+
+def _pool_below_network(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    parts: list[str] = []
+    for direction, ceilings in by_dir.items():
+        pool = best(ceilings, "pool")
+        net = best(ceilings, "network") or best(ceilings, "link")
+        if pool is not None and net is not None and pool.bytes_per_s < net.bytes_per_s:
+            parts.append(f"pool {direction} {ceiling_text(pool)} < {net.component} {ceiling_text(net)}")
+    if not parts:
+        return None
+    return Advice(
+        rule="pool-below-network",
+        severity="warning",
+        text=(
+            f"the pool is slower than the network ({'; '.join(parts)}): a faster link will not help; more vdevs "
+            "(reads and writes stripe across vdevs), faster disks, or a record size that suits the files will"
+        ),
+    )
+
+
+def _far_below(by_dir: ByDirection) -> list[tuple[Direction, Ceiling, Ceiling]]:
+    found = []
+    for direction, ceilings in by_dir.items():
+        pair = smb_far_below(ceilings)
+        if pair is not None:
+            found.append((direction, *pair))
+    return found
+
+
+def _smb_far_below(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    found = _far_below(by_dir)
+    if not found:
+        return None
+    parts = "; ".join(
+        f"SMB {d} {mb_s(smb.bytes_per_s)} is {smb.bytes_per_s / bound.bytes_per_s:.0%} of the "
+        f"{ceiling_text(bound)} the {bound.component} allows"
+        for d, smb, bound in found
+    )
+    cpu = f" (smbd used {facts.smbd_cpu_percent:.0f}% of one core)" if facts.smbd_cpu_percent is not None else ""
+    return Advice(
+        rule="smb-far-below",
+        severity="warning",
+        text=(
+            f"{parts}: SMB itself is the limit. smbd serves each client with one process, about one core{cpu}; "
+            "signing and encryption cost CPU per byte; the client (its disk, its NIC, the copy tool) may be slower "
+            "than the NAS"
+        ),
+    )
+
+
+def _smb_crypto(rule: str, enabled: Callable[[Facts], bool | None], what: str) -> Rule:
+    def check(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+        found = _far_below(by_dir)
+        if not enabled(facts) or not found:
+            return None
+        figures = ", ".join(f"SMB {d} {mb_s(smb.bytes_per_s)}" for d, smb, _ in found)
+        return Advice(rule=rule, severity="info", text=f"{what} is on and SMB is the bottleneck ({figures}): {_CRYPTO[rule]}")
+
+    return check
+
+
+_CRYPTO = {
+    "smb-encryption": "every byte is encrypted (AES-GCM/CCM) inside smbd's one core; measure a share without "
+    "encryption to see its cost, and prefer AES-128-GCM on CPUs with AES-NI",
+    "smb-signing": "every message is signed (AES-CMAC/GMAC for SMB 3) inside smbd's one core; measure with "
+    "signing off on a trusted network to see its cost, or use SMB 3.1.1 with AES-GMAC signing",
+}
+
+
+def _lagg_single_flow(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    proto = (facts.lagg_protocol or "").upper()
+    members = facts.lagg_members or 0
+    if proto not in LAGG_PER_FLOW or members < 2:
+        return None
+    member = ""
+    if facts.link_negotiated_bps:
+        goodput = tcp_goodput_bps(facts.link_negotiated_bps, path_mtu(facts)) / 8
+        member = f" ({format_rate(facts.link_negotiated_bps)}, {mb_s(goodput)} goodput, estimated)"
+    if proto == "FAILOVER":
+        head = f"FAILOVER over {members} members uses one member at a time{member}: it adds redundancy, not speed"
+    else:
+        head = (
+            f"{proto} over {members} members hashes each flow onto one member: one flow (one SMB connection) never "
+            f"exceeds one member{member}; many clients add up"
+        )
+    return Advice(
+        rule="lagg-single-flow",
+        severity="info",
+        text=f"{head}; SMB multichannel does not work over a LAGG: for one fast client use separate NICs on separate subnets",
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    _link_negotiated_low,
+    _link_below_target,
+    _mtu_mismatch,
+    _single_stream_low,
+    _pool_below_network,
+    _smb_far_below,
+    _smb_crypto("smb-encryption", lambda f: f.smb_encryption, "SMB encryption"),
+    _smb_crypto("smb-signing", lambda f: f.smb_signing, "SMB signing"),
+    _lagg_single_flow,
+)
+
+
+def advise(
+    target: Target, ceilings: Sequence[Ceiling], facts: Facts, directions: Sequence[DirectionVerdict]
+) -> list[Advice]:
+    """Every rule that applies, in the fixed order of RULES (most fundamental first).
+
+    A direction's ceilings come from its DirectionVerdict (which may hold a link estimate judge() added
+    from the facts); ceilings for a direction with no verdict are taken as given.
+    """
+    by_dir: dict[Direction, list[Ceiling]] = {}
+    judged = {dv.direction: dv for dv in directions}
+    for direction in DIRECTIONS:
+        if direction in judged:
+            by_dir[direction] = list(judged[direction].ceilings)
+        else:
+            given = [c for c in ceilings if c.direction == direction]
+            if given:
+                by_dir[direction] = given
+    return [advice for rule in RULES if (advice := rule(target, by_dir, facts)) is not None]

@@ -1,0 +1,166 @@
+"""The verdict: does SMB beat the target, by how much, and which component holds it back.
+
+The chain is pool -> link -> network -> SMB. SMB can be no faster than the slowest of the first three,
+so that one is the bottleneck, unless SMB sits far below it: then the loss happens inside SMB itself
+(one smbd core per client, signing/encryption, the client). A measured network close to the link's
+physical goodput is the link working at its ceiling, so the link is named, not "the network".
+Only a measured SMB figure can beat or lose to a target; estimates are labelled wherever they appear.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import ValidationError
+from ..units import format_rate
+from .advice import (
+    CHAIN_ORDER,
+    DIRECTIONS,
+    SMB_FAR_BELOW_RATIO,
+    advise,
+    best,
+    ceiling_text,
+    chain_bound,
+    mb_s,
+    measured_smb,
+    path_mtu,
+    smb_far_below,
+    target_value,
+)
+from .ceilings import tcp_goodput_bps
+from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
+
+# A measured network at or above this share of the link's goodput is the link itself at work.
+NETWORK_AT_LINK_RATIO = 0.90
+
+
+def _with_link_estimates(ceilings: Sequence[Ceiling], facts: Facts) -> list[Ceiling]:
+    """Add the link's physical goodput (estimated) for directions that lack one, when the facts know the speed.
+
+    The link ceiling is pure physics (MEASURE.md §1), so leaving it out only because nobody passed it
+    would hide the most common bottleneck; it is marked estimated like every computed number.
+    """
+    out = list(ceilings)
+    if not facts.link_negotiated_bps:
+        return out
+    mtu = path_mtu(facts)
+    directions = {c.direction for c in ceilings} or set(DIRECTIONS)
+    for direction in DIRECTIONS:
+        if direction in directions and not any(c.component == "link" and c.direction == direction for c in ceilings):
+            out.append(
+                Ceiling(
+                    component="link",
+                    direction=direction,
+                    bytes_per_s=tcp_goodput_bps(facts.link_negotiated_bps, mtu) / 8,
+                    provenance="estimated",
+                    label=f"link {format_rate(facts.link_negotiated_bps)} TCP goodput at MTU {mtu} bytes (MEASURE.md §1)",
+                )
+            )
+    return out
+
+
+def _chain_sorted(ceilings: Sequence[Ceiling]) -> list[Ceiling]:
+    """Pool, link, network, SMB: the order bytes travel, stable within a component."""
+    return sorted(ceilings, key=lambda c: CHAIN_ORDER.index(c.component))
+
+
+def bottleneck(ceilings: Sequence[Ceiling]) -> Component | None:
+    """The component bounding SMB in one direction's ceilings (None when pool, link and network are all unknown)."""
+    if chain_bound(ceilings) is None:
+        return None
+    if smb_far_below(ceilings) is not None:
+        return "smb"
+    candidates = {comp: c for comp in ("pool", "link", "network") if (c := best(ceilings, comp)) is not None}
+    link, net = candidates.get("link"), candidates.get("network")
+    if link is not None and net is not None and net.bytes_per_s >= NETWORK_AT_LINK_RATIO * link.bytes_per_s:
+        del candidates["network"]
+    return min(candidates, key=lambda comp: (candidates[comp].bytes_per_s, CHAIN_ORDER.index(comp)))
+
+
+def _judge_direction(target: Target, direction: Direction, ceilings: list[Ceiling]) -> DirectionVerdict:
+    smb = measured_smb(ceilings)
+    want = target_value(target, direction)
+    beats = margin = None
+    if smb is not None and want is not None:
+        beats = smb.bytes_per_s > want
+        margin = (smb.bytes_per_s - want) / want * 100
+    return DirectionVerdict(
+        direction=direction,
+        smb_bytes_per_s=smb.bytes_per_s if smb is not None else None,
+        target_bytes_per_s=want,
+        beats_target=beats,
+        margin_percent=margin,
+        bottleneck=bottleneck(ceilings),
+        ceilings=_chain_sorted(ceilings),
+    )
+
+
+def _bottleneck_text(dv: DirectionVerdict, facts: Facts) -> str:
+    """What holds this direction back, with its ceiling and unit; 'estimated' when SMB was not measured."""
+    comp = dv.bottleneck
+    if comp is None:
+        return "bottleneck unknown (no pool, link or network ceiling)"
+    label = "bottleneck" if dv.smb_bytes_per_s is not None else "bottleneck (estimated, SMB not measured)"
+    if comp == "smb":
+        pair = smb_far_below(dv.ceilings)
+        assert pair is not None  # bottleneck() said so
+        smb, bound = pair
+        return (
+            f"{label}: SMB itself (smbd CPU, signing/encryption or the client), at "
+            f"{smb.bytes_per_s / bound.bytes_per_s:.0%} of the {ceiling_text(bound)} the {bound.component} allows "
+            f"(far below: under {SMB_FAR_BELOW_RATIO:.0%})"
+        )
+    ceiling = best(dv.ceilings, comp)
+    assert ceiling is not None
+    if comp == "link":
+        speed = f" at {format_rate(facts.link_negotiated_bps)}" if facts.link_negotiated_bps else ""
+        return f"{label}: the link{speed}, ceiling {ceiling_text(ceiling)}"
+    if comp == "network":
+        return f"{label}: the network, ceiling {ceiling_text(ceiling)} ({format_rate(ceiling.bytes_per_s * 8)})"
+    return f"{label}: the pool, ceiling {ceiling_text(ceiling)}"
+
+
+def _direction_clause(target: Target, dv: DirectionVerdict, facts: Facts) -> str:
+    d = dv.direction
+    if dv.smb_bytes_per_s is None:
+        bound = chain_bound(dv.ceilings)
+        reach = f"; the chain allows at most {ceiling_text(bound)}" if bound is not None else ""
+        want = f" (target {mb_s(dv.target_bytes_per_s)})" if dv.target_bytes_per_s is not None else ""
+        return f"SMB {d} not measured{want}{reach}, {_bottleneck_text(dv, facts)}"
+    smb = mb_s(dv.smb_bytes_per_s)
+    if dv.target_bytes_per_s is None or dv.margin_percent is None:
+        return f"SMB {d} {smb}, no {d} figure for this target to compare with, {_bottleneck_text(dv, facts)}"
+    verb = "beats" if dv.beats_target else "loses to"
+    return (
+        f"SMB {d} {smb} {verb} {mb_s(dv.target_bytes_per_s)} by {abs(dv.margin_percent):.1f}%, "
+        f"{_bottleneck_text(dv, facts)}"
+    )
+
+
+def summarize(target: Target, directions: Sequence[DirectionVerdict], facts: Facts) -> str:
+    """One sentence per verdict: against what, per direction win/lose and margin, and what holds it back."""
+    clauses = "; ".join(_direction_clause(target, dv, facts) for dv in directions)
+    return f"Against {target.title}: {clauses}. (MB/s = 10^6 bytes/s.)"
+
+
+def judge(target: Target, ceilings: list[Ceiling], facts: Facts) -> Verdict:
+    """The verdict for ``target`` from the ceilings chain and the facts; raises ValidationError on nothing to judge.
+
+    Directions without any ceiling are left out rather than shown as zeros: "not measured" is not 0 MB/s.
+    """
+    chain = _with_link_estimates(ceilings, facts)
+    if not chain:
+        raise ValidationError.one(
+            "ceilings",
+            "nothing to judge: give at least one pool, link, network or SMB ceiling (or the link speed in the facts)",
+        )
+    directions = [
+        _judge_direction(target, d, [c for c in chain if c.direction == d])
+        for d in DIRECTIONS
+        if any(c.direction == d for c in chain)
+    ]
+    return Verdict(
+        target=target,
+        directions=directions,
+        advice=advise(target, chain, facts, directions),
+        summary=summarize(target, directions, facts),
+    )
