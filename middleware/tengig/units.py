@@ -49,20 +49,9 @@ def format_rate(bps: float) -> str:
     return f"{bps / 10**3:.4g} kb/s"
 
 
-def format_mbps_bytes(bytes_per_s: float) -> str:
-    """Bytes per second as MB/s (10^6), the unit disk vendors use."""
-    return f"{bytes_per_s / MB:.1f} MB/s"
-
-
 def format_size(n: float) -> str:
     for unit, scale in (("TiB", 2**40), ("GiB", GiB), ("MiB", MiB), ("KiB", 2**10)):
         if n >= scale:
             return f"{n / scale:.4g} {unit}"
     return f"{int(n)} B"
 
-
-def rate_label(bps: int) -> str:
-    """Short link label: 10g, 2.5g, 100m (for link names and tables)."""
-    if bps % 10**9 == 0 or bps >= 10**9:
-        return f"{bps / 10**9:g}g"
-    return f"{bps / 10**6:g}m"

@@ -33,8 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     except TengigError as exc:
         click.echo(f"error: {exc.message}", err=True)
         return EXIT_FAILED
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return EXIT_BAD_INPUT

@@ -87,12 +87,13 @@ class Lab:
         if missing:
             raise LabError(f"missing tools: {', '.join(missing)}; run `make setup`")
         if not spec.bare:
-            free = shutil.disk_usage(_existing_parent(self.paths.data)).free
+            disk = _existing_parent(self.paths.data)
+            free = shutil.disk_usage(disk).free
             if spec.pool_size > free - DISK_RESERVE:
                 raise ValidationError.one(
                     "pool_size",
                     f"{format_size(spec.pool_size)} does not fit: {format_size(free)} free on "
-                    f"{_existing_parent(self.paths.data)} and tengig keeps {format_size(DISK_RESERVE)} spare; "
+                    f"{disk} and tengig keeps {format_size(DISK_RESERVE)} spare; "
                     "choose a smaller --pool-size",
                 )
             if spec.slow_pool_mbps and not (pool.BLKIO_ROOT / "blkio.throttle.read_bps_device").exists():

@@ -144,16 +144,16 @@ def stop_processes(pids: list[int], *, grace: float) -> list[int]:
     for pid in pids:
         _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    alive = list(pids)
-    while alive and time.monotonic() < deadline:
+    remaining = list(pids)
+    while remaining and time.monotonic() < deadline:
         time.sleep(0.05)
-        alive = [p for p in alive if _alive(p)]
-    for pid in alive:
+        remaining = [p for p in remaining if alive(p)]
+    for pid in remaining:
         _signal(pid, signal.SIGKILL)
     deadline = time.monotonic() + 5
-    while any(_alive(p) for p in alive) and time.monotonic() < deadline:
+    while any(alive(p) for p in remaining) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return alive
+    return remaining
 
 
 def _signal(pid: int, sig: int) -> None:
@@ -163,7 +163,8 @@ def _signal(pid: int, sig: int) -> None:
         pass
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """True while the process runs; a zombie counts as gone (and is reaped if it is our child)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

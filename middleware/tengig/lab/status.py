@@ -1,8 +1,6 @@
 """What the lab looks like right now, read from the kernel, zfs-fuse and smbd (not from memory)."""
 from __future__ import annotations
 
-import os
-
 from pydantic import BaseModel, Field
 
 from ..errors import CommandError
@@ -85,7 +83,7 @@ def lab_status(lab: Lab) -> LabStatus | None:
                 subnet=cable.subnet, mtu=cable.mtu, ports=ports, ok=ok,
             )
         )
-    processes = {role: _alive(pid) for role, pid in st.pids.items()}
+    processes = {role: residue.alive(pid) for role, pid in st.pids.items()}
     problems += [f"process {role} ({st.pids[role]}) is not running" for role, ok in processes.items() if not ok]
     pool_info = share = None
     if not st.spec.bare and st.phase == "up":
@@ -107,10 +105,3 @@ def lab_status(lab: Lab) -> LabStatus | None:
     return LabStatus(phase=st.phase, hosts=hosts, links=links, pool=pool_info, share=share,
                      processes=processes, problems=problems)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
