@@ -11,6 +11,8 @@ subprocess, JSON) are translated into these at one boundary with ``raise ... fro
     |   +-- CommandTimeout     it ran past its timeout and was killed
     +-- LabError               the lab could not be built, inspected or torn down
     +-- ToolOutputError        a tool ran but its output says it did not do the work (e.g. iperf3 "error" key)
+    +-- BenchRefused           a measurement that could not be honest is refused before it starts
+    +-- Aborted                the caller cancelled the work (a job abort, Ctrl-C); what ran was stopped
 """
 from __future__ import annotations
 
@@ -101,3 +103,16 @@ class ToolOutputError(TengigError):
     """A tool ran, but its own output says the work was not done (or cannot be trusted)."""
 
     errno = _errno.EIO
+
+
+class BenchRefused(TengigError):
+    """A benchmark would not measure what it claims (e.g. the cache would serve the reads, or the pool
+    would fill past 80%), so it is refused with the reason and what to change."""
+
+    errno = _errno.ENOSPC
+
+
+class Aborted(TengigError):
+    """The work was cancelled on request; any program it ran was stopped."""
+
+    errno = _errno.ECANCELED

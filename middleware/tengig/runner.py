@@ -13,10 +13,18 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from .errors import CommandFailed, CommandNotFound, CommandTimeout
+from .errors import Aborted, CommandFailed, CommandNotFound, CommandTimeout
 
 NETNS_RUN_DIR = Path("/run/netns")
+CANCEL_POLL_S = 0.1
+
+
+class CancelToken(Protocol):
+    """Anything with ``is_set()`` (a threading.Event): set it and running programs are killed."""
+
+    def is_set(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -87,8 +95,11 @@ class Runner:
         check: bool = True,
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike | None = None,
+        cancel: CancelToken | None = None,
     ) -> Completed:
-        """Run argv to completion. Raises CommandNotFound / CommandTimeout, and CommandFailed if check."""
+        """Run argv to completion. Raises CommandNotFound / CommandTimeout, and CommandFailed if check.
+        With ``cancel``, the program's whole process group is killed soon after the token is set, and
+        Aborted is raised."""
         if timeout is None or timeout <= 0:
             raise ValueError("every command needs a positive timeout")
         full = in_netns(argv, netns, mode=netns_mode)
@@ -109,11 +120,15 @@ class Runner:
         except FileNotFoundError as exc:
             raise CommandNotFound(full) from exc
         try:
-            out, err = proc.communicate(input=input, timeout=timeout)
+            out, err = _communicate(proc, input, timeout, started, cancel)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             out, err = proc.communicate()
             raise CommandTimeout(full, timeout, _text(out), _text(err)) from None
+        except _Cancelled:
+            _kill_group(proc)
+            proc.communicate()
+            raise Aborted(f"cancelled: `{' '.join(full[:6])}...` was stopped") from None
         seconds = time.monotonic() - started
         done = Completed(tuple(full), proc.returncode, _text(out), _text(err), seconds)
         if check and proc.returncode != 0:
@@ -131,25 +146,49 @@ class Runner:
         netns_mode: str = "exec",
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike | None = None,
+        stdin_pipe: bool = False,
     ) -> subprocess.Popen:
         """Start a long-running program in its own session (it cannot signal our process group),
-        stdout and stderr appended to log_path. The caller owns the process and must stop it."""
+        stdout and stderr appended to log_path. The caller owns the process and must stop it.
+        ``stdin_pipe`` gives the caller a text pipe to talk to it (an interactive client)."""
         full = in_netns(argv, netns, mode=netns_mode)
         log = open(log_path, "ab")
         try:
             return subprocess.Popen(
                 full,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=self._env(env),
                 cwd=cwd,
                 start_new_session=True,
+                text=stdin_pipe or None,
             )
         except FileNotFoundError as exc:
             raise CommandNotFound(full) from exc
         finally:
             log.close()
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _communicate(proc: subprocess.Popen, input, timeout: float, started: float, cancel: CancelToken | None):
+    if cancel is None:
+        return proc.communicate(input=input, timeout=timeout)
+    # communicate() may be called again after a TimeoutExpired (documented): poll the token between.
+    pending = input
+    while True:
+        if cancel.is_set():
+            raise _Cancelled()
+        left = timeout - (time.monotonic() - started)
+        if left <= 0:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        try:
+            return proc.communicate(input=pending, timeout=min(CANCEL_POLL_S, left))
+        except subprocess.TimeoutExpired:
+            pending = None  # the input was written on the first call
 
 
 def _text(data: str | bytes | None) -> str:

@@ -14,10 +14,9 @@ from pydantic import BaseModel, Field
 
 from ..errors import ToolOutputError
 from ..verdict.ceilings import tcp_goodput_bps
-from .hosts import Hosts
+from .context import BenchContext
 from .iperf3_parse import Iperf3Result, parse_iperf3_json
 
-Progress = Callable[[float, str], None]
 BASE_PORT = 5201
 
 
@@ -44,7 +43,7 @@ class NetMeasurement(BaseModel):
     cpu_server_percent: float | None
     ceiling_bps: float | None = Field(description="Ethernet goodput ceiling of the line rate at this MTU, bits/s (estimated).")
     percent_of_ceiling: float | None
-    raw: str = Field(repr=False, description="iperf3 -J output as printed.")
+    raw: str = Field(repr=False, exclude=True, description="iperf3 -J output as printed (kept with the run's raw outputs).")
 
 
 def client_argv(link: LinkUnderTest, *, port: int, seconds: int, omit: int, streams: int, reverse: bool) -> list[str]:
@@ -69,7 +68,7 @@ def to_measurement(link: LinkUnderTest, result: Iperf3Result, direction: str, ra
 
 
 def measure(
-    hosts: Hosts,
+    ctx: BenchContext,
     link: LinkUnderTest,
     *,
     direction: Literal["read", "write"],
@@ -79,14 +78,15 @@ def measure(
     port: int = BASE_PORT,
 ) -> NetMeasurement:
     """One iperf3 test over one link. Raises ToolOutputError/CommandError; never returns a zero."""
-    server = hosts.spawn(link.server, server_argv(link, port=port), log_name=f"iperf3-{link.name}-{port}.log")
+    server = ctx.spawn(link.server, server_argv(link, port=port), log_name=f"iperf3-{link.name}-{port}.log")
     try:
-        _wait_listening(hosts, link.server, port, server)
-        done = hosts.run(
+        _wait_listening(ctx, link.server, port, server)
+        done = ctx.run(
             link.client,
             client_argv(link, port=port, seconds=seconds, omit=omit, streams=streams, reverse=direction == "read"),
             timeout=seconds + omit + 30,
             check=False,  # iperf3 -J reports failures in its JSON; the parser raises on them
+            tool="iperf3",
         )
         result = parse_iperf3_json(done.stdout)
         if done.returncode != 0:
@@ -102,33 +102,32 @@ def measure(
             server.wait(timeout=5)
 
 
-def _wait_listening(hosts: Hosts, host: str, port: int, server) -> None:
+def _wait_listening(ctx: BenchContext, host: str, port: int, server) -> None:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise ToolOutputError(f"iperf3 server on {host} exited with {server.returncode} before the test")
-        if hosts.run(host, ["ss", "-Hltn", f"sport = :{port}"], timeout=5).stdout.strip():
+        if ctx.run(host, ["ss", "-Hltn", f"sport = :{port}"], timeout=5, record=False).stdout.strip():
             return
         time.sleep(0.05)
     raise ToolOutputError(f"iperf3 server on {host} did not listen on port {port} within 10 s")
 
 
 def measure_link(
-    hosts: Hosts,
+    ctx: BenchContext,
     link: LinkUnderTest,
     *,
     streams: int = 4,
     seconds: int = 10,
     omit: int = 2,
-    progress: Progress | None = None,
 ) -> list[NetMeasurement]:
     """1 stream and N streams, read and write: four tests, one after another."""
     plan = [(d, s) for s in sorted({1, streams}) for d in ("read", "write")]
     out = []
     for i, (direction, n) in enumerate(plan):
-        if progress:
-            progress(100 * i / len(plan), f"iperf3 {link.name} {direction} {n} stream(s)")
-        out.append(measure(hosts, link, direction=direction, streams=n, seconds=seconds, omit=omit))
-    if progress:
-        progress(100, f"iperf3 {link.name} done")
+        ctx.report(100 * i / len(plan), f"iperf3 {link.name} {direction} {n} stream(s)")
+        m = measure(ctx, link, direction=direction, streams=n, seconds=seconds, omit=omit)
+        ctx.sample(phase=f"network {link.name} {direction} {n} stream(s)", bytes_per_s=m.goodput_bps / 8)
+        out.append(m)
+    ctx.report(100, f"iperf3 {link.name} done")
     return out

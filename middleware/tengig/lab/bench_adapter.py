@@ -1,9 +1,37 @@
-"""What the benchmarks need to know about the lab: its links as LinkUnderTest (configured rates
-stand in for the negotiated speed a real NIC reports)."""
+"""What the benchmarks need to know about the lab: its hosts as bench.hosts.Hosts, and its links as
+LinkUnderTest (configured rates stand in for the negotiated speed a real NIC reports)."""
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Sequence
+
 from ..bench.network import LinkUnderTest
+from ..runner import Completed
+from . import samba
 from .lab import Lab
+from .plan import POOL_NAME, SHARE_DATASET
+
+
+class LabHosts:
+    """The lab's hosts for benchmarks. On the NAS, programs run in its network namespace but in the
+    root mount namespace (nsenter): the zfs-fuse daemon and its mounts live there, and `ip netns exec`
+    would give each `zfs` command a private copy of the mount table, where a forced unmount of a
+    scratch dataset does not reach the daemon (it stays "busy" forever)."""
+
+    def __init__(self, lab: Lab):
+        self.lab = lab
+        self.nas = lab.require_up().spec.nas
+
+    def _mode(self, host: str, kwargs: dict) -> dict:
+        if host == self.nas:
+            kwargs.setdefault("netns_mode", "nsenter")
+        return kwargs
+
+    def run(self, host: str, argv: Sequence[str], *, timeout: float, **kwargs) -> Completed:
+        return self.lab.run(host, argv, timeout=timeout, **self._mode(host, kwargs))
+
+    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
+        return self.lab.spawn(host, argv, log_name=log_name, **self._mode(host, kwargs))
 
 
 def lab_link(lab: Lab, client: str, server: str | None = None) -> LinkUnderTest:
@@ -19,3 +47,73 @@ def lab_link(lab: Lab, client: str, server: str | None = None) -> LinkUnderTest:
         line_rate_bps=cable.shaping.line_rate_bps if cable.shaping else None,
         mtu=cable.mtu,
     )
+
+
+class LabSmbEndpoint:
+    """The lab's share as bench.smb.SmbEndpoint: smbd on `nas`, clients in their namespaces."""
+
+    def __init__(self, lab: Lab):
+        st = lab.require_up()
+        if st.spec.bare:
+            from ..errors import LabError
+
+            raise LabError("a bare lab has no share: run `tengig lab up` without --bare to measure SMB")
+        self.lab, self.server, self.pool = lab, st.spec.nas, POOL_NAME
+        self._plan = lab.plan()
+        self._tmp = lab.paths.run / "bench"
+        self._tmp.mkdir(parents=True, exist_ok=True)
+
+    def smbclient_argv(self, client: str, commands: str | None) -> list[str]:
+        return samba.smbclient_argv(self.lab.paths, client, self.server, commands)
+
+    def smbstatus_argv(self) -> list[str]:
+        return ["smbstatus", "--json", "-s", str(self.lab.paths.samba / "smb.conf")]
+
+    def client_address(self, client: str) -> str:
+        return self._plan.address_of(client, self.server)
+
+    def client_ifname(self, client: str) -> str:
+        return self._plan.cable(client, self.server).port_of(client).ifname
+
+    def client_tmpdir(self, client: str) -> str:
+        return str(self._tmp)
+
+
+class LabBenchSystem:
+    """The lab as bench.suite.BenchSystem: nas measured from desk (and lab), pool tgtank, share //nas/share."""
+
+    name = "lab"
+
+    def __init__(self, lab: Lab):
+        st = lab.require_up()
+        self.lab = lab
+        self.nas = st.spec.nas
+        self.pool = POOL_NAME
+        self.default_clients = list(st.spec.hosts[1:])
+        self.hosts = LabHosts(lab)
+        self._bare = st.spec.bare
+
+    def storage(self, ctx):
+        from ..backends.linux.zfs import ZfsCli
+
+        if self._bare:
+            from ..errors import LabError
+
+            raise LabError("a bare lab has no pool: run `tengig lab up` without --bare to measure the pool")
+        return ZfsCli(ctx, self.nas)
+
+    def smb(self) -> "LabSmbEndpoint":
+        return LabSmbEndpoint(self.lab)
+
+    def link(self, client: str) -> LinkUnderTest:
+        return lab_link(self.lab, client, self.nas)
+
+    def mtus(self, client: str) -> dict[str, int]:
+        cable = self.lab.plan().cable(client, self.nas)
+        return {f"{client}:{cable.port_of(client).ifname}": cable.mtu, f"{self.nas}:{cable.port_of(self.nas).ifname}": cable.mtu}
+
+    def environment(self):
+        from ..results.environment import collect_environment
+
+        return collect_environment(self.lab.runner, dataset=None if self._bare else SHARE_DATASET,
+                                   netns=self.lab.netns(self.nas))

@@ -127,12 +127,12 @@ def start_smbd(runner: Runner, paths: LabPaths, conf: Path, netns: str) -> int:
     raise LabError(f"smbd did not listen on port {SMB_PORT} within 20 s (log: {paths.logs / 'smbd.log'})")
 
 
-def smbclient_argv(paths: LabPaths, client: str, server: str, commands: str) -> list[str]:
+def smbclient_argv(paths: LabPaths, client: str, server: str, commands: str | None) -> list[str]:
     """smbclient against the lab share from a client namespace; commands is smbclient's own -c script,
-    built by tengig from validated names only."""
-    return [
+    built by tengig from validated names only (None: interactive, commands on stdin)."""
+    argv = [
         "smbclient", f"//{server}/{SHARE_NAME}",
         "-s", str(client_dir(paths, client) / "smb.conf"),
         "-A", str(paths.samba / "client.auth"),
-        "-c", commands,
     ]
+    return argv + (["-c", commands] if commands is not None else [])

@@ -1,0 +1,106 @@
+"""ZFS through its command line on a host (plain Linux with OpenZFS, or the lab's zfs-fuse on `nas`).
+Implements bench.scratch.ScratchStorage. Every command goes through the benchmark's context, so it
+honours the cancel token and is kept with the run's raw outputs."""
+from __future__ import annotations
+
+import re
+import time
+
+from ...bench.context import BenchContext
+from ...bench.scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
+from ...errors import CommandFailed, ToolOutputError, ValidationError
+from ...names import DATASET_RE
+from ...units import parse_size
+
+T = 60
+DESTROY_TRIES = 6
+TAG_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def parse_ratio(text: str) -> float:
+    """'1.00x' or '1.00' -> 1.0."""
+    m = re.fullmatch(r"\s*([\d.]+)x?\s*", text)
+    if not m:
+        raise ToolOutputError(f"zfs printed an unreadable compressratio: {text.strip()[:60]!r}")
+    return float(m.group(1))
+
+
+def parse_values(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class ZfsCli:
+    def __init__(self, ctx: BenchContext, host: str):
+        self.ctx, self.host = ctx, host
+
+    def _zfs(self, *args: str, check: bool = True, ctx: BenchContext | None = None):
+        return (ctx or self.ctx).run(self.host, ["zfs", *args], timeout=T, check=check, tool="zfs")
+
+    @staticmethod
+    def _check_pool(pool: str) -> None:
+        if not DATASET_RE.match(pool) or "/" in pool:
+            raise ValidationError.one("pool", f"{pool!r} is not a pool name (letters, digits, -_.:)")
+
+    def space(self, pool: str) -> PoolSpace:
+        self._check_pool(pool)
+        done = self._zfs("get", "-Hp", "-o", "value", "used,available", pool, check=False)
+        if done.returncode != 0:
+            raise ValidationError.one("pool", f"no pool {pool!r} on {self.host}: {done.stderr.strip()[:200]}")
+        values = parse_values(done.stdout)
+        if len(values) != 2 or not all(v.isdigit() for v in values):
+            raise ToolOutputError(f"`zfs get used,available {pool}` printed {done.stdout.strip()[:100]!r}")
+        return PoolSpace(used=int(values[0]), available=int(values[1]))
+
+    def create_scratch(self, pool: str, tag: str) -> ScratchInfo:
+        self._check_pool(pool)
+        if not TAG_RE.match(tag):
+            raise ValueError(f"bad scratch tag {tag!r}")
+        name = f"{pool}/{SCRATCH_PREFIX}-{tag}"
+        last = ""
+        for recordsize in RECORDSIZES:
+            done = self._zfs(
+                "create", "-o", "compression=off", "-o", "atime=off", "-o", f"recordsize={recordsize}",
+                "-o", f"{SCRATCH_PROPERTY}={tag}", name, check=False,
+            )
+            if done.returncode == 0:
+                break
+            last = done.stderr.strip()
+            if "recordsize" not in last:
+                raise CommandFailed(list(done.argv), done.returncode, done.stdout, done.stderr)
+        else:
+            raise ToolOutputError(f"cannot create {name}: {last}")
+        got = parse_values(self._zfs("get", "-Hp", "-o", "value", "mountpoint,recordsize,compression,atime",
+                                     name).stdout)
+        if len(got) != 4:
+            raise ToolOutputError(f"`zfs get` on {name} printed {got!r}")
+        return ScratchInfo(name=name, mountpoint=got[0], recordsize=parse_size(got[1]), compression=got[2],
+                           atime=got[3])
+
+    def compressratio(self, dataset: str) -> float:
+        return parse_ratio(self._zfs("get", "-Hp", "-o", "value", "compressratio", dataset).stdout)
+
+    def destroy(self, dataset: str) -> None:
+        if f"/{SCRATCH_PREFIX}-" not in dataset:
+            raise ValueError(f"refusing to destroy {dataset!r}: not a tengig scratch dataset")
+        for attempt in range(DESTROY_TRIES):
+            # zfs-fuse can hold a just-closed dataset "busy" indefinitely; -f (force unmount) is safe here:
+            # the dataset is tengig's own scratch space.
+            force = ["-f"] if attempt else []
+            # uncancellable: removing the scratch dataset is what an abort must still do
+            done = self._zfs("destroy", "-r", *force, dataset, check=False, ctx=self.ctx.uncancellable())
+            if done.returncode == 0 or "does not exist" in done.stderr:
+                return
+            if "busy" not in done.stderr or attempt == DESTROY_TRIES - 1:
+                raise CommandFailed(list(done.argv), done.returncode, done.stdout, done.stderr)
+            time.sleep(0.5)
+
+    def find_scratch(self, pool: str) -> list[str]:
+        """Datasets carrying tengig's scratch tag (set locally), e.g. left by a killed run."""
+        self._check_pool(pool)
+        done = self._zfs("get", "-H", "-r", "-s", "local", "-o", "name,value", SCRATCH_PROPERTY, pool)
+        found = []
+        for line in done.stdout.splitlines():
+            name, _, value = line.partition("\t")
+            if value.strip() not in ("", "-") and f"/{SCRATCH_PREFIX}-" in name:
+                found.append(name.strip())
+        return found

@@ -1,0 +1,226 @@
+"""Pool benchmark: fio on a scratch dataset made for the run and always removed afterwards.
+
+Honest by construction (MEASURE.md §3):
+- the working set is at least 2 x the ARC's maximum size (or the preset's minimum, whichever is larger),
+  and the run is refused before writing anything if that would fill the pool past 80%;
+- data is incompressible (fio's random buffers, refilled) on a dataset with compression off, and the
+  dataset's compressratio is checked after the writes;
+- before every read the host's page cache is dropped (Linux), and the ARC hit ratio of each read is
+  measured from arcstats: a sequential read that the ARC served fails the run instead of reporting RAM;
+- every repeat has its own file (run i writes file i, and later reads it once): re-reading one file
+  lets the ARC promote its blocks to the MFU list, and measured on the lab, three reads of one file
+  2.5 x the ARC went 0% -> 16% -> 31% hits and 340 -> 813 MB/s: the cache, not the pool;
+- tests run one after another (never concurrently), each repeated, reported as median and CV;
+- a sweep removes scratch datasets an earlier crashed run left behind (found by their user property).
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import BenchRefused, TengigError, ToolOutputError, ValidationError
+from ..units import MiB, format_size
+from ..verdict.models import Ceiling
+from .arc import ArcDelta, delta, read_arc
+from .context import BenchContext
+from .fio_parse import parse_fio_json, require_io
+from .pool_presets import CEILING_TEST, PRESETS, PoolPreset, PoolTest, PresetName
+from .scratch import MAX_FILL, ScratchStorage
+from .stats import Repeated, summarize
+
+ARC_FACTOR = 2
+MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
+MAX_COMPRESSRATIO = 1.02
+TEST_FILE = "tengig-pool-{}.dat"  # one per repeat
+
+
+class PoolBenchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pool: str = Field(description="ZFS pool to measure, e.g. 'tank'.")
+    preset: PresetName = Field("quick", description="quick: SEQ1M Q8T1 + RND4K Q32T1, 3 runs; full: all four, 5 runs.")
+    repeats: int | None = Field(None, ge=1, le=20, description="Override the preset's runs per test.")
+    working_set: int | None = Field(
+        None, gt=0, description="Test file size, bytes; must be >= 2 x the ARC size (default: the larger of "
+        "2 x ARC and the preset's minimum).")
+    ioengine: Literal["libaio", "posixaio", "psync"] = Field("libaio", description="fio ioengine (posixaio on FreeBSD).")
+
+
+class PoolPhase(BaseModel):
+    test: str = Field(description="CrystalDiskMark name, e.g. 'SEQ1M Q8T1'.")
+    key: str
+    direction: Literal["read", "write"]
+    bytes_per_s: Repeated = Field(description="Throughput per run, bytes/s (fio's bytes / fio's runtime).")
+    iops: Repeated
+    mean_latency_us: float | None = Field(description="Median over runs of the mean completion latency, µs.")
+    bytes_moved: list[int] = Field(description="Bytes fio moved in each run.")
+    arc_hit_ratio: float | None = Field(None, description="ARC hits / (hits + misses) during the reads (None for writes).")
+    arc_hits: int | None = None
+    arc_misses: int | None = None
+    page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each run.")
+
+
+class PoolBenchResult(BaseModel):
+    pool: str
+    dataset: str = Field(description="The scratch dataset the run used (removed afterwards).")
+    preset: PresetName
+    working_set_bytes: int
+    arc_max_bytes: int
+    arc_source: str
+    recordsize_bytes: int
+    compressratio: float = Field(description="Of the scratch dataset after the writes (must be ~1.00).")
+    phases: list[PoolPhase]
+    swept: list[str] = Field(default_factory=list, description="Orphaned scratch datasets found and removed first.")
+
+    def phase(self, key: str, direction: str) -> PoolPhase | None:
+        return next((p for p in self.phases if p.key == key and p.direction == direction), None)
+
+    def ceilings(self) -> list[Ceiling]:
+        out = []
+        for direction in ("read", "write"):
+            p = self.phase(CEILING_TEST.key, direction)
+            if p:
+                out.append(Ceiling(component="pool", direction=direction, bytes_per_s=p.bytes_per_s.median,
+                                   provenance="measured", label=f"pool {self.pool} fio {p.test} {direction}"))
+        return out
+
+
+def working_set_for(arc_max: int, preset: PoolPreset, requested: int | None) -> int:
+    floor = ARC_FACTOR * arc_max
+    if requested is not None:
+        if requested < floor:
+            raise ValidationError.one(
+                "working_set", f"{format_size(requested)} is smaller than {ARC_FACTOR} x the ARC "
+                f"({format_size(arc_max)}): the reads would come from RAM; use at least {format_size(floor)}")
+        size = requested
+    else:
+        size = max(floor, preset.min_working_set)
+    return math.ceil(size / MiB) * MiB
+
+
+def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolPreset, ioengine: str) -> list[str]:
+    rw = ("" if test.sequential else "rand") + direction
+    argv = ["fio", f"--name={test.key}-{direction}", f"--filename={path}", f"--rw={rw}", f"--bs={test.block_size}",
+            f"--iodepth={test.queue_depth}", f"--numjobs={test.threads}", f"--ioengine={ioengine}",
+            f"--size={size}", "--group_reporting", "--randrepeat=0", "--invalidate=1", "--output-format=json"]
+    if direction == "write":
+        argv += ["--refill_buffers", "--end_fsync=1"]  # incompressible, and on the pool before the clock stops
+    if not test.sequential:
+        argv += ["--time_based", f"--runtime={preset.random_seconds}", f"--ramp_time={preset.ramp_seconds}"]
+    return argv
+
+
+def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
+    if test.sequential:
+        return 120 + size / (5 * MiB)  # even a 5 MB/s pool finishes
+    return 120 + preset.random_seconds + preset.ramp_seconds
+
+
+def _drop_caches(ctx: BenchContext, host: str) -> bool:
+    """Linux: write dirty pages, then drop the page cache (the ARC is handled by the working set)."""
+    ctx.run(host, ["sync"], timeout=300, tool="sync")
+    done = ctx.run(host, ["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=60, check=False, tool="sysctl")
+    return done.returncode == 0
+
+
+def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, test: PoolTest,
+               direction: str, paths: list[str], size: int) -> PoolPhase:
+    repeats = len(paths)
+    speeds, iops, lats, moved = [], [], [], []
+    arc_total = ArcDelta(hits=0, misses=0)
+    dropped = True
+    for i in range(repeats):
+        ctx.report(100 * i / repeats, f"pool {test.name} {direction} run {i + 1}/{repeats}")
+        if direction == "read":
+            dropped = _drop_caches(ctx, host) and dropped
+            before = read_arc(ctx, host)
+        done = ctx.run(host, fio_argv(test, direction, paths[i], size, preset, req.ioengine),
+                       timeout=_timeout(test, size, preset), check=False, tool="fio")
+        jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
+        if done.returncode != 0 or not jobs:
+            detail = (done.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
+            for job in jobs:
+                require_io(job, direction)  # names fio's errno when it gave one
+            raise ToolOutputError(f"fio {test.name} {direction} failed (exit {done.returncode}): {detail}")
+        io = require_io(jobs[0], direction)
+        if direction == "read":
+            d = delta(before, read_arc(ctx, host))
+            arc_total = ArcDelta(hits=arc_total.hits + d.hits, misses=arc_total.misses + d.misses)
+        speeds.append(io.bytes_per_s)
+        iops.append(io.iops)
+        moved.append(io.bytes)
+        if io.mean_latency_us is not None:
+            lats.append(io.mean_latency_us)
+        ctx.sample(phase=f"pool {test.name} {direction}", bytes_per_s=io.bytes_per_s, run=i + 1)
+    phase = PoolPhase(
+        test=test.name, key=test.key, direction=direction, bytes_per_s=summarize(speeds), iops=summarize(iops),
+        mean_latency_us=summarize(lats).median if lats else None, bytes_moved=moved,
+    )
+    if direction == "read":
+        phase.arc_hits, phase.arc_misses = arc_total.hits, arc_total.misses
+        phase.arc_hit_ratio = arc_total.hit_ratio
+        phase.page_cache_dropped = dropped
+        if test.sequential and (arc_total.hit_ratio or 0) > MAX_SEQ_READ_HIT_RATIO:
+            raise BenchRefused(
+                f"pool {test.name} read was served from the ARC (hit ratio {100 * arc_total.hit_ratio:.0f}% > "
+                f"{100 * MAX_SEQ_READ_HIT_RATIO:.0f}%): it measured RAM, not the pool; use a larger working_set "
+                "or shrink the ARC (zfs_arc_max)")
+    return phase
+
+
+def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: PoolBenchRequest) -> PoolBenchResult:
+    """Measure `req.pool` on `host`. Raises (and leaves no scratch dataset) if anything could not be measured."""
+    preset = PRESETS[req.preset]
+    repeats = req.repeats or preset.repeats
+    ctx.report(0, f"pool {req.pool}: looking for orphaned scratch datasets")
+    swept = storage.find_scratch(req.pool)
+    for name in swept:
+        storage.destroy(name)
+    arc = read_arc(ctx, host)
+    size = working_set_for(arc.c_max, preset, req.working_set)
+    space = storage.space(req.pool)
+    if space.fill_after(size * repeats) > MAX_FILL:
+        raise BenchRefused(
+            f"pool {req.pool} has {format_size(space.available)} free of {format_size(space.total)}; reads the "
+            f"ARC ({format_size(arc.c_max)}) cannot serve need {repeats} files of {format_size(size)} "
+            f"({ARC_FACTOR} x ARC, one per run), which would fill the pool past {100 * MAX_FILL:.0f}%: free "
+            "some space, use fewer repeats, or shrink the ARC (zfs_arc_max) before measuring")
+    info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
+    try:
+        paths = [f"{info.mountpoint.rstrip('/')}/{TEST_FILE.format(i)}" for i in range(repeats)]
+        phases = []
+        steps = [(t, d) for t in preset.tests for d in ("write", "read")]
+        ratio = None
+        for n, (test, direction) in enumerate(steps):
+            part = ctx.part(5 + 90 * n / len(steps), 5 + 90 * (n + 1) / len(steps))
+            phases.append(_run_phase(part, host, req, preset, test, direction, paths, size))
+            if direction == "write" and ratio is None:
+                ratio = storage.compressratio(info.name)
+                if ratio > MAX_COMPRESSRATIO:
+                    raise ToolOutputError(
+                        f"the test data compressed {ratio:.2f}x on {info.name}: the pool wrote less than fio "
+                        "reported, so the write figure would be inflated")
+        ctx.report(100, f"pool {req.pool} done")
+        return PoolBenchResult(
+            pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size, arc_max_bytes=arc.c_max,
+            arc_source=arc.source, recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
+            swept=swept,
+        )
+    finally:
+        _destroy_quietly_if_failing(storage, info.name)
+
+
+def _destroy_quietly_if_failing(storage: ScratchStorage, name: str) -> None:
+    import sys
+
+    failing = sys.exc_info()[1] is not None
+    try:
+        storage.destroy(name)
+    except TengigError:
+        if not failing:
+            raise  # success must not leave the dataset behind silently
+        # the run's own error matters more; the next run's sweep removes the dataset

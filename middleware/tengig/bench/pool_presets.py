@@ -1,0 +1,46 @@
+"""The pool benchmark's tests in CrystalDiskMark's terms (SEQ1M Q8T1 = 1 MiB sequential, queue depth 8,
+1 thread) and the two presets. Pure data: what to run, not how."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..units import MiB, GiB
+
+PresetName = Literal["quick", "full"]
+
+
+class PoolTest(BaseModel):
+    name: str = Field(description="CrystalDiskMark name, e.g. 'SEQ1M Q8T1'.")
+    key: str = Field(description="Machine key, e.g. 'seq1m-q8t1'.")
+    block_size: int = Field(description="Bytes per I/O.")
+    queue_depth: int
+    threads: int = 1
+    sequential: bool
+
+
+SEQ1M_Q8T1 = PoolTest(name="SEQ1M Q8T1", key="seq1m-q8t1", block_size=MiB, queue_depth=8, sequential=True)
+SEQ1M_Q1T1 = PoolTest(name="SEQ1M Q1T1", key="seq1m-q1t1", block_size=MiB, queue_depth=1, sequential=True)
+RND4K_Q32T1 = PoolTest(name="RND4K Q32T1", key="rnd4k-q32t1", block_size=4096, queue_depth=32, sequential=False)
+RND4K_Q1T1 = PoolTest(name="RND4K Q1T1", key="rnd4k-q1t1", block_size=4096, queue_depth=1, sequential=False)
+ALL_TESTS = (SEQ1M_Q8T1, SEQ1M_Q1T1, RND4K_Q32T1, RND4K_Q1T1)
+# The test whose read and write are the pool's ceilings in the verdict (what a big SMB copy does).
+CEILING_TEST = SEQ1M_Q8T1
+
+
+class PoolPreset(BaseModel):
+    name: PresetName
+    tests: list[PoolTest]
+    repeats: int = Field(ge=1, description="Runs of each test; the median is reported with the CV.")
+    random_seconds: int = Field(ge=1, description="Time-based length of each random test, s.")
+    ramp_seconds: int = Field(ge=0, description="fio ramp_time before random tests are measured, s.")
+    min_working_set: int = Field(description="Smallest test file, bytes (also at least 2 x ARC).")
+
+
+PRESETS: dict[str, PoolPreset] = {
+    "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=2,
+                        ramp_seconds=0, min_working_set=256 * MiB),
+    "full": PoolPreset(name="full", tests=list(ALL_TESTS), repeats=5, random_seconds=10, ramp_seconds=2,
+                       min_working_set=1 * GiB),
+}

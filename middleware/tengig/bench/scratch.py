@@ -1,0 +1,49 @@
+"""The scratch dataset a pool benchmark writes to: what a storage backend must offer (ZFS CLI on
+Linux and in the lab; pool.dataset.* on TrueNAS), and the rules it follows (MEASURE.md §3,
+TRUENAS.md §4): compression off, atime off, the largest recordsize the pool takes, no quota, tagged with
+a user property so a sweep can always find and remove what a crashed run left behind."""
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+SCRATCH_PROPERTY = "tengig:scratch"
+SCRATCH_PREFIX = "tengig-scratch"
+# Largest first: OpenZFS with large_blocks takes 1M; zfs-fuse (pool v23) and old pools stop at 128K.
+RECORDSIZES = ("1M", "128K")
+MAX_FILL = 0.80  # never fill a pool past 80% (ZFS slows down sharply as it fills)
+
+
+class PoolSpace(BaseModel):
+    used: int = Field(description="Bytes used in the pool (root dataset used).")
+    available: int = Field(description="Bytes still available to datasets.")
+
+    @property
+    def total(self) -> int:
+        return self.used + self.available
+
+    def fill_after(self, extra: int) -> float:
+        return (self.used + extra) / self.total if self.total else 1.0
+
+
+class ScratchInfo(BaseModel):
+    name: str = Field(description="Dataset name, e.g. tank/tengig-scratch-1795257770.")
+    mountpoint: str
+    recordsize: int = Field(description="Bytes.")
+    compression: str
+    atime: str
+
+
+class ScratchStorage(Protocol):
+    """Where a pool benchmark gets its scratch dataset. Every method raises a TengigError on failure."""
+
+    def space(self, pool: str) -> PoolSpace: ...
+
+    def create_scratch(self, pool: str, tag: str) -> ScratchInfo: ...
+
+    def compressratio(self, dataset: str) -> float: ...
+
+    def destroy(self, dataset: str) -> None: ...
+
+    def find_scratch(self, pool: str) -> list[str]: ...

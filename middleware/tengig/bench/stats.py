@@ -1,0 +1,28 @@
+"""Repeat statistics (pure): median and coefficient of variation, as MEASURE.md §3 asks."""
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+CV_UNSTABLE_PERCENT = 3.0
+
+
+class Repeated(BaseModel):
+    values: list[float] = Field(description="Every repeat, in the order measured.")
+    median: float
+    cv_percent: float | None = Field(description="Sample stdev / mean x 100; None with one value.")
+    stable: bool = Field(description=f"CV <= {CV_UNSTABLE_PERCENT}% (or a single value).")
+
+
+def summarize(values: Sequence[float]) -> Repeated:
+    if not values:
+        raise ValueError("no values to summarize: a measurement that did not run has no median")
+    vals = [float(v) for v in values]
+    cv = None
+    if len(vals) > 1:
+        mean = statistics.fmean(vals)
+        cv = 100 * statistics.stdev(vals) / mean if mean else None
+    return Repeated(values=vals, median=statistics.median(vals), cv_percent=cv,
+                    stable=cv is None or cv <= CV_UNSTABLE_PERCENT)

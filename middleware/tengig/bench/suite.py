@@ -1,0 +1,181 @@
+"""The whole measurement in one call: pool (fio), network (iperf3) and SMB (smbclient) for each client,
+one after another, then the verdict against a target disk.
+
+`run_suite` knows nothing about where it runs: a BenchSystem (the lab, plain Linux, a TrueNAS) hands it
+hosts, storage, the SMB endpoint and each client's link. `run_and_record` adds the results database:
+the run, every raw tool output and the environment are stored; a failed or aborted run keeps its error
+and raw outputs and never gets a number."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import Aborted, TengigError, ValidationError
+from ..names import HOSTNAME_RE
+from ..results.models import Environment
+from ..verdict.judge import judge
+from ..verdict.models import Ceiling, Facts, Verdict
+from ..verdict.targets import DEFAULT_TARGET, find_target
+from .context import BenchContext, Progress
+from .hosts import Hosts
+from .network import LinkUnderTest, NetMeasurement, measure_link
+from .pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
+from .pool_presets import PresetName
+from .scratch import ScratchStorage
+from .smb import SmbBenchRequest, SmbBenchResult, SmbEndpoint, run_smb_bench
+
+Kind = Literal["pool", "net", "smb", "all"]
+NET_SECONDS = {"quick": 5, "full": 10}
+NET_OMIT = {"quick": 1, "full": 2}
+
+
+class BenchSystem(Protocol):
+    name: str
+    nas: str
+    pool: str
+    default_clients: list[str]
+    hosts: Hosts
+
+    def storage(self, ctx: BenchContext) -> ScratchStorage: ...
+
+    def smb(self) -> SmbEndpoint: ...
+
+    def link(self, client: str) -> LinkUnderTest: ...
+
+    def mtus(self, client: str) -> dict[str, int]: ...
+
+    def environment(self) -> Environment: ...
+
+
+class BenchRunRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Kind = Field("all", description="What to measure: pool, net, smb, or all of them.")
+    target: str = Field(DEFAULT_TARGET, description="Target disk to beat (see tengig.targets.query).")
+    clients: list[str] = Field(default_factory=list, description="Client hosts (default: the system's first client).")
+    preset: PresetName = Field("quick", description="quick (about a minute on the lab) or full.")
+    repeats: int | None = Field(None, ge=1, le=20, description="Runs per test (default: the preset's).")
+    streams: int = Field(4, ge=1, le=64, description="iperf3 parallel streams for the N-stream test.")
+    net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
+
+
+class ClientReport(BaseModel):
+    client: str
+    link: LinkUnderTest | None = None
+    network: list[NetMeasurement] = Field(default_factory=list)
+    smb: SmbBenchResult | None = None
+    verdict: Verdict | None = None
+
+
+class BenchReport(BaseModel):
+    system: str
+    kind: Kind
+    preset: PresetName
+    target: str
+    pool: PoolBenchResult | None = None
+    clients: list[ClientReport]
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.clients[0].verdict if self.clients else None
+
+
+def _clients(system: BenchSystem, req: BenchRunRequest) -> list[str]:
+    clients = req.clients or system.default_clients[:1]
+    for i, c in enumerate(clients):
+        if not HOSTNAME_RE.match(c) or c == system.nas or c not in system.default_clients:
+            raise ValidationError.one(f"clients.{i}", f"{c!r} is not a client host of {system.name}; "
+                                      f"use one of {', '.join(system.default_clients)}")
+    if len(set(clients)) != len(clients):
+        raise ValidationError.one("clients", "each client once")
+    return clients
+
+
+def _net_ceilings(ms: list[NetMeasurement]) -> list[Ceiling]:
+    out = []
+    for direction in ("read", "write"):
+        best = max((m for m in ms if m.direction == direction), key=lambda m: m.goodput_bps, default=None)
+        if best:
+            out.append(Ceiling(component="network", direction=direction, bytes_per_s=best.goodput_bps / 8,
+                               provenance="measured", label=f"iperf3 {best.link} {direction} {best.streams} stream(s)"))
+    return out
+
+
+def _facts(system: BenchSystem, report: ClientReport) -> Facts:
+    single = [m.goodput_bps for m in report.network if m.streams == 1]
+    multi = [m.goodput_bps for m in report.network if m.streams > 1]
+    session = report.smb.session if report.smb else None
+    cpu = [d.smbd_cpu_percent for d in ((report.smb.read, report.smb.write) if report.smb else ())
+           if d.smbd_cpu_percent is not None]
+    return Facts(
+        link_negotiated_bps=report.link.line_rate_bps if report.link else None,
+        mtus=system.mtus(report.client),
+        net_single_stream_bps=max(single) if single else None,
+        net_multi_stream_bps=max(multi) if multi else None,
+        smb_signing=session.signing if session else None,
+        smb_encryption=session.encryption if session else None,
+        smbd_cpu_percent=max(cpu) if cpu else None,
+    )
+
+
+def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest) -> BenchReport:
+    target = find_target(req.target)
+    clients = _clients(system, req)
+    do_pool, do_net, do_smb = (req.kind in (k, "all") for k in ("pool", "net", "smb"))
+    steps = [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
+                                          if (k == "net" and do_net) or (k == "smb" and do_smb)]
+    reports = {c: ClientReport(client=c, link=system.link(c)) for c in clients}
+    pool = None
+    for n, (kind, client) in enumerate(steps):
+        part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
+        if kind == "pool":
+            pool = run_pool_bench(part, system.storage(part), system.nas,
+                                  PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
+        elif kind == "net":
+            reports[client].network = measure_link(
+                part, reports[client].link, streams=req.streams,
+                seconds=req.net_seconds or NET_SECONDS[req.preset], omit=NET_OMIT[req.preset])
+        else:
+            reports[client].smb = run_smb_bench(part, system.smb(),
+                                                SmbBenchRequest(client=client, preset=req.preset, repeats=req.repeats))
+    for r in reports.values():
+        ceilings = (pool.ceilings() if pool else []) + _net_ceilings(r.network) + (r.smb.ceilings() if r.smb else [])
+        r.verdict = judge(target, ceilings, _facts(system, r))
+    ctx.report(100, "verdict")
+    return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
+                       clients=list(reports.values()))
+
+
+def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress: Progress | None = None,
+                   cancel: threading.Event | None = None,
+                   live: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, BenchReport]:
+    """run_suite, stored: (run id, report). Raises after recording a failed/aborted run."""
+    find_target(req.target)  # bad input fails before a run row exists
+    _clients(system, req)
+    ctx = BenchContext(system.hosts, progress=progress or (lambda p, d: None), cancel=cancel or threading.Event(),
+                       live=live)
+    run_id = store.start_run(req.kind, req, system.environment())
+    try:
+        report = run_suite(ctx, system, req)
+    except BaseException as exc:
+        for raw in ctx.raw:
+            store.add_raw(run_id, raw)
+        aborted = isinstance(exc, (Aborted, KeyboardInterrupt))
+        store.finish_run(run_id, "aborted" if aborted else "failed", error=_error_text(exc))
+        raise
+    for raw in ctx.raw:
+        store.add_raw(run_id, raw)
+    store.finish_run(run_id, "success", results=report.model_dump(mode="json"),
+                     verdict=report.verdict)
+    return run_id, report
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, TengigError):
+        return exc.message
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted (Ctrl-C)"
+    return f"{type(exc).__name__}: {exc}"
