@@ -6,6 +6,7 @@ import sys
 import click
 
 from ..errors import TengigError, ValidationError
+from .bench_commands import bench_group
 from .demo_command import demo
 from .lab_commands import lab_group
 
@@ -21,6 +22,7 @@ def cli() -> None:
 
 cli.add_command(lab_group)
 cli.add_command(demo)
+cli.add_command(bench_group)
 
 
 def main(argv: list[str] | None = None) -> int:

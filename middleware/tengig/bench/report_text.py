@@ -1,0 +1,86 @@
+"""A benchmark report as text for a terminal (pure): per client, the ceilings chain next to the target,
+the verdict and the advice; the pool's tests with median, CV and ARC hit ratio. Units always printed:
+MB/s = 10^6 bytes/s (as disk makers and the targets use), MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s."""
+from __future__ import annotations
+
+from ..units import MiB
+from ..verdict.models import Ceiling, DirectionVerdict, Verdict
+from .suite import BenchReport, ClientReport
+
+COMPONENTS = ("pool", "link", "network", "smb")
+
+
+def mb(bytes_per_s: float | None) -> str:
+    return "-" if bytes_per_s is None else f"{bytes_per_s / 1e6:.1f} MB/s"
+
+
+def _cell(ceilings: list[Ceiling], component: str) -> str:
+    cs = [c for c in ceilings if c.component == component]
+    if not cs:
+        return "-"
+    c = max(cs, key=lambda c: c.bytes_per_s)
+    return mb(c.bytes_per_s) + (" (est)" if c.provenance == "estimated" else "")
+
+
+def _result(d: DirectionVerdict) -> str:
+    if d.beats_target is None:
+        return "no target figure" if d.smb_bytes_per_s is not None else "SMB not measured"
+    word = "BEATS" if d.beats_target else "loses"
+    return f"{word} by {abs(d.margin_percent):.1f}%"
+
+
+def verdict_table(verdict: Verdict) -> list[str]:
+    head = ["", "pool", "link", "network", "SMB", "target", "result", "bottleneck"]
+    rows = [head]
+    for d in verdict.directions:
+        rows.append([d.direction] + [_cell(d.ceilings, c) for c in COMPONENTS]
+                    + [mb(d.target_bytes_per_s), _result(d), d.bottleneck or "-"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def _client_lines(c: ClientReport) -> list[str]:
+    out = []
+    link = c.link
+    if link:
+        rate = f"{link.line_rate_bps / 1e9:g} Gb/s" if link.line_rate_bps else "unshaped"
+        out.append(f"client {c.client} over {link.name} ({rate}, MTU {link.mtu})")
+    for m in c.network:
+        pct = f", {m.percent_of_ceiling:.1f}% of the {m.ceiling_bps / 1e9:.3g} Gb/s ceiling" if m.percent_of_ceiling else ""
+        out.append(f"  iperf3 {m.direction:5} {m.streams} stream(s): {m.goodput_bps / 1e9:.3f} Gb/s "
+                   f"({mb(m.goodput_bps / 8)}){pct}, retransmits {m.retransmits}")
+    if c.smb:
+        s = c.smb
+        sess = s.session
+        how = f"{sess.dialect}, signing {sess.signing_degree}, encryption {sess.encryption_degree}" if sess else "session not observed"
+        for d in (s.read, s.write):
+            cv = f", CV {d.bytes_per_s.cv_percent:.1f}%" if d.bytes_per_s.cv_percent is not None else ""
+            cpu = f", smbd CPU {d.smbd_cpu_percent:.0f}% of a core" if d.smbd_cpu_percent is not None else ""
+            arc = f", ARC hits {100 * d.arc_hit_ratio:.1f}%" if d.arc_hit_ratio is not None else ""
+            out.append(f"  SMB {d.direction:5} {mb(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
+                       f"(median of {len(d.bytes_per_s.values)} x {s.file_size // MiB} MiB{cv}{cpu}{arc})")
+        out.append(f"  SMB session: {how}")
+    if c.verdict:
+        out += ["", *("  " + line for line in verdict_table(c.verdict)), "", "  " + c.verdict.summary]
+        for a in c.verdict.advice:
+            out.append(f"  - [{a.severity}] {a.text}")
+    return out
+
+
+def report_text(report: BenchReport) -> str:
+    out = [f"tengig bench {report.kind} on {report.system} (preset {report.preset}, target {report.target})"]
+    if report.pool:
+        p = report.pool
+        out.append(f"pool {p.pool}: working set {p.working_set_bytes // MiB} MiB per run (ARC max "
+                   f"{p.arc_max_bytes // MiB} MiB), recordsize {p.recordsize_bytes // 1024} KiB, "
+                   f"compressratio {p.compressratio:.2f}x")
+        for ph in p.phases:
+            cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
+            arc = f", ARC hits {100 * ph.arc_hit_ratio:.1f}%" if ph.arc_hit_ratio is not None else ""
+            out.append(f"  {ph.test:12} {ph.direction:5} {mb(ph.bytes_per_s.median):>12} {ph.iops.median:9.0f} IOPS "
+                       f"({cv}{arc})")
+    for c in report.clients:
+        out += [""] + _client_lines(c)
+    out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
+            "(MEASURE.md §1), everything else measured."]
+    return "\n".join(out)
