@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from ..errors import ValidationError
 from ..units import parse_rate
 
 HostKind = Literal["truenas-scale", "truenas-core", "linux", "freebsd", "windows"]
@@ -23,7 +24,10 @@ DEFAULT_PREFIX: LinkPrefix = 30
 def _rate_or_bps(value: object) -> object:
     """Accept '10g' as well as 10000000000, so JSON written by hand stays readable."""
     if isinstance(value, str):
-        return parse_rate(value, field="speed_bps")
+        try:
+            return parse_rate(value, field="speed_bps")
+        except ValidationError as exc:
+            raise ValueError(exc.errors[0][1]) from None  # pydantic adds the field path (hosts.N.ports.K...)
     return value
 
 
