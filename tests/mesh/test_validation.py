@@ -180,3 +180,11 @@ def test_render_refuses_a_flavour_the_host_cannot_take():
     with pytest.raises(ValidationError) as info:
         render_host(plan, "printer")
     assert info.value.errors[0][0] == "host"
+
+
+def test_slash24_numbering_stops_at_254_hosts():
+    request = full_mesh(255)
+    request["options"] = {"address_pool": "10.0.0.0/8", "prefix": 24}
+    for host in request["hosts"]:
+        host["ports"] = host["ports"][:254]
+    assert _fields(request) == ["options.prefix"]

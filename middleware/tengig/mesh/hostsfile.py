@@ -36,9 +36,10 @@ def merge_marked_block(existing_text: str, lines: Sequence[str]) -> str:
     """Put `lines` between tengig's markers in `existing_text`.
 
     Our block is replaced where it stands (so its position relative to the user's lines stays
-    put), or appended at the end. Every line outside it is kept byte for byte, including the
-    user's comments and blank lines. An empty `lines` removes the block. A block whose END
-    marker was deleted by hand is taken to run to the end of the file: we never guess more.
+    put), or appended at the end. Every line outside it is kept as it was, including the user's
+    comments and blank lines (only a missing final newline is added, and CRLF files stay CRLF).
+    An empty `lines` removes the block. A block whose END marker was deleted by hand is taken to
+    run to the end of the file: we never guess more.
     """
     newline = "\r\n" if "\r\n" in existing_text else "\n"  # Windows hosts files use CRLF
     text_lines = existing_text.splitlines()
@@ -46,16 +47,13 @@ def merge_marked_block(existing_text: str, lines: Sequence[str]) -> str:
     block = [BEGIN_MARK, *lines, END_MARK] if lines else []
     if begin is None:
         before, after = text_lines, []
-        if block and before and before[-1].strip():
-            block = ["", *block]  # a blank line keeps our block visually apart from the user's
     else:
         end = next((i for i in range(begin + 1, len(text_lines)) if _is_end(text_lines[i])), len(text_lines) - 1)
         before, after = text_lines[:begin], text_lines[end + 1:]
         # Drop the other stale blocks too (a file merged by an older copy twice): one block, ours.
         after = _without_blocks(after)
+    # No blank line of our own around the block: removing it later must give the user's file back.
     merged = before + block + after
-    if not lines and begin is not None and before and not before[-1].strip() and not after:
-        merged = before[:-1]  # removing our block also removes the blank line we put before it
     return newline.join(merged) + newline if merged else ""
 
 

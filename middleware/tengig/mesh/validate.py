@@ -60,6 +60,9 @@ def check_request(request: MeshRequest) -> None:
                 f"add ports or leave hosts out",
             ))
         errors += _check_pins(i, host, request)
+    if request.options.prefix == 24 and n > 254:
+        # On /24 links host number N is .N: 254 is the last address below the broadcast.
+        errors.append(("options.prefix", f"/24 links number hosts .1 to .254; {n} hosts need /30 or /31"))
     if request.options.prefix == 31:
         for i, host in enumerate(request.hosts):
             if host.kind == "windows":
