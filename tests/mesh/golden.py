@@ -27,6 +27,8 @@ def dump(config: RenderedConfig) -> str:
     if config.api_calls:
         calls = [call.model_dump() for call in config.api_calls]
         parts.append("=== api calls\n" + json.dumps(calls, indent=2) + "\n")
+    if config.warnings:
+        parts.append("=== warnings\n" + "".join(f"{w}\n" for w in config.warnings))
     return "".join(parts)
 
 

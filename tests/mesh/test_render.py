@@ -108,3 +108,14 @@ def test_missing_template_values_are_errors_not_blanks():
     assert env.undefined is jinja2.StrictUndefined and env.autoescape is False
     with pytest.raises(jinja2.UndefinedError):
         env.get_template("ifupdown.j2").render(host="nas", mtu=1500)  # no links given
+
+
+def test_truenas_warns_about_user_entries_that_would_win():
+    plan = plan_mesh(seed000_scale())
+    config = render_host(plan, "nas", existing_hosts=["10.0.0.7 desk desk.lan", "192.168.1.20 printer"])
+    assert config.warnings == [
+        "nas: the existing hosts entry '10.0.0.7 desk desk.lan' comes before tengig's and would win; "
+        "remove it so the name resolves to the direct cable"
+    ]
+    assert config.api_calls[-1].params[0]["hosts"][0] == "10.0.0.7 desk desk.lan"  # warned about, not edited
+    assert render_host(plan, "nas", existing_hosts=SCALE_HOSTS_NOW).warnings == []

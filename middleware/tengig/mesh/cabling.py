@@ -13,7 +13,7 @@ so a shuffled request gives the same cabling.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -155,23 +155,21 @@ def _speed_shortage(by_name, pins, options, free, input_index) -> tuple[str, str
 def _choose_ports(by_name, pins, speeds) -> dict[tuple[str, str], dict[str, MeshPort]]:
     chosen: dict[tuple[str, str], dict[str, MeshPort]] = defaultdict(dict)
     for name, host in by_name.items():
-        peers = sorted(other for other in by_name if other != name)
         load: Counter[tuple] = Counter(_card_key(port) for port in pins[name].values())
-        # (card, natural name, port) computed once: the pick below runs once per peer.
-        free = [(_card_key(p), natural_key(p.name), p) for p in host.ports if p.peer is None]
-        for peer in peers:
+        # Free ports by speed, then by card, each card's ports in natural order.
+        free: dict[int, dict[tuple, deque[MeshPort]]] = defaultdict(lambda: defaultdict(deque))
+        for port in sorted((p for p in host.ports if p.peer is None), key=lambda p: natural_key(p.name)):
+            free[port.speed_bps][_card_key(port)].append(port)
+        for peer in sorted(other for other in by_name if other != name):
             pair = (name, peer) if name < peer else (peer, name)
             port = pins[name].get(peer)
             if port is None:
-                speed = speeds[pair]
-                # The least loaded card first; ports in natural order within it.
-                pick = min(
-                    (entry for entry in free if entry[2].speed_bps == speed),
-                    key=lambda entry: (load[entry[0]], entry[0], entry[1]),
-                )
-                free.remove(pick)
-                load[pick[0]] += 1
-                port = pick[2]
+                cards = free[speeds[pair]]
+                card = min(cards, key=lambda c: (load[c], c))  # the least loaded card first
+                port = cards[card].popleft()
+                if not cards[card]:
+                    del cards[card]
+                load[card] += 1
             chosen[pair][name] = port
     return chosen
 

@@ -47,7 +47,11 @@ def plan_mesh(request: MeshRequest | Mapping[str, Any]) -> MeshPlan:
 
     width = max(2, len(str(len(wires))))
     cables = [_cable(f"C{i + 1:0{width}d}", wire, subnet, number, options) for i, (wire, subnet) in enumerate(zip(wires, subnets))]
-    host_plans = [_host_plan(host, cables, options.name_suffix) for host in hosts]
+    by_host: dict[str, list[MeshCable]] = defaultdict(list)
+    for cable in cables:
+        by_host[cable.a.host].append(cable)
+        by_host[cable.b.host].append(cable)
+    host_plans = [_host_plan(host, by_host[host.name], options.name_suffix) for host in hosts]
     all_labels = labels.make_labels(cables)
     n = len(hosts)
     return MeshPlan(
@@ -80,7 +84,8 @@ def _cable(cable_id: str, wire: Wire, subnet, number: Mapping[str, int], options
 
 
 def _host_plan(host: MeshHost, cables: list[MeshCable], suffix: str) -> HostPlan:
-    mine = sorted((c for c in cables if host.name in (c.a.host, c.b.host)), key=lambda c: c.far_end_of(host.name).host)
+    """`cables` are this host's own cables."""
+    mine = sorted(cables, key=lambda c: c.far_end_of(host.name).host)
     used = {}
     entries = []
     for cable in mine:

@@ -58,6 +58,9 @@ class RenderedConfig(BaseModel):
         description="TrueNAS calls in order; the applier wraps interface changes in interface.commit "
         "(rollback on) and interface.checkin.",
     )
+    warnings: list[str] = Field(
+        default_factory=list, description="Things in the host's current state that would undo the plan."
+    )
 
 
 @lru_cache(maxsize=1)
@@ -166,8 +169,20 @@ def render_host(
         )
     if flavour == "truenas-api":
         calls = truenas_calls(plan, host_plan, existing_hosts=existing_hosts)
-        return RenderedConfig(host=host, flavour=flavour, api_calls=calls)
+        return RenderedConfig(
+            host=host, flavour=flavour, api_calls=calls, warnings=_shadowing(host_plan, existing_hosts or [])
+        )
     return RenderedConfig(host=host, flavour=flavour, files=_render_files(flavour, plan, host_plan))
+
+
+def _shadowing(host: HostPlan, existing: str | list[str]) -> list[str]:
+    """The user's hosts lines for our names come first in /etc/hosts, and the first match wins."""
+    names = [entry.name for entry in host.hosts_entries]
+    return [
+        f"{host.name}: the existing hosts entry {line.strip()!r} comes before tengig's and would win; "
+        "remove it so the name resolves to the direct cable"
+        for line in hostsfile.user_lines_naming(existing, names)
+    ]
 
 
 def render_all(plan: MeshPlan) -> dict[str, list[RenderedConfig]]:
