@@ -109,7 +109,7 @@ def _choose_speeds(by_name, pins, pairs, input_index) -> dict[tuple[str, str], i
             k -= 1
     if k < 0:
         raise ValidationError([_speed_shortage(by_name, pins, options, free, input_index)])
-    return {pair: options[pair][choice[k]] for k, pair in enumerate(order)}
+    return {pair: options[pair][choice[i]] for i, pair in enumerate(order)}
 
 
 def _no_common_speed(a: MeshHost, b: MeshHost, pins, input_index) -> tuple[str, str]:

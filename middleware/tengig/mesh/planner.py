@@ -21,7 +21,7 @@ from .models import (
     DiagramEdge,
     DiagramNode,
     HostPlan,
-    HostPorts,
+    HostPort,
     HostsEntry,
     MeshCable,
     MeshPlan,
@@ -90,13 +90,13 @@ def _host_plan(host: MeshHost, cables: list[MeshCable], suffix: str) -> HostPlan
     entries = []
     for cable in mine:
         end, far = cable.end_of(host.name), cable.far_end_of(host.name)
-        used[end.port] = HostPorts(
+        used[end.port] = HostPort(
             port=end.port, card=end.card, speed_bps=cable.speed_bps, cable=cable.id, peer=far.host,
             address=f"{end.address}/{cable.prefix}",
         )
         entries.append(HostsEntry(address=far.address, name=far.host + suffix, peer=far.host, cable=cable.id))
     spares = [
-        HostPorts(port=p.name, card=p.card, speed_bps=p.speed_bps, cable=None, peer=None, address=None)
+        HostPort(port=p.name, card=p.card, speed_bps=p.speed_bps, cable=None, peer=None, address=None)
         for p in sorted(host.ports, key=lambda p: natural_key(p.name))
         if p.name not in used
     ]

@@ -50,8 +50,8 @@ class RenderedFile(BaseModel):
 class RenderedConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    host: str
-    flavour: Flavour
+    host: str = Field(description="Host the config is for.")
+    flavour: Flavour = Field(description="Which configuration system it targets.")
     files: list[RenderedFile] = Field(default_factory=list)
     api_calls: list[ApiCall] = Field(
         default_factory=list,
