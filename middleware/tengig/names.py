@@ -14,6 +14,13 @@ IFNAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,14}$")  # Linux IFNAMSIZ is 
 DATASET_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}(/[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}){0,8}$")
 SHARE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 FILENAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+# A name other machines resolve (hosts files): one lower-case RFC 1123 label, no dots.
+DNS_LABEL_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+# FreeBSD interface names end up in rc.conf variable names (ifconfig_<name>): shell-identifier safe.
+FREEBSD_IFNAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,14}$")
+# Windows adapter aliases ("Ethernet 3") go into single-quoted PowerShell strings: no quotes, no
+# leading or trailing blanks, nothing PowerShell or a label printer would trip over.
+WINDOWS_ADAPTER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9 ()#._-]{0,62}[A-Za-z0-9)])?$")
 
 
 def check(pattern: re.Pattern[str], value: str, *, field: str, what: str) -> str:
@@ -40,3 +47,15 @@ def share(value: str, *, field: str = "share") -> str:
 
 def filename(value: str, *, field: str = "file") -> str:
     return check(FILENAME_RE, value, field=field, what="file name (no slashes)")
+
+
+def dns_label(value: str, *, field: str = "name") -> str:
+    return check(DNS_LABEL_RE, value, field=field, what="host name (lower-case letters, digits, inner hyphens)")
+
+
+def freebsd_ifname(value: str, *, field: str = "interface") -> str:
+    return check(FREEBSD_IFNAME_RE, value, field=field, what="FreeBSD interface name")
+
+
+def windows_adapter(value: str, *, field: str = "interface") -> str:
+    return check(WINDOWS_ADAPTER_RE, value, field=field, what="Windows network adapter name")
