@@ -131,7 +131,7 @@ def _transfer(ctx: BenchContext, ep: SmbEndpoint, client: str, direction: str, c
     elapsed = time.monotonic() - started
     t1 = _smbd_ticks(ctx, ep)
     after = _counters(ctx, ep, client)
-    output = done.stdout + done.stderr
+    output = done.stderr + done.stdout  # smbclient prints the first cause on stderr
     result = parse_transfer(output, direction=direction, expected_bytes=size)
     if done.returncode != 0:
         raise ToolOutputError(f"smbclient exited with {done.returncode}: {output.strip()[-300:]}")

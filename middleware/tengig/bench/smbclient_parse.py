@@ -16,6 +16,24 @@ from ..errors import ToolOutputError
 _GET = re.compile(r"getting file \S.* of size (\d+) as .* \(([\d.]+) (?:KiloBytes/sec|kb/s)\)")
 _PUT = re.compile(r"putting file .* as \S.* \(([\d.]+) (?:KiloBytes/sec|kb/s)\)")
 _NT_STATUS = re.compile(r"NT_STATUS_[A-Z_]+")
+HINTS = {
+    "NT_STATUS_DISK_FULL": "the share's dataset is full or at its quota",
+    "NT_STATUS_BAD_NETWORK_NAME": "the server has no such share",
+    "NT_STATUS_LOGON_FAILURE": "wrong user name or password",
+    "NT_STATUS_ACCESS_DENIED": "the user may not do this on the share",
+    "NT_STATUS_CONNECTION_REFUSED": "nothing listens for SMB on the server (is smbd running?)",
+    "NT_STATUS_OBJECT_NAME_NOT_FOUND": "no such file on the share",
+    "NT_STATUS_IO_TIMEOUT": "the server stopped answering",
+}
+
+
+def nt_status_error(output: str) -> ToolOutputError | None:
+    """Every NT_STATUS smbclient printed, first cause first, with what it means when known."""
+    codes = list(dict.fromkeys(_NT_STATUS.findall(output)))
+    if not codes:
+        return None
+    hint = next((HINTS[c] for c in codes if c in HINTS), None)
+    return ToolOutputError(f"smbclient failed: {', '.join(codes)}" + (f" ({hint})" if hint else ""))
 
 
 class SmbTransfer(BaseModel):
@@ -26,9 +44,9 @@ class SmbTransfer(BaseModel):
 
 
 def parse_transfer(output: str, *, direction: str, expected_bytes: int) -> SmbTransfer:
-    status = _NT_STATUS.search(output)
-    if status:
-        raise ToolOutputError(f"smbclient failed: {status.group(0)}")
+    error = nt_status_error(output)
+    if error:
+        raise error
     if direction == "read":
         m = _GET.search(output)
         if not m:

@@ -1,0 +1,144 @@
+"""A failed tool never becomes a number: each failure gives a clear error, a 'failed' (or 'aborted') run
+with no results, and nothing left behind (no scratch dataset, no test files on the share)."""
+import threading
+import time
+
+import pytest
+
+from tengig.bench import pool as pool_mod
+from tengig.bench.suite import BenchRunRequest, run_and_record
+from tengig.errors import Aborted, BenchRefused, ToolOutputError
+from tengig.lab import Lab, build_spec
+from tengig.lab.bench_adapter import LabBenchSystem, LabSmbEndpoint
+from tengig.results.store import ResultStore
+from tengig.units import MiB
+
+pytestmark = pytest.mark.lab
+
+
+@pytest.fixture(scope="module")
+def lab():
+    lab = Lab()
+    lab.down()
+    lab.up(build_spec(["desk-nas=10g"]))
+    yield lab
+    lab.down()
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ResultStore(tmp_path / "r.sqlite3")
+
+
+def _nothing_left(lab):
+    datasets = lab.runner.run(["zfs", "list", "-H", "-o", "name"], timeout=30).stdout
+    assert "tengig-scratch" not in datasets, datasets
+    assert not [p.name for p in lab.share_path.iterdir() if p.name.startswith("tengig-bench")]
+    assert not list((lab.paths.run / "bench").glob("tengig-smb-*"))
+
+
+def _only_failed_row(store, status="failed"):
+    [rec] = store.query(include_raw=True)
+    assert rec.status == status and rec.results is None and rec.verdict is None and rec.error
+    return rec
+
+
+def _fail(lab, store, req, system=None, **kw):
+    system = system or LabBenchSystem(lab)
+    with pytest.raises(Exception) as err:
+        run_and_record(system, req, store, **kw)
+    _nothing_left(lab)
+    return err.value
+
+
+def test_refused_iperf3_connection(lab, store):
+    class WrongAddress(LabBenchSystem):
+        def link(self, client):
+            return super().link(client).model_copy(update={"server_address": "10.250.12.99"})
+
+    err = _fail(lab, store, BenchRunRequest(kind="net", net_seconds=1), WrongAddress(lab))
+    assert isinstance(err, ToolOutputError)
+    rec = _only_failed_row(store)
+    assert "iperf3" in rec.error
+
+
+def test_missing_share(lab, store):
+    class NoShare(LabSmbEndpoint):
+        def smbclient_argv(self, client, commands):
+            return [a.replace("/share", "/noshare") for a in super().smbclient_argv(client, commands)]
+
+    class System(LabBenchSystem):
+        def smb(self):
+            return NoShare(self.lab)
+
+    err = _fail(lab, store, BenchRunRequest(kind="smb", repeats=1), System(lab))
+    assert "NT_STATUS_BAD_NETWORK_NAME" in str(err)
+    assert "NT_STATUS_BAD_NETWORK_NAME" in _only_failed_row(store).raw[-1].stdout + _only_failed_row(store).raw[-1].stderr \
+        or any("BAD_NETWORK_NAME" in r.stdout + r.stderr for r in _only_failed_row(store).raw)
+
+
+def test_full_share_dataset(lab, store):
+    lab.runner.run(["zfs", "set", "quota=64M", "tgtank/smb"], timeout=30)
+    try:
+        err = _fail(lab, store, BenchRunRequest(kind="smb", repeats=1))
+    finally:
+        lab.runner.run(["zfs", "set", "quota=none", "tgtank/smb"], timeout=30)
+    assert isinstance(err, ToolOutputError) and "NT_STATUS_DISK_FULL" in str(err)
+    _only_failed_row(store)
+
+
+def test_killed_fio(lab, store):
+    def killer():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if lab.runner.run(["pkill", "-KILL", "-f", "tengig-pool-0.dat"], timeout=10, check=False).returncode == 0:
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=killer)
+    t.start()
+    err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1))
+    t.join()
+    assert isinstance(err, ToolOutputError) and "fio" in str(err)
+    assert _only_failed_row(store).raw  # what fio left is kept for reading
+
+
+def test_abort_stops_fio_and_cleans_up(lab, store):
+    cancel = threading.Event()
+
+    def progress(percent, description):
+        if "run 1/" in description and "read" in description:
+            cancel.set()
+
+    err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1), progress=progress, cancel=cancel)
+    assert isinstance(err, Aborted)
+    _only_failed_row(store, "aborted")
+
+
+def test_reads_served_from_the_arc_fail_the_run(lab, store, monkeypatch):
+    """If the ARC were smaller than reported, the working set would fit in it: the hit ratio catches it."""
+    real = pool_mod.read_arc
+    monkeypatch.setattr(pool_mod, "read_arc", lambda ctx, host: real(ctx, host).model_copy(update={"c_max": 4 * MiB}))
+    spec = build_spec(["desk-nas=10g"], arc_mib=1024)
+    lab.down()
+    lab.up(spec)
+    try:
+        err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1))
+        assert isinstance(err, BenchRefused) and "served from the ARC (hit ratio" in str(err)
+        _only_failed_row(store)
+    finally:
+        lab.down()
+        lab.up(build_spec(["desk-nas=10g"]))
+
+
+def test_working_set_that_cannot_exceed_the_arc_is_refused(lab, store):
+    lab.down()
+    lab.up(build_spec(["desk-nas=10g"], arc_mib=1024, pool_size=2 * 1024 * MiB))
+    try:
+        err = _fail(lab, store, BenchRunRequest(kind="pool"))
+        assert isinstance(err, BenchRefused)
+        assert "past 80%" in str(err) and "2 x ARC" in str(err)
+        _only_failed_row(store)
+    finally:
+        lab.down()
+        lab.up(build_spec(["desk-nas=10g"]))

@@ -1,0 +1,51 @@
+"""smbstatus, interface counters and /proc stat parsing on recorded lab output."""
+import json
+from pathlib import Path
+
+import pytest
+
+from tengig.bench.smb_probes import (
+    parse_cpu_ticks, parse_link_counters, parse_smbd_pids, parse_smbstatus_session,
+)
+from tengig.bench.smbclient_parse import parse_transfer
+from tengig.errors import ToolOutputError
+
+FIX = Path(__file__).parent.parent / "fixtures"
+
+
+def test_session_of_the_client_address():
+    text = (FIX / "smbstatus" / "session-desk-smb3.json").read_text()
+    s = parse_smbstatus_session(text, "10.250.12.2")
+    assert s.dialect == "SMB3_11" and s.signing and s.signing_cipher == "AES-128-GMAC" and not s.encryption
+    assert parse_smbstatus_session(text, "10.250.13.3") is None  # another client: not this session
+
+
+def test_no_sessions_and_broken_output():
+    assert parse_smbstatus_session((FIX / "smbstatus" / "no-sessions.json").read_text(), "10.250.12.2") is None
+    with pytest.raises(ToolOutputError):
+        parse_smbstatus_session("smbstatus: cannot open", "10.250.12.2")
+
+
+def test_link_counters():
+    doc = [{"ifname": "eth-nas", "stats64": {"rx": {"bytes": 268716911, "packets": 1}, "tx": {"bytes": 42}}}]
+    c = parse_link_counters(json.dumps(doc))
+    assert (c.rx_bytes, c.tx_bytes) == (268716911, 42)
+    with pytest.raises(ToolOutputError):
+        parse_link_counters("[]")
+
+
+def test_smbd_cpu_ticks_include_ended_children():
+    # comm with a space and parentheses; fields 14-17 are utime stime cutime cstime
+    stat = ("1340 (smbd) S 1 1340 1340 0 -1 4194560 100 0 0 0 11 7 250 40 20 0 1 0 5 0 0\n"
+            "1343 (smbd-notifyd) S 1340 1340 1340 0 -1 4194560 1 0 0 0 2 1 0 0 20 0 1 0 5 0 0\n"
+            "77 (a (weird) name) S 1 1 1 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 5 0 0\n")
+    assert parse_cpu_ticks(stat) == (11 + 7 + 250 + 40) + (2 + 1) + (5 + 5)
+    assert parse_smbd_pids(" 1340 smbd\n 1343 smbd-notifyd\n  999 bash\n") == [1340, 1343]
+
+
+def test_share_full_and_missing_share_are_errors():
+    full = (FIX / "smbclient" / "put-share-full.txt").read_text()
+    with pytest.raises(ToolOutputError, match="NT_STATUS_DISK_FULL"):
+        parse_transfer(full, direction="write", expected_bytes=64 << 20)
+    with pytest.raises(ToolOutputError, match="NT_STATUS_BAD_NETWORK_NAME"):
+        parse_transfer((FIX / "smbclient" / "missing-share.txt").read_text(), direction="read", expected_bytes=1)
