@@ -1,20 +1,28 @@
-"""`tengig demo`: the whole flow on the embedded lab, as far as tengig goes today."""
+"""`tengig demo`: the main flow on the embedded lab: bring it up (desk-nas at 1 Gb/s), prove an SMB round
+trip, run the quick benchmark suite and print the verdict, take the lab down."""
 from __future__ import annotations
 
 import click
 
+from ..bench.report_text import report_text
+from ..bench.suite import BenchRunRequest, run_and_record
 from ..lab import Lab, build_spec
+from ..lab.bench_adapter import LabBenchSystem
 from ..lab.roundtrip import smb_roundtrip
 from ..lab.status import lab_status
+from ..results.store import ResultStore
 from ..units import MiB
+from ..verdict.targets import DEFAULT_TARGET
 from .lab_commands import _describe_roundtrip, _print_status
 from .progress import ProgressBar
 
 
 @click.command("demo")
 @click.option("--keep", is_flag=True, help="Leave the lab up afterwards (take it down with `tengig lab down`).")
-def demo(keep: bool) -> None:
-    """Bring the lab up (desk-nas at 1 Gb/s), show its status, prove an SMB round trip, take it down."""
+@click.option("--target", default=DEFAULT_TARGET, show_default=True, help="Target disk for the verdict.")
+@click.option("--db", default=None, help="Results database (default $TENGIG_DB or /var/lib/tengig/results.sqlite3).")
+def demo(keep: bool, target: str, db: str | None) -> None:
+    """Lab up (desk-nas at 1 Gb/s), status, SMB round trip, quick suite and verdict, lab down."""
     lab = Lab()
     left = lab.down()  # a previous run's leftovers must not block the demo
     for note in left:
@@ -26,6 +34,14 @@ def demo(keep: bool) -> None:
     try:
         _print_status(lab_status(lab))
         click.echo(_describe_roundtrip(smb_roundtrip(lab, "desk", 256 * MiB)))
+        store = ResultStore(db)
+        bar = ProgressBar("bench all")
+        run_id, report = run_and_record(LabBenchSystem(lab), BenchRunRequest(kind="all", target=target), store,
+                                        progress=bar)
+        bar.done()
+        click.echo("")
+        click.echo(report_text(report))
+        click.echo(f"\nstored as run {run_id} in {store.path}")
     finally:
         if not keep:
             lab.down()
