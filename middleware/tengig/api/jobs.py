@@ -13,6 +13,7 @@ means "still running in the background": the next job on the same pool waits for
 """
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -96,6 +97,7 @@ class Job:
                 self._progress["description"] = str(description)
                 changed = True
             if extra is not None and extra != self._progress["extra"]:
+                _require_json(extra)
                 self._progress["extra"] = extra
                 changed = True
             snapshot = self.encode_locked() if changed else None
@@ -193,6 +195,14 @@ class Job:
     def progress(self) -> dict[str, Any]:
         with self._guard:
             return dict(self._progress)
+
+
+def _require_json(extra: Any) -> None:
+    """Progress goes to every subscriber as JSON: refuse what cannot be sent, where it is set."""
+    try:
+        json.dumps(extra, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"progress extra must be plain JSON (dict, list, str, finite numbers): {exc}") from exc
 
 
 def _run_hook(job: Job, hook: Callable[[], Any]) -> None:
