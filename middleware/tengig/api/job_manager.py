@@ -184,16 +184,13 @@ class JobManager:
             outcome = _outcome(task)
         else:
             future = loop.run_in_executor(self._executor, body, job)
-            while True:
+            while not future.done():
                 try:
-                    await asyncio.shield(future)
-                    break
+                    await asyncio.wait({future})  # never raises the body's error, never cancels it
                 except asyncio.CancelledError:
                     # Our runner is being cancelled (shutdown): a thread cannot be cancelled, so we keep
                     # waiting for the body to honour the abort, holding the lock until it does.
                     job.request_abort()
-                    if future.done():
-                        break
             outcome = _outcome(future)
         if isinstance(outcome, BaseException):
             if isinstance(outcome, (asyncio.CancelledError, JobAborted)) or job.aborted:
