@@ -6,6 +6,7 @@ import sys
 import click
 
 from ..errors import TengigError, ValidationError
+from .api_commands import API_COMMANDS
 from .demo_command import demo
 from .lab_commands import lab_group
 
@@ -21,6 +22,8 @@ def cli() -> None:
 
 cli.add_command(lab_group)
 cli.add_command(demo)
+for command in API_COMMANDS:
+    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -87,13 +88,15 @@ class TengigServer:
         if self.unix_socket is not None and self.unix_socket.is_socket():
             self.unix_socket.unlink()
 
-    async def serve_until_signalled(self) -> None:
-        """Start, run until SIGTERM or SIGINT, stop."""
+    async def serve_until_signalled(self, on_started: Callable[["TengigServer"], None] | None = None) -> None:
+        """Start, tell ``on_started``, run until SIGTERM or SIGINT, stop."""
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         await self.start()
+        if on_started is not None:
+            on_started(self)
         await stop.wait()
         await self.stop()
 
