@@ -1,7 +1,14 @@
 """The two bases every API model derives from (the same settings as middlewared's BaseModel)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# The largest integer SQLite stores: a bigger id or offset can name no row, and would otherwise reach
+# the database as an OverflowError instead of a validation error with its field path.
+SQLITE_INT_MAX = 2**63 - 1
+RowId = Annotated[int, Field(ge=1, le=SQLITE_INT_MAX)]
 
 
 class ApiInput(BaseModel):

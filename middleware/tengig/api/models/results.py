@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import ApiInput, ApiOutput
+from .base import SQLITE_INT_MAX, ApiInput, ApiOutput, RowId
 
 RunKind = Literal["pool", "net", "smb", "all"]
 RunStatus = Literal["running", "success", "failed", "aborted"]
@@ -61,7 +61,7 @@ class TenGigResultsQueryOptions(ApiInput):
     kind: RunKind | None = Field(None, description="Only runs of this kind.")
     status: RunStatus | None = Field(None, description="Only runs with this status.")
     limit: int = Field(50, ge=1, le=1000, description="At most this many runs (newest first).")
-    offset: int = Field(0, ge=0, description="Skip this many runs first.")
+    offset: int = Field(0, ge=0, le=SQLITE_INT_MAX, description="Skip this many runs first.")
     include_raw: bool = Field(False, description="Include every run's raw tool outputs (large).")
 
 
@@ -76,7 +76,7 @@ class TenGigResultsQueryResult(ApiOutput):
 
 
 class TenGigResultsGetArgs(ApiInput):
-    id: int = Field(ge=1, description="Run id.")
+    id: RowId = Field(description="Run id.")
 
 
 class TenGigResultsGetResult(ApiOutput):
@@ -84,8 +84,8 @@ class TenGigResultsGetResult(ApiOutput):
 
 
 class TenGigResultsCompareArgs(ApiInput):
-    a: int = Field(ge=1, description="The run to compare against (the baseline).")
-    b: int = Field(ge=1, description="The run compared with a.")
+    a: RowId = Field(description="The run to compare against (the baseline).")
+    b: RowId = Field(description="The run compared with a.")
 
 
 class TenGigResultsRunSummary(ApiOutput):
@@ -124,7 +124,7 @@ class TenGigResultsCompareResult(ApiOutput):
 class TenGigResultsExportArgs(ApiInput):
     format: Literal["json", "csv"] = Field("json", description="json: one document with raw outputs; "
                                            "csv: one row per (run, metric).")
-    ids: list[int] | None = Field(None, description="These runs, in this order; null: every run, newest first.")
+    ids: list[RowId] | None = Field(None, description="These runs, in this order; null: every run, newest first.")
 
 
 class TenGigResultsExportResult(ApiOutput):
