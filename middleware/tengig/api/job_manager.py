@@ -74,7 +74,8 @@ class JobManager:
                     f"This job is already being performed (job {same_lock[0].id}, {same_lock[0].method}, "
                     f"holds lock {lock_name!r}); wait for it or abort it", errno.EBUSY,
                 )
-            waiting = [j for j in same_lock if j.state == JobState.WAITING]
+            # Jobs on one lock run in submission order: the first holds it (or is about to), the rest wait.
+            waiting = same_lock[1:]
             if options.lock_queue_size and len(waiting) >= options.lock_queue_size:
                 merged = waiting[-1]
                 if message_id is not None:
@@ -89,7 +90,9 @@ class JobManager:
         self._remember(job)
         self._finished[job.id] = asyncio.Event()
         self._publish("ADDED", job.id, job.encode())
-        self._runners[job.id] = asyncio.ensure_future(self._run(job, body, is_async))
+        runner = asyncio.ensure_future(self._run(job, body, is_async))
+        runner.add_done_callback(lambda _: self._runner_done(job))
+        self._runners[job.id] = runner
         return job
 
     # -- looking up, waiting, aborting --------------------------------------------------------------
@@ -160,7 +163,7 @@ class JobManager:
             self._publish("CHANGED", job.id, job.encode())
             await self._run_body(job, body, is_async)
         except asyncio.CancelledError:
-            job.finish_aborted()  # cancelled while waiting for its lock (abort or shutdown)
+            pass  # cancelled while waiting for its lock (abort or shutdown): _runner_done ends it ABORTED
         finally:
             if acquired:
                 lock.release()
@@ -168,9 +171,15 @@ class JobManager:
                 self._lock_users[job.lock_name] -= 1
                 if not self._lock_users[job.lock_name]:  # dynamic lock names must not pile up
                     del self._lock_users[job.lock_name], self._locks[job.lock_name]
-            self._runners.pop(job.id, None)
-            self._finished[job.id].set()
-            self._publish("CHANGED", job.id, job.encode())
+
+    def _runner_done(self, job: Job) -> None:
+        """Every job ends here, even one whose runner was cancelled before it ever started."""
+        if not job.finished:
+            job.finish_aborted()
+        self._runners.pop(job.id, None)
+        if (event := self._finished.get(job.id)) is not None:
+            event.set()
+        self._publish("CHANGED", job.id, job.encode())
 
     async def _run_body(self, job: Job, body: JobBody, is_async: bool) -> None:
         loop = asyncio.get_running_loop()
@@ -192,8 +201,12 @@ class JobManager:
                     # waiting for the body to honour the abort, holding the lock until it does.
                     job.request_abort()
             outcome = _outcome(future)
-        if isinstance(outcome, BaseException):
-            if isinstance(outcome, (asyncio.CancelledError, JobAborted)) or job.aborted:
+        if job.aborted:
+            # Asked to stop: however the body ended (JobAborted, its killed program's error, or an
+            # early return after polling job.aborted), the job did not do all it was asked.
+            job.finish_aborted()
+        elif isinstance(outcome, BaseException):
+            if isinstance(outcome, (asyncio.CancelledError, JobAborted)):
                 job.finish_aborted()
             else:
                 job.finish_failed(translate(outcome) or outcome)

@@ -4,7 +4,8 @@ A body reports with ``job.set_progress(percent, description, extra=None)`` (thre
 goes out only when something changed, percent rounded down to an integer as middlewared does) and
 honours ``core.job_abort`` in one of two ways:
 
-- cooperatively: call ``job.check_aborted()`` between steps (raises JobAborted) or poll ``job.aborted``;
+- cooperatively: call ``job.check_aborted()`` between steps (raises JobAborted) or poll ``job.aborted``
+  and return early (an aborted job ends ABORTED however its body ends; a result is then dropped);
 - for an external program: ``job.on_abort(proc.terminate)`` registers a hook that runs once, at the
   moment the abort is asked for, from the thread that asks. The body then sees its program die.
 
