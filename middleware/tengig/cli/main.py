@@ -6,6 +6,7 @@ import sys
 import click
 
 from ..errors import TengigError, ValidationError
+from .api_commands import API_COMMANDS
 from .bench_commands import bench_group
 from .demo_command import demo
 from .lab_commands import lab_group
@@ -23,6 +24,8 @@ def cli() -> None:
 cli.add_command(lab_group)
 cli.add_command(demo)
 cli.add_command(bench_group)
+for command in API_COMMANDS:
+    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> int:

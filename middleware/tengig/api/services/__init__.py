@@ -1,0 +1,16 @@
+"""tengig's public services. Adding one is one module here (defining ``SERVICE``, its class) and one
+name in SERVICE_MODULES; its models go in tengig/api/models/<topic>.py."""
+from __future__ import annotations
+
+import importlib
+
+from ..service import Service
+
+SERVICE_MODULES = (
+    "results",
+    "targets",
+)
+
+
+def default_services() -> list[type[Service]]:
+    return [importlib.import_module(f"{__name__}.{name}").SERVICE for name in SERVICE_MODULES]

@@ -1,0 +1,226 @@
+"""A small synchronous client for scripts, speaking what tengig's host and TrueNAS's middlewared speak.
+
+    with Client("ws://127.0.0.1:8610/api/current", api_key=KEY) as c:
+        c.call("core.ping")                                  # 'pong'
+        c.call("tengig.bench.run", request, job=True, callback=lambda job: print(job["progress"]))
+        c.subscribe("core.get_jobs", lambda mtype, **event: print(mtype, event["id"]))
+
+Like the official truenas_api_client it sets ``legacy_jobs`` false on connect, so a job call answers
+when the job ends, with its result; it follows the job's ``core.get_jobs`` events for ``callback``
+(matched by the request id in ``message_ids``). Against a server that keeps legacy jobs (TrueNAS
+25.04) it waits for the job's final event instead. URIs: ``ws://``, ``wss://`` and
+``ws+unix:///run/tengig/tengig.sock`` (as midclt writes them; root on the socket needs no key).
+
+The websocket runs on an asyncio loop in a background thread; callbacks run one at a time on a
+separate thread, in the order events arrived, so they may call the client themselves.
+"""
+from __future__ import annotations
+
+import asyncio
+import errno
+import itertools
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+import aiohttp
+
+from .errors import ClientError
+
+UNIX_PREFIX = "ws+unix://"
+API_PATH = "/api/current"
+DEFAULT_URI = f"{UNIX_PREFIX}/run/tengig/tengig.sock"
+CALL_TIMEOUT = 60.0
+FINAL_JOB_STATES = ("SUCCESS", "FAILED", "ABORTED")
+
+JobCallback = Callable[[dict[str, Any]], Any]
+EventCallback = Callable[..., Any]
+
+
+class Client:
+    def __init__(self, uri: str = DEFAULT_URI, *, api_key: str | None = None, username: str | None = None,
+                 call_timeout: float = CALL_TIMEOUT):
+        self.uri = uri
+        self.call_timeout = call_timeout
+        self.legacy_jobs = True
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._job_callbacks_by_call: dict[int, JobCallback] = {}
+        self._job_callbacks: dict[int, JobCallback] = {}
+        self._job_ends: dict[int, asyncio.Future[dict[str, Any]]] = {}  # legacy servers only
+        self._event_callbacks: dict[str, list[tuple[str, EventCallback]]] = {}
+        self._jobs_subscription: str | None = None
+        self._callbacks = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tengig-client-callback")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="tengig-client", daemon=True)
+        self._thread.start()
+        self._session: aiohttp.ClientSession | None = None
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        try:
+            self._run(self._connect(), timeout=call_timeout)
+            options = self.call("core.set_options", {"legacy_jobs": False})
+            self.legacy_jobs = bool(options.get("legacy_jobs", True))
+            if api_key is not None:
+                self.login_with_api_key(api_key, username)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- public -------------------------------------------------------------------------------------
+
+    def login_with_api_key(self, api_key: str, username: str | None = None) -> None:
+        """auth.login_ex (with a username) or auth.login_with_api_key; ClientError EACCES if refused."""
+        if username is not None:
+            answer = self.call("auth.login_ex", {"mechanism": "API_KEY_PLAIN", "username": username,
+                                                 "api_key": api_key})
+            ok = answer.get("response_type") == "SUCCESS"
+        else:
+            ok = self.call("auth.login_with_api_key", api_key) is True
+        if not ok:
+            raise ClientError(f"the server refused the API key (user {username or 'of the key'}); "
+                              "check it with `tengig apikey list` on the server", errno=errno.EACCES)
+
+    def call(self, method: str, *params: Any, job: bool = False, callback: JobCallback | None = None,
+             timeout: float | None = None) -> Any:
+        """Call ``method`` with positional ``params``. ``job=True``: wait for the job's end (no time
+        limit unless ``timeout``), calling ``callback(job_dict)`` on every event of it."""
+        limit = timeout if timeout is not None else (None if job else self.call_timeout)
+        return self._run(self._call(method, list(params), job, callback), timeout=limit)
+
+    def subscribe(self, name: str, callback: EventCallback) -> str:
+        """``callback(msg_type, **params)`` for every ``collection_update`` of ``name`` ('*': all);
+        msg_type is 'ADDED'/'CHANGED'/'REMOVED', params has collection, id and fields."""
+        ident = self.call("core.subscribe", name)
+        self._event_callbacks.setdefault(name, []).append((ident, callback))
+        return ident
+
+    def unsubscribe(self, ident: str) -> None:
+        self.call("core.unsubscribe", ident)
+        for name, entries in list(self._event_callbacks.items()):
+            self._event_callbacks[name] = [e for e in entries if e[0] != ident]
+
+    def close(self) -> None:
+        if self._loop.is_running():
+            try:
+                self._run(self._disconnect(), timeout=5)
+            except ClientError:
+                pass
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+        if not self._loop.is_running() and not self._loop.is_closed():
+            self._loop.close()
+        self._callbacks.shutdown(wait=True)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # -- on the client's loop -----------------------------------------------------------------------
+
+    async def _connect(self) -> None:
+        if self.uri.startswith(UNIX_PREFIX):
+            connector = aiohttp.UnixConnector(path=self.uri[len(UNIX_PREFIX):])
+            url = f"ws://localhost{API_PATH}"
+        else:
+            connector, url = None, self.uri
+        self._session = aiohttp.ClientSession(connector=connector)
+        try:
+            self._ws = await self._session.ws_connect(url, max_msg_size=0, autoping=True)
+        except (aiohttp.ClientError, OSError) as exc:
+            raise ClientError(f"cannot connect to {self.uri}: {exc}; is `tengig serve` running?",
+                              errno=errno.ECONNREFUSED) from exc
+        asyncio.ensure_future(self._read())
+
+    async def _disconnect(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._session is not None:
+            await self._session.close()
+
+    async def _call(self, method: str, params: list[Any], job: bool, callback: JobCallback | None) -> Any:
+        if job and self._jobs_subscription is None:
+            # Subscribe before the call, or the job's ADDED event (and its first progress) could be missed.
+            self._jobs_subscription = await self._call("core.subscribe", ["core.get_jobs"], False, None)
+        call_id = next(self._ids)
+        if job:
+            self._job_callbacks_by_call[call_id] = callback or (lambda job_dict: None)
+        answer = await self._send_and_wait(call_id, method, params)
+        self._job_callbacks_by_call.pop(call_id, None)
+        if "error" in answer:
+            raise ClientError.from_error(answer["error"], method)
+        result = answer.get("result")
+        if job and self.legacy_jobs and isinstance(result, int):
+            return await self._wait_legacy_job(result, callback)
+        return result
+
+    async def _send_and_wait(self, call_id: int, method: str, params: list[Any]) -> dict[str, Any]:
+        if self._ws is None or self._ws.closed:
+            raise ClientError(f"not connected to {self.uri}", errno=errno.ENOTCONN)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = future
+        try:
+            await self._ws.send_str(json.dumps({"jsonrpc": "2.0", "id": call_id, "method": method, "params": params}))
+            return await future
+        finally:
+            self._pending.pop(call_id, None)
+
+    async def _wait_legacy_job(self, job_id: int, callback: JobCallback | None) -> Any:
+        end = self._job_ends.setdefault(job_id, asyncio.get_running_loop().create_future())
+        if callback is not None:
+            self._job_callbacks[job_id] = callback
+        fields = await end
+        if fields["state"] == "SUCCESS":
+            return fields.get("result")
+        raise ClientError.from_job(fields)
+
+    async def _read(self) -> None:
+        assert self._ws is not None
+        try:
+            async for msg in self._ws:
+                if msg.type == aiohttp.WSMsgType.TEXT:
+                    self._receive(json.loads(msg.data))
+        finally:
+            closed = ClientError(f"connection to {self.uri} closed (code {self._ws.close_code})",
+                                 errno=errno.ECONNABORTED)
+            for future in [*self._pending.values(), *self._job_ends.values()]:
+                if not future.done():
+                    future.set_exception(closed)
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "collection_update":
+            self._on_event(message["params"])
+        elif (future := self._pending.get(message.get("id"))) is not None and not future.done():
+            future.set_result(message)
+
+    def _on_event(self, params: dict[str, Any]) -> None:
+        collection, fields = params.get("collection"), params.get("fields") or {}
+        if collection == "core.get_jobs" and fields:
+            job_id = params.get("id")
+            for call_id in fields.get("message_ids", []):
+                if call_id in self._job_callbacks_by_call:
+                    self._job_callbacks[job_id] = self._job_callbacks_by_call[call_id]
+            if (callback := self._job_callbacks.get(job_id)) is not None:
+                self._callbacks.submit(callback, fields)
+            if fields.get("state") in FINAL_JOB_STATES:
+                self._job_callbacks.pop(job_id, None)
+                if (end := self._job_ends.pop(job_id, None)) is not None and not end.done():
+                    end.set_result(fields)
+        mtype = str(params.get("msg", "")).upper()
+        for name in (collection, "*"):
+            for _, callback in self._event_callbacks.get(name, []):
+                self._callbacks.submit(callback, mtype, **params)
+
+    # -- bridging -----------------------------------------------------------------------------------
+
+    def _run(self, coroutine: Any, *, timeout: float | None) -> Any:
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        try:
+            return future.result(timeout)
+        except FutureTimeout:
+            future.cancel()
+            raise ClientError(f"no answer from {self.uri} within {timeout:g} s", errno=errno.ETIMEDOUT) from None

@@ -1,0 +1,161 @@
+"""API keys for tengig's own host, in their own small SQLite file, never in plain text.
+
+A key is ``<id>-<secret>`` (the TrueNAS shape): the id finds the row, the 64-character random secret
+is checked against a salted PBKDF2-HMAC-SHA256 hash. The plain key is printed once by
+``tengig apikey create`` and exists nowhere else.
+
+Verified keys are remembered in memory only (as an HMAC under a per-process random pepper, next to
+the row's hash), so a script that reconnects often, or 200 clients logging in at once, do not pay
+PBKDF2 each time. The row is still read on every login: a deleted key stops working at once.
+
+File: $TENGIG_APIKEYS_DB, else ``apikeys.sqlite3`` next to the results database ($TENGIG_DB).
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ..errors import TengigError, ValidationError
+from ..results.store import default_db_path
+
+APIKEYS_ENV_VAR = "TENGIG_APIKEYS_DB"
+PBKDF2_ITERATIONS = 200_000  # a random 288-bit secret needs no stretching; this guards a leaked file anyway
+KEY_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+USERNAME_RE = re.compile(r"^[a-z_][a-z0-9_.-]{0,31}$")
+KEY_RE = re.compile(r"^([0-9]{1,12})-([A-Za-z0-9_-]{16,128})$")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS api_keys (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    username TEXT NOT NULL,
+    salt BLOB NOT NULL,
+    hash BLOB NOT NULL,
+    iterations INTEGER NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def default_apikeys_path() -> Path:
+    return Path(os.environ.get(APIKEYS_ENV_VAR) or default_db_path().with_name("apikeys.sqlite3"))
+
+
+class ApiKey(BaseModel):
+    id: int = Field(description="Key id (the part before '-').")
+    name: str = Field(description="Name given at creation.")
+    username: str = Field(description="The user a login with this key becomes.")
+    created: float = Field(description="Epoch seconds.")
+
+
+class ApiKeyStore:
+    def __init__(self, path: str | os.PathLike[str] | None = None):
+        self.path = Path(path) if path is not None else default_apikeys_path()
+        self._pepper = secrets.token_bytes(32)
+        self._verified: dict[int, tuple[bytes, bytes]] = {}  # id -> (row hash, HMAC of the accepted secret)
+        self._guard = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Created private before SQLite opens it: hashes only, but nobody else needs to read them.
+            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+            with self._transaction() as conn:
+                conn.execute(SCHEMA)
+        except OSError as exc:
+            raise TengigError(
+                f"cannot open the API key database {self.path} ({exc}); set {APIKEYS_ENV_VAR} to a writable file",
+                errno=getattr(exc, "errno", None) or errno.EACCES,
+            ) from exc
+
+    def create(self, name: str, username: str = "root") -> tuple[ApiKey, str]:
+        """A new key: its record, and the plain key (shown once, stored nowhere)."""
+        problems = []
+        if not KEY_NAME_RE.match(name or ""):
+            problems.append(("name", f"{name!r} is not a key name (letters, digits, '.', '_', '-'; up to 64)"))
+        if not USERNAME_RE.match(username or ""):
+            problems.append(("username", f"{username!r} is not a user name"))
+        if problems:
+            raise ValidationError(problems)
+        secret = secrets.token_urlsafe(48)  # 64 characters, 288 random bits
+        salt = secrets.token_bytes(16)
+        digest = _pbkdf2(secret, salt, PBKDF2_ITERATIONS)
+        created = time.time()
+        try:
+            with self._transaction() as conn:
+                cur = conn.execute(
+                    "INSERT INTO api_keys (name, username, salt, hash, iterations, created) VALUES (?, ?, ?, ?, ?, ?)",
+                    (name, username, salt, digest, PBKDF2_ITERATIONS, created),
+                )
+                key_id = int(cur.lastrowid)
+        except sqlite3.IntegrityError as exc:
+            clash = ValidationError.one("name", f"an API key named {name!r} already exists; delete it or pick another")
+            clash.errno = errno.EEXIST
+            raise clash from exc
+        return ApiKey(id=key_id, name=name, username=username, created=created), f"{key_id}-{secret}"
+
+    def list(self) -> list[ApiKey]:
+        with self._transaction() as conn:
+            rows = conn.execute("SELECT id, name, username, created FROM api_keys ORDER BY id").fetchall()
+        return [ApiKey(id=r[0], name=r[1], username=r[2], created=r[3]) for r in rows]
+
+    def delete(self, name: str) -> None:
+        with self._transaction() as conn:
+            if conn.execute("DELETE FROM api_keys WHERE name = ?", (name,)).rowcount == 0:
+                raise TengigError(f"no API key named {name!r}; `tengig apikey list` shows them", errno=errno.ENOENT)
+
+    def verify(self, plain_key: str, username: str | None = None) -> ApiKey | None:
+        """The key's record if ``plain_key`` is a current key (of ``username``, if given), else None."""
+        match = KEY_RE.match(plain_key) if isinstance(plain_key, str) else None
+        if match is None:
+            return None
+        key_id, secret = int(match.group(1)), match.group(2)
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT id, name, username, created, salt, hash, iterations FROM api_keys WHERE id = ?", (key_id,)
+            ).fetchone()
+        if row is None or (username is not None and username != row[2]):
+            return None
+        salt, stored, iterations = row[4], row[5], row[6]
+        fast = hmac.new(self._pepper, secret.encode(), hashlib.sha256).digest()
+        with self._guard:
+            remembered = self._verified.get(key_id)
+        if remembered is not None and hmac.compare_digest(remembered[0], stored):
+            ok = hmac.compare_digest(remembered[1], fast)
+        else:
+            ok = hmac.compare_digest(_pbkdf2(secret, salt, iterations), stored)
+            if ok:
+                with self._guard:
+                    self._verified[key_id] = (stored, fast)
+        return ApiKey(id=row[0], name=row[1], username=row[2], created=row[3]) if ok else None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One connection, one transaction, closed after; sqlite3 errors become TengigError here only."""
+        try:
+            conn = sqlite3.connect(self.path, timeout=30)
+        except sqlite3.Error as exc:
+            raise TengigError(f"cannot open the API key database {self.path}: {exc}") from exc
+        try:
+            with conn:
+                yield conn
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise TengigError(f"API key database {self.path}: {exc}") from exc
+        finally:
+            conn.close()
+
+
+def _pbkdf2(secret: str, salt: bytes, iterations: int) -> bytes:
+    return hashlib.pbkdf2_hmac("sha256", secret.encode(), salt, iterations)

@@ -1,0 +1,65 @@
+"""API keys: hashed at rest (the plain key is nowhere in the file), verified, deleted for good."""
+from __future__ import annotations
+
+import stat
+
+import pytest
+
+from tengig.errors import TengigError, ValidationError
+from tengig.server import apikeys
+from tengig.server.apikeys import ApiKeyStore
+
+
+@pytest.fixture
+def store(tmp_path) -> ApiKeyStore:
+    return ApiKeyStore(tmp_path / "apikeys.sqlite3")
+
+
+def test_plain_key_is_nowhere_in_the_database_file(store, tmp_path):
+    record, key = store.create("backup-script")
+    secret = key.split("-", 1)[1]
+    files = [p for p in tmp_path.iterdir() if p.name.startswith("apikeys.sqlite3")]
+    blob = b"".join(p.read_bytes() for p in files)
+    assert b"backup-script" in blob  # the name is stored in clear: the check reads the right file
+    assert secret.encode() not in blob and key.encode() not in blob
+    assert stat.S_IMODE((tmp_path / "apikeys.sqlite3").stat().st_mode) == 0o600
+
+
+def test_verify_accepts_the_key_and_nothing_else(store):
+    record, key = store.create("k1")
+    assert store.verify(key) == record
+    assert store.verify(key, username="root") == record
+    assert store.verify(key) == record  # second time: from the in-memory cache
+    assert store.verify(key, username="alice") is None
+    assert store.verify(key[:-1] + ("A" if key[-1] != "A" else "B")) is None
+    assert store.verify("not-a-key") is None and store.verify("") is None
+    other_id = f"{record.id + 1}-{key.split('-', 1)[1]}"
+    assert store.verify(other_id) is None
+
+
+def test_a_deleted_key_stops_working_at_once(store):
+    _, key = store.create("temp")
+    assert store.verify(key) is not None
+    ApiKeyStore(store.path).delete("temp")  # another process (the CLI) deletes it
+    assert store.verify(key) is None
+    with pytest.raises(TengigError) as missing:
+        store.delete("temp")
+    assert missing.value.errno == 2
+
+
+def test_names_are_validated_and_unique(store):
+    store.create("one")
+    with pytest.raises(ValidationError) as clash:
+        store.create("one")
+    assert clash.value.errno == 17 and clash.value.errors[0][0] == "name"
+    with pytest.raises(ValidationError):
+        store.create("bad name; drop table")
+    assert [k.name for k in store.list()] == ["one"]
+
+
+def test_default_path_sits_next_to_the_results_database(monkeypatch, tmp_path):
+    monkeypatch.delenv(apikeys.APIKEYS_ENV_VAR, raising=False)
+    monkeypatch.setenv("TENGIG_DB", str(tmp_path / "x" / "results.sqlite3"))
+    assert apikeys.default_apikeys_path() == tmp_path / "x" / "apikeys.sqlite3"
+    monkeypatch.setenv(apikeys.APIKEYS_ENV_VAR, str(tmp_path / "keys.db"))
+    assert apikeys.default_apikeys_path() == tmp_path / "keys.db"
