@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tengig.api import Registry
+from tengig.api.services.bench import TenGigBenchService
+from tengig.errors import LabError
 from tengig.server import rpc
 from tengig.server.apikeys import ApiKeyStore
 from tengig.server.dispatcher import Dispatcher
@@ -37,6 +39,19 @@ json_scalars = (st.none() | st.booleans() | edge_ints | st.integers(min_value=-(
                 | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20))
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
                            | st.dictionaries(st.text(max_size=12), inner, max_size=4), max_leaves=12)
+
+
+def _no_system():
+    raise LabError("fuzz: no system to measure")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_bench_system():
+    """A valid tengig.bench call must not measure whatever lab happens to be up."""
+    saved = TenGigBenchService._system_factory
+    TenGigBenchService._system_factory = staticmethod(_no_system)
+    yield
+    TenGigBenchService._system_factory = saved
 
 
 class InProcess:

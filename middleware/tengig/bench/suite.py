@@ -8,7 +8,7 @@ and raw outputs and never gets a number."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,7 +17,7 @@ from ..errors import Aborted, TengigError, ValidationError
 from ..names import HOSTNAME_RE
 from ..results.models import Environment
 from ..verdict.judge import judge
-from ..verdict.models import Ceiling, Facts, Verdict
+from ..verdict.models import Ceiling, Facts, Target, Verdict
 from ..verdict.targets import DEFAULT_TARGET, find_target
 from .context import BenchContext, Progress
 from .hosts import Hosts
@@ -121,8 +121,9 @@ def _facts(system: BenchSystem, report: ClientReport) -> Facts:
     )
 
 
-def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest) -> BenchReport:
-    target = find_target(req.target)
+def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
+              user_targets: Sequence[Target] = ()) -> BenchReport:
+    target = find_target(req.target, user_targets)
     clients = _clients(system, req)
     do_pool, do_net, do_smb = (req.kind in (k, "all") for k in ("pool", "net", "smb"))
     steps = [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
@@ -153,13 +154,14 @@ def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress
                    cancel: threading.Event | None = None,
                    live: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, BenchReport]:
     """run_suite, stored: (run id, report). Raises after recording a failed/aborted run."""
-    find_target(req.target)  # bad input fails before a run row exists
+    user_targets = [Target.model_validate({**doc, "builtin": False}) for doc in store.user_targets()]
+    find_target(req.target, user_targets)  # bad input fails before a run row exists
     _clients(system, req)
     ctx = BenchContext(system.hosts, progress=progress or (lambda p, d: None), cancel=cancel or threading.Event(),
                        live=live)
     run_id = store.start_run(req.kind, req, system.environment())
     try:
-        report = run_suite(ctx, system, req)
+        report = run_suite(ctx, system, req, user_targets)
     except BaseException as exc:
         for raw in ctx.raw:
             store.add_raw(run_id, raw)

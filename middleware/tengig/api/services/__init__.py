@@ -7,6 +7,7 @@ import importlib
 from ..service import Service
 
 SERVICE_MODULES = (
+    "bench",
     "results",
     "targets",
 )

@@ -1,0 +1,89 @@
+"""tengig.bench: the benchmark suite as abortable jobs with progress (one per pool at a time: EBUSY).
+
+Where it measures: the lab (the embedded default) when tengig serves outside TrueNAS. The job's
+progress carries the latest live sample (phase, bytes/s) in `extra`, for the panel's chart."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ...bench.suite import BenchRunRequest, run_and_record
+from ...errors import ValidationError
+from ...lab import Lab
+from ...lab.bench_adapter import LabBenchSystem
+from ...results import ResultStore
+from ..decorators import api_method, job
+from ..exceptions import api_errors
+from ..models.bench import (
+    TenGigBenchNetworkArgs, TenGigBenchNetworkResult, TenGigBenchPoolArgs, TenGigBenchPoolResult,
+    TenGigBenchRunArgs, TenGigBenchRunResult, TenGigBenchSmbArgs, TenGigBenchSmbResult,
+)
+from ..service import Service
+
+
+def lab_system() -> LabBenchSystem:
+    """The embedded default: the lab that is up (LabError "no lab is up" otherwise)."""
+    return LabBenchSystem(Lab())
+
+
+def _pool_lock(params: list[Any]) -> str:
+    request = params[0] if params and isinstance(params[0], dict) else {}
+    return f"tengig.bench:{request.get('pool') or 'default'}"
+
+
+class TenGigBenchService(Service):
+    """Measure pool, network and SMB and judge them against a target disk."""
+
+    class Config:
+        namespace = "tengig.bench"
+        cli_namespace = "tengig.bench"
+
+    # Where benchmarks run; the seam a host (or a test) sets: the lab today, a TrueNAS or plain Linux later.
+    _system_factory = staticmethod(lab_system)
+
+    def _run(self, job, request: dict[str, Any], kind: str) -> dict[str, Any]:
+        cancel = threading.Event()
+        job.on_abort(cancel.set)  # the runner kills the running tool; cleanup still runs
+        with api_errors(prefix="request"):
+            system = self._system_factory()
+            pool = request.pop("pool", None)
+            if pool not in (None, system.pool):
+                raise ValidationError.one("pool", f"{pool!r} is not a pool of {system.name}; use {system.pool!r}")
+            req = BenchRunRequest(**{**request, "kind": kind})
+            store = ResultStore()
+            run_id, report = run_and_record(
+                system, req, store, cancel=cancel,
+                progress=lambda percent, description: job.set_progress(percent, description),
+                live=lambda sample: job.set_progress(extra=sample),
+            )
+        verdict = report.verdict
+        return {"run_id": run_id, "summary": verdict.summary if verdict else "", "report": report.model_dump(mode="json"),
+                "verdict": verdict.model_dump(mode="json") if verdict else None}
+
+    @api_method(TenGigBenchRunArgs, TenGigBenchRunResult, roles=["FULL_ADMIN"])
+    @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
+    def run(self, job, request: dict[str, Any]) -> dict[str, Any]:
+        """Measure what `request.kind` says (default all: pool, network, SMB), then the verdict."""
+        request = dict(request)
+        return self._run(job, request, request.pop("kind", "all"))
+
+    @api_method(TenGigBenchPoolArgs, TenGigBenchPoolResult, roles=["FULL_ADMIN"])
+    @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
+    def pool(self, job, request: dict[str, Any]) -> dict[str, Any]:
+        """fio on a scratch dataset of the pool (removed afterwards), then the verdict."""
+        return self._run(job, dict(request), "pool")
+
+    @api_method(TenGigBenchNetworkArgs, TenGigBenchNetworkResult, roles=["FULL_ADMIN"])
+    @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
+    def network(self, job, request: dict[str, Any]) -> dict[str, Any]:
+        """iperf3 over each client's link, 1 and N streams, both directions, then the verdict."""
+        return self._run(job, dict(request), "net")
+
+    @api_method(TenGigBenchSmbArgs, TenGigBenchSmbResult, roles=["FULL_ADMIN"])
+    @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
+    def smb(self, job, request: dict[str, Any]) -> dict[str, Any]:
+        """smbclient copies to and from the share on each client, then the verdict."""
+        return self._run(job, dict(request), "smb")
+
+
+SERVICE = TenGigBenchService
