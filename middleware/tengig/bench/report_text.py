@@ -81,6 +81,12 @@ def report_text(report: BenchReport) -> str:
                        f"({cv}{arc})")
     for c in report.clients:
         out += [""] + _client_lines(c)
+    if report.smb_concurrent:
+        sc = report.smb_concurrent
+        out += ["", f"SMB, {len(sc.clients)} clients at once ({sc.engine}, {sc.file_size // MiB} MiB each):"]
+        for d in (sc.read, sc.write):
+            each = ", ".join(f"{c} {mb(r.median)}" for c, r in d.per_client.items())
+            out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each})")
     out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
             "(MEASURE.md §1), everything else measured."]
     return "\n".join(out)

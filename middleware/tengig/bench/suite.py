@@ -26,6 +26,7 @@ from .pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from .pool_presets import PresetName
 from .scratch import ScratchStorage
 from .smb import SmbBenchRequest, SmbBenchResult, SmbEndpoint, run_smb_bench
+from .smb_multi import MountedSmbEndpoint, SmbConcurrentResult, run_concurrent_smb
 
 Kind = Literal["pool", "net", "smb", "all"]
 NET_SECONDS = {"quick": 5, "full": 10}
@@ -42,6 +43,8 @@ class BenchSystem(Protocol):
     def storage(self, ctx: BenchContext) -> ScratchStorage: ...
 
     def smb(self) -> SmbEndpoint: ...
+
+    def smb_mounted(self) -> MountedSmbEndpoint | None: ...  # None: clients cannot mount the share
 
     def link(self, client: str) -> LinkUnderTest: ...
 
@@ -77,6 +80,8 @@ class BenchReport(BaseModel):
     target: str
     pool: PoolBenchResult | None = None
     clients: list[ClientReport]
+    smb_concurrent: SmbConcurrentResult | None = Field(
+        None, description="With several clients: all of them at once (fio client/server over mounted shares).")
 
     @property
     def verdict(self) -> Verdict | None:
@@ -128,13 +133,18 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
     do_pool, do_net, do_smb = (req.kind in (k, "all") for k in ("pool", "net", "smb"))
     steps = [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
                                           if (k == "net" and do_net) or (k == "smb" and do_smb)]
+    mounted = system.smb_mounted() if do_smb and len(clients) > 1 else None
+    steps += [("smb-concurrent", None)] * (mounted is not None)
     reports = {c: ClientReport(client=c, link=system.link(c)) for c in clients}
+    concurrent = None
     pool = None
     for n, (kind, client) in enumerate(steps):
         part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
         if kind == "pool":
             pool = run_pool_bench(part, system.storage(part), system.nas,
                                   PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
+        elif kind == "smb-concurrent":
+            concurrent = run_concurrent_smb(part, mounted, clients, req.preset, req.repeats)
         elif kind == "net":
             reports[client].network = measure_link(
                 part, reports[client].link, streams=req.streams,
@@ -147,7 +157,7 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
         r.verdict = judge(target, ceilings, _facts(system, r))
     ctx.report(100, "verdict")
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
-                       clients=list(reports.values()))
+                       clients=list(reports.values()), smb_concurrent=concurrent)
 
 
 def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress: Progress | None = None,

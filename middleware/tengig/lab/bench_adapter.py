@@ -9,7 +9,7 @@ from ..bench.network import LinkUnderTest
 from ..runner import Completed
 from . import samba
 from .lab import Lab
-from .plan import POOL_NAME, SHARE_DATASET
+from .plan import POOL_NAME, SHARE_DATASET, SHARE_NAME
 
 
 class LabHosts:
@@ -105,6 +105,9 @@ class LabBenchSystem:
     def smb(self) -> "LabSmbEndpoint":
         return LabSmbEndpoint(self.lab)
 
+    def smb_mounted(self) -> "LabMountedSmbEndpoint":
+        return LabMountedSmbEndpoint(self.lab)
+
     def link(self, client: str) -> LinkUnderTest:
         return lab_link(self.lab, client, self.nas)
 
@@ -117,3 +120,47 @@ class LabBenchSystem:
 
         return collect_environment(self.lab.runner, dataset=None if self._bare else SHARE_DATASET,
                                    netns=self.lab.netns(self.nas))
+
+
+class LabMountedSmbEndpoint(LabSmbEndpoint):
+    """The lab share mounted on each client with smbnetfs (no kernel CIFS here, LAB.md), for fio.
+    smbnetfs runs in the client's network namespace but the root mount namespace, so the controller
+    and the fio servers see the mount; it finds the server by address, with its own HOME for auth."""
+
+    def __init__(self, lab: Lab):
+        super().__init__(lab)
+        self.controller = self.server
+
+    def _base(self, client: str):
+        return self.lab.paths.run / f"smbnetfs-{client}"
+
+    def mount(self, ctx, client: str) -> str:
+        base = self._base(client)
+        home, mnt = base / "home", base / "mnt"
+        (home / ".smb").mkdir(parents=True, exist_ok=True)
+        mnt.mkdir(parents=True, exist_ok=True)
+        (home / ".smb" / "smb.conf").write_text("[global]\n  client min protocol = SMB2\n  client max protocol = SMB3\n")
+        conf = home / ".smb" / "smbnetfs.conf"
+        server = self._plan.address_of(self.server, client)
+        spec = self.lab.require_up().spec
+        conf.write_text(f'auth "{server}" "{spec.smb_user}" "{spec.smb_password}"\nsmb_query_browsers false\n')
+        conf.chmod(0o600)
+        ctx.run(client, ["smbnetfs", str(mnt), "-o", "big_writes,max_write=1048576,max_read=1048576,max_readahead=1048576"],
+                timeout=30, netns_mode="nsenter", env={"HOME": str(home)}, tool="smbnetfs")
+        share = mnt / server / SHARE_NAME
+        for _ in range(50):
+            if share.is_dir():
+                return str(share)
+            import time
+
+            time.sleep(0.1)
+        from ..errors import LabError
+
+        raise LabError(f"smbnetfs on {client} does not show {share}")
+
+    def unmount(self, ctx, client: str) -> None:
+        mnt = self._base(client) / "mnt"
+        ctx.run(client, ["umount", str(mnt)], timeout=30, netns_mode="nsenter", check=False, record=False)
+
+    def jobdir(self):
+        return self._tmp
