@@ -1,7 +1,7 @@
 # tengig: two commands on a fresh Debian 12 machine, as root:
 #   make demo   set up, then run the main flow on the embedded lab
 #   make test   set up, then run every test (Python and panel) and print "N passed, N failed"
-# make bench: tengig's own fidelity against the raw tools (not a test; minutes, on the lab)
+# make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
 .PHONY: setup demo test bench clean-lab
 
 setup:
@@ -15,6 +15,7 @@ test: setup
 
 bench: setup
 	@.venv/bin/python scripts/bench_fidelity.py
+	@.venv/bin/python scripts/bench_api_ping.py
 
 clean-lab: setup
 	@.venv/bin/tengig lab down
