@@ -1,0 +1,228 @@
+"""tengig as a middlewared plugin: one file the installer copies into middlewared/plugins/ (SCALE).
+
+For each tengig service (tengig.api.services.default_services()) it defines a middlewared Service
+subclass of the same name and Config whose methods delegate to tengig's, declared with middlewared's
+``@api_method`` (tengig's Args/Result models re-parented under ``middlewared.api.``, tengig's roles)
+and, for jobs, ``@job`` with tengig's lock, lock_queue_size and abortable. What to declare is
+computed by tengig.plugin_spec (tested without middlewared); this file only turns it into classes.
+
+- Sync bodies stay sync, so middlewared runs them in its thread pool; async bodies stay async.
+- A job body gets a ``TenGigJob`` adapter (set_progress, aborted, check_aborted, on_abort) around
+  middlewared's Job. Limit: middlewared 25.10 aborts only coroutine jobs (it cancels them); a sync
+  job such as tengig.bench.run cannot see core.job_abort there. 26+ sets ``job.aborted_event``,
+  which the adapter watches.
+- tengig's CallError / ValidationErrors become middlewared's (same errmsg, errno, extra / each
+  (attribute, errmsg, errno)); JobAborted becomes JobCancelledException (26+) or
+  asyncio.CancelledError; any other tengig error goes through tengig.api.translate() first.
+
+middlewared imports every plugin with no try/except, so this file must never raise at import when
+tengig is missing or broken: it then logs why and defines no service (middlewared still starts).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+try:
+    from middlewared.api import api_method
+    from middlewared.service import CallError, Service, ValidationErrors, job
+except ImportError as exc:  # pragma: no cover - only middlewared imports this file
+    raise ImportError("tengig_plugin is a middlewared plugin: middlewared imports it from its plugins/ "
+                      "directory") from exc
+
+try:  # 26+: a sync job ends ABORTED when it raises this after seeing job.aborted_event
+    from middlewared.job import JobCancelledException as _JobCancelled
+except ImportError:  # 25.10 and earlier (and stand-ins)
+    _JobCancelled = asyncio.CancelledError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["TenGigJob", "TENGIG_SERVICES", "TENGIG_LOAD_ERROR"]
+
+
+class TenGigJob:
+    """tengig's job interface around middlewared's Job."""
+
+    def __init__(self, mw_job):
+        self._job = mw_job
+        self._hooks = []
+        self._fired = False
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._watcher = None
+
+    def set_progress(self, percent=None, description=None, extra=None):
+        self._job.set_progress(percent, description, extra)
+
+    def _abort_seen(self):
+        event = getattr(self._job, "aborted_event", None)
+        if event is not None and event.is_set():
+            return True
+        return bool(getattr(self._job, "aborted", False))
+
+    @property
+    def aborted(self):
+        if self._abort_seen():
+            self._fire()
+            return True
+        return False
+
+    def check_aborted(self):
+        if self.aborted:
+            from tengig.api import JobAborted
+
+            raise JobAborted(f"job {getattr(self._job, 'id', '?')} was aborted")
+
+    def on_abort(self, hook):
+        with self._lock:
+            fired = self._fired
+            if not fired:
+                self._hooks.append(hook)
+        if fired or self._abort_seen():
+            self._fire() if not fired else _run_hook(hook)
+            return
+        event = getattr(self._job, "aborted_event", None)
+        if event is not None and self._watcher is None:
+            self._watcher = threading.Thread(target=self._watch, args=(event,), daemon=True,
+                                             name=f"tengig-abort-{getattr(self._job, 'id', '?')}")
+            self._watcher.start()
+
+    def _watch(self, event):
+        while not self._done.is_set():
+            if event.wait(0.5):
+                self._fire()
+                return
+
+    def _fire(self):
+        with self._lock:
+            if self._fired:
+                return
+            self._fired = True
+            hooks, self._hooks = self._hooks, []
+        for hook in hooks:
+            _run_hook(hook)
+
+    def close(self):
+        self._done.set()
+
+
+def _run_hook(hook):
+    try:
+        hook()
+    except Exception:
+        logger.exception("tengig: an on_abort hook failed")
+
+
+def _to_middlewared(exc):
+    """The middlewared exception for ``exc`` (None: let it propagate as it is)."""
+    from tengig.api import exceptions as api_exceptions
+    from tengig import errors as tengig_errors
+
+    if isinstance(exc, api_exceptions.JobAborted):
+        return _JobCancelled(str(exc))
+    if isinstance(exc, tengig_errors.TengigError):
+        exc = api_exceptions.translate(exc) or exc
+    if isinstance(exc, api_exceptions.ValidationErrors):
+        verrors = ValidationErrors()
+        for attribute, errmsg, errno in exc:
+            verrors.add(attribute, errmsg, errno)
+        return verrors
+    if isinstance(exc, api_exceptions.CallError):
+        return CallError(exc.errmsg, exc.errno, exc.extra)
+    return None
+
+
+def _reraise(exc):
+    translated = _to_middlewared(exc)
+    if translated is None:
+        raise exc
+    raise translated from exc
+
+
+def _dump(method, value):
+    from tengig.api.params import dump_result
+
+    return dump_result(method.returns, value)
+
+
+def _make_method(method):
+    name = method.name
+    if method.job is not None:
+        if method.is_async:
+            async def body(self, job, *args):
+                adapter = TenGigJob(job)
+                try:
+                    return _dump(method, await getattr(self._tengig, name)(adapter, *args))
+                except Exception as exc:
+                    _reraise(exc)
+                finally:
+                    adapter.close()
+        else:
+            def body(self, job, *args):
+                adapter = TenGigJob(job)
+                try:
+                    return _dump(method, getattr(self._tengig, name)(adapter, *args))
+                except Exception as exc:
+                    _reraise(exc)
+                finally:
+                    adapter.close()
+    elif method.is_async:
+        async def body(self, *args):
+            try:
+                return _dump(method, await getattr(self._tengig, name)(*args))
+            except Exception as exc:
+                _reraise(exc)
+    else:
+        def body(self, *args):
+            try:
+                return _dump(method, getattr(self._tengig, name)(*args))
+            except Exception as exc:
+                _reraise(exc)
+    body.__name__ = name
+    body.__qualname__ = name
+    body.__doc__ = method.doc
+    if method.job is not None:
+        options = method.job
+        body = job(lock=options.lock, lock_queue_size=options.lock_queue_size, abortable=options.abortable,
+                   description=options.description, transient=options.transient)(body)  # innermost
+    return api_method(method.accepts, method.returns, roles=list(method.roles))(body)
+
+
+def _make_service(plan):
+    source = plan.source
+
+    def __init__(self, middleware):
+        Service.__init__(self, middleware)
+        self._tengig = source(middleware)
+
+    config = type("Config", (), {"namespace": plan.namespace, "cli_namespace": plan.cli_namespace})
+    namespace = {"__module__": __name__, "__qualname__": plan.class_name, "__doc__": plan.doc,
+                 "Config": config, "__init__": __init__}
+    for method in plan.methods:
+        namespace[method.name] = _make_method(method)
+    return type(plan.class_name, (Service,), namespace)
+
+
+def _load():
+    from tengig.plugin_conformance import check_plugin
+    from tengig.plugin_spec import build_plan
+
+    plan = build_plan()
+    violations = check_plugin(plan)
+    if violations:
+        raise RuntimeError("tengig plugin does not conform to middlewared's rules:\n" + "\n".join(violations))
+    return [_make_service(service) for service in plan]
+
+
+TENGIG_LOAD_ERROR = None
+try:
+    TENGIG_SERVICES = _load()
+except Exception as exc:  # never stop middlewared: no tengig methods instead
+    TENGIG_SERVICES = []
+    TENGIG_LOAD_ERROR = f"{type(exc).__name__}: {exc}"
+    logger.error("tengig plugin not loaded: %s", TENGIG_LOAD_ERROR, exc_info=True)
+
+for _service in TENGIG_SERVICES:  # middlewared collects Service subclasses from the module's globals
+    globals()[_service.__name__] = _service
+globals().pop("_service", None)

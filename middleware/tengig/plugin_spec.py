@@ -1,0 +1,102 @@
+"""What the middlewared plugin declares, computed without middlewared (so it can be tested anywhere).
+
+``build_plan()`` turns tengig's service classes (tengig.api.services.default_services()) into one
+``ServicePlan`` per class: the class name, the Config namespaces, and per public method the
+re-parented Args/Result models, the roles, the JobOptions and the parameter names. The plugin file
+(middleware/middlewared_plugin/tengig_plugin.py) only turns a plan into middlewared classes;
+tengig.plugin_conformance checks a plan against TRUENAS.md §1.
+
+Models are re-parented, never mutated: each is a subclass with the same name and fields whose
+``__module__`` is ``PLUGIN_MODEL_MODULE`` (middlewared refuses public models outside
+``middlewared.api.``). tengig's own classes keep their module.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from .api.decorators import JobOptions, job_options, method_spec
+from .api.service import Service, public_method_names
+
+PLUGIN_MODEL_MODULE = "middlewared.api.tengig"
+
+_reparented: dict[tuple[type[BaseModel], str], type[BaseModel]] = {}
+
+
+def reparent(model: type[BaseModel], module: str = PLUGIN_MODEL_MODULE) -> type[BaseModel]:
+    """A subclass of ``model`` with the same name, fields and doc whose ``__module__`` is ``module``
+    (one per model and module, so a model used by two methods is one class)."""
+    key = (model, module)
+    if key not in _reparented:
+        _reparented[key] = type(model)(model.__name__, (model,), {
+            "__module__": module, "__qualname__": model.__name__, "__doc__": model.__doc__,
+        })
+    return _reparented[key]
+
+
+@dataclass(frozen=True)
+class MethodPlan:
+    name: str                          # attribute name: "run"
+    full_name: str                     # "tengig.bench.run"
+    function: Callable[..., Any]       # tengig's function (unbound)
+    accepts: type[BaseModel]           # re-parented Args
+    returns: type[BaseModel]           # re-parented Result
+    roles: tuple[str, ...]
+    job: JobOptions | None
+    is_async: bool
+    parameters: tuple[str, ...]        # of tengig's function, "self" first
+    doc: str
+
+
+@dataclass(frozen=True)
+class ServicePlan:
+    class_name: str                    # "TenGigBenchService" (the middlewared class gets the same name)
+    source: type                       # tengig's service class
+    namespace: str
+    cli_namespace: str
+    methods: tuple[MethodPlan, ...]
+    doc: str
+
+
+def plan_service(cls: type[Service], module: str = PLUGIN_MODEL_MODULE) -> ServicePlan:
+    methods = []
+    for name in public_method_names(cls):
+        function = getattr(cls, name)
+        spec = method_spec(function)
+        if spec is None:  # tengig's Service refuses this at class definition; a plan cannot express it
+            raise TypeError(f"{cls.__name__}.{name} is public but not an @api_method")
+        methods.append(MethodPlan(
+            name=name,
+            full_name=f"{cls.Config.namespace}.{name}",
+            function=function,
+            accepts=reparent(spec.accepts, module),
+            returns=reparent(spec.returns, module),
+            roles=tuple(spec.roles),
+            job=job_options(function),
+            is_async=inspect.iscoroutinefunction(function),
+            parameters=tuple(inspect.signature(function).parameters),
+            doc=inspect.getdoc(function) or "",
+        ))
+    config = cls.Config
+    return ServicePlan(
+        class_name=cls.__name__, source=cls,
+        namespace=getattr(config, "namespace", "") or "", cli_namespace=getattr(config, "cli_namespace", "") or "",
+        methods=tuple(methods), doc=inspect.getdoc(cls) or "",
+    )
+
+
+def build_plan(services: Iterable[type[Service]] | None = None) -> list[ServicePlan]:
+    """The plan for ``services`` (default: tengig's public services)."""
+    if services is None:
+        from .api.services import default_services
+
+        services = default_services()
+    return [plan_service(cls) for cls in services]
+
+
+def method_names(plan: Iterable[ServicePlan]) -> list[str]:
+    return sorted(method.full_name for service in plan for method in service.methods)
