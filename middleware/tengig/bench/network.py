@@ -7,7 +7,6 @@ One iperf3 server per test and port (iperf3 serves one test at a time), stopped 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -80,7 +79,7 @@ def measure(
     """One iperf3 test over one link. Raises ToolOutputError/CommandError; never returns a zero."""
     server = ctx.spawn(link.server, server_argv(link, port=port), log_name=f"iperf3-{link.name}-{port}.log")
     try:
-        _wait_listening(ctx, link.server, port, server)
+        wait_listening(ctx, link.server, port, server, program="iperf3 server")
         done = ctx.run(
             link.client,
             client_argv(link, port=port, seconds=seconds, omit=omit, streams=streams, reverse=direction == "read"),
@@ -102,15 +101,16 @@ def measure(
             server.wait(timeout=5)
 
 
-def _wait_listening(ctx: BenchContext, host: str, port: int, server) -> None:
-    deadline = time.monotonic() + 10
+def wait_listening(ctx: BenchContext, host: str, port: int, server, *, program: str, timeout: float = 10) -> None:
+    """Until `server` (a process we started on `host`) listens on TCP `port`; raises if it exits first."""
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise ToolOutputError(f"iperf3 server on {host} exited with {server.returncode} before the test")
+            raise ToolOutputError(f"{program} on {host} exited with {server.returncode} before the test")
         if ctx.run(host, ["ss", "-Hltn", f"sport = :{port}"], timeout=5, record=False).stdout.strip():
             return
         time.sleep(0.05)
-    raise ToolOutputError(f"iperf3 server on {host} did not listen on port {port} within 10 s")
+    raise ToolOutputError(f"{program} on {host} did not listen on port {port} within {timeout:g} s")
 
 
 def measure_link(

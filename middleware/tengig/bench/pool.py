@@ -89,12 +89,13 @@ class PoolBenchResult(BaseModel):
         return out
 
 
-def working_set_for(arc_max: int, preset: PoolPreset, requested: int | None) -> int:
+def working_set_for(arc_max: int, preset: PoolPreset, requested: int | None, *, field: str = "working_set") -> int:
+    """Bytes per test file: at least 2 x ARC (and the preset's minimum), rounded up to whole MiB."""
     floor = ARC_FACTOR * arc_max
     if requested is not None:
         if requested < floor:
             raise ValidationError.one(
-                "working_set", f"{format_size(requested)} is smaller than {ARC_FACTOR} x the ARC "
+                field, f"{format_size(requested)} is smaller than {ARC_FACTOR} x the ARC "
                 f"({format_size(arc_max)}): the reads would come from RAM; use at least {format_size(floor)}")
         size = requested
     else:
@@ -120,7 +121,7 @@ def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
     return 120 + preset.random_seconds + preset.ramp_seconds
 
 
-def _drop_caches(ctx: BenchContext, host: str) -> bool:
+def drop_caches(ctx: BenchContext, host: str) -> bool:
     """Linux: write dirty pages, then drop the page cache (the ARC is handled by the working set)."""
     ctx.run(host, ["sync"], timeout=300, tool="sync")
     done = ctx.run(host, ["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=60, check=False, tool="sysctl")
@@ -136,7 +137,7 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
     for i in range(repeats):
         ctx.report(100 * i / repeats, f"pool {test.name} {direction} run {i + 1}/{repeats}")
         if direction == "read":
-            dropped = _drop_caches(ctx, host) and dropped
+            dropped = drop_caches(ctx, host) and dropped
             before = read_arc(ctx, host)
         done = ctx.run(host, fio_argv(test, direction, paths[i], size, preset, req.ioengine),
                        timeout=_timeout(test, size, preset), check=False, tool="fio")

@@ -20,7 +20,7 @@ from ..units import MiB, format_size
 from ..verdict.models import Ceiling
 from .arc import ArcDelta, delta, read_arc
 from .context import BenchContext
-from .pool import ARC_FACTOR, _drop_caches
+from .pool import drop_caches, working_set_for
 from .pool_presets import PRESETS, PresetName
 from .smb_probes import (
     LinkCounters, SmbSession, parse_cpu_ticks, parse_link_counters, parse_smbd_pids, parse_smbstatus_session,
@@ -161,11 +161,7 @@ def run_smb_bench(ctx: BenchContext, ep: SmbEndpoint, req: SmbBenchRequest) -> S
     preset = PRESETS[req.preset]
     repeats = req.repeats or preset.repeats
     arc = read_arc(ctx, ep.server)
-    floor = ARC_FACTOR * arc.c_max
-    if req.file_size is not None and req.file_size < floor:
-        raise ValidationError.one("file_size", f"{format_size(req.file_size)} is smaller than {ARC_FACTOR} x the "
-                                  f"ARC ({format_size(arc.c_max)}): reads would come from RAM")
-    size = -(-(req.file_size or max(floor, preset.min_working_set)) // MiB) * MiB
+    size = working_set_for(arc.c_max, preset, req.file_size, field="file_size")
     tag = f"{int(time.time())}-{os.getpid()}"
     src = f"{ep.client_tmpdir(req.client).rstrip('/')}/tengig-smb-{tag}.dat"
     remote = f"tengig-bench-{tag}"
@@ -185,7 +181,7 @@ def run_smb_bench(ctx: BenchContext, ep: SmbEndpoint, req: SmbBenchRequest) -> S
         arc_total = ArcDelta(hits=0, misses=0)
         for i in range(repeats):
             ctx.report(50 + 45 * i / repeats, f"smb read {ep.server} -> {req.client} run {i + 1}/{repeats}")
-            _drop_caches(ctx, ep.server)
+            drop_caches(ctx, ep.server)
             a0 = read_arc(ctx, ep.server)
             reads.append(_transfer(ctx, ep, req.client, "read", f"get {remote}\\f{i}.dat /dev/null", size,
                                    rticks, rwire))

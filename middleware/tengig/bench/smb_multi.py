@@ -16,7 +16,8 @@ from ..units import MiB, format_size
 from .arc import read_arc
 from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
-from .pool import ARC_FACTOR, _drop_caches
+from .network import wait_listening
+from .pool import drop_caches, working_set_for
 from .pool_presets import PRESETS, PresetName
 from .smb import MIN_WIRE_RATIO, SmbEndpoint, _counters
 from .stats import Repeated, summarize
@@ -91,7 +92,7 @@ def run_concurrent_smb(ctx: BenchContext, ep: MountedSmbEndpoint, clients: list[
                        preset: PresetName = "quick", repeats: int | None = None) -> SmbConcurrentResult:
     repeats = repeats or PRESETS[preset].repeats
     arc = read_arc(ctx, ep.server)
-    size = -(-max(ARC_FACTOR * arc.c_max, PRESETS[preset].min_working_set) // MiB) * MiB
+    size = working_set_for(arc.c_max, PRESETS[preset], None)
     tag = f"{int(time.time())}-multi"
     remote = f"tengig-bench-{tag}"
     mounts, servers = {}, []
@@ -100,7 +101,8 @@ def run_concurrent_smb(ctx: BenchContext, ep: MountedSmbEndpoint, clients: list[
             mounts[c] = ep.mount(ctx, c)
         for c in clients:  # after the mounts: a server started before its mount does not see it (LAB.md)
             servers.append(ctx.spawn(c, ["fio", "--server"], log_name=f"fio-server-{c}.log"))  # port 8765
-        _wait_for_servers(ctx, clients)
+        for c, proc in zip(clients, servers):
+            wait_listening(ctx, c, FIO_PORT, proc, program="fio --server", timeout=15)
         ctx.run(clients[0], ep.smbclient_argv(clients[0], f"mkdir {remote}"), timeout=60, tool="smbclient")
         results = {}
         for direction in ("write", "read"):
@@ -109,7 +111,7 @@ def run_concurrent_smb(ctx: BenchContext, ep: MountedSmbEndpoint, clients: list[
                 ctx.report((0 if direction == "write" else 50) + 50 * i / repeats,
                            f"smb {len(clients)} clients at once {direction} run {i + 1}/{repeats}")
                 if direction == "read":
-                    _drop_caches(ctx, ep.server)
+                    drop_caches(ctx, ep.server)
                 speeds, total, wire = _round(ctx, ep, clients, mounts, direction, i, remote, size, tag)
                 for c in clients:
                     per[c].append(speeds[c])
@@ -136,13 +138,3 @@ def run_concurrent_smb(ctx: BenchContext, ep: MountedSmbEndpoint, clients: list[
         for job in ep.jobdir().glob(f"tengig-{tag}-*.fio"):
             job.unlink()
 
-
-def _wait_for_servers(ctx: BenchContext, clients: list[str]) -> None:
-    deadline = time.monotonic() + 15
-    pending = list(clients)
-    while pending and time.monotonic() < deadline:
-        pending = [c for c in pending if not ctx.run(c, ["ss", "-Hltn", f"sport = :{FIO_PORT}"], timeout=5,
-                                                      record=False).stdout.strip()]
-        time.sleep(0.1)
-    if pending:
-        raise ToolOutputError(f"fio --server did not listen on port {FIO_PORT} on {', '.join(pending)} within 15 s")

@@ -3,6 +3,7 @@ LinkUnderTest (configured rates stand in for the negotiated speed a real NIC rep
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Sequence
 
 from ..bench.network import LinkUnderTest
@@ -151,8 +152,6 @@ class LabMountedSmbEndpoint(LabSmbEndpoint):
         for _ in range(50):
             if share.is_dir():
                 return str(share)
-            import time
-
             time.sleep(0.1)
         from ..errors import LabError
 
