@@ -41,9 +41,10 @@ def test_tbf_rate_is_line_rate_times_1514_over_1538(rate, tbf_mbit):
     assert shaping.tbf_rate_bps / 10**6 == pytest.approx(tbf_mbit, rel=5e-4)
 
 
-def test_burst_is_at_least_1ms_and_64k():
-    assert shaping_for(100 * 10**6, 1500).burst_bytes == 64 * 1024
-    assert shaping_for(10 * 10**9, 1500).burst_bytes >= 1_230_000  # 1 ms at 9.84 Gbit/s
+def test_burst_is_8ms_of_traffic_and_at_least_64k():
+    assert shaping_for(100 * 10**6, 1500).burst_bytes == 98_439  # 8 ms at 98.44 Mbit/s
+    assert shaping_for(10**9, 1500).burst_bytes == 984_395  # 8 ms at 984.4 Mbit/s
+    assert shaping_for(10 * 10**9, 1500).burst_bytes == 9_843_953  # 8 ms at 9.84 Gbit/s
     assert shaping_for(10**9, 9000).burst_bytes >= 2 * 9014
 
 
