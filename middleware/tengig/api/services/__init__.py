@@ -8,6 +8,8 @@ from ..service import Service
 
 SERVICE_MODULES = (
     "bench",
+    "mesh",
+    "nic",
     "results",
     "targets",
 )
