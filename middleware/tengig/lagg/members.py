@@ -124,8 +124,9 @@ def select(request: LaggRequest) -> Selection:
                 "and a LAGG aggregates one speed"))
     members = _spread(group, wanted)
     chosen = {n.name for n in members}
-    skipped += [SkippedNic(name=n.name, reason="spare: one member per card already (options.member_count adds more)")
-                for n in group if n.name not in chosen]
+    spare = ("spare: one member per card already (options.member_count adds more)" if wanted is None
+             else f"spare: options.member_count is {wanted}")
+    skipped += [SkippedNic(name=n.name, reason=spare) for n in group if n.name not in chosen]
     order = {n.name: i for i, n in enumerate(nics)}
     return Selection(members, sorted(skipped, key=lambda s: order[s.name]))
 

@@ -6,6 +6,7 @@ reason in words, and what would serve the goal better.
 """
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,7 +57,7 @@ def plan_lagg(request: LaggRequest | Mapping[str, Any]) -> LaggPlan:
         xmit_hash_policy=protocols.DEFAULT_HASH if hashed else None,
         lacpdu_rate=protocols.DEFAULT_LACPDU_RATE if protocol == "LACP" else None,
         mtu=options.mtu,
-        address=options.address,
+        address=str(ipaddress.ip_interface(options.address)) if options.address else None,
         flows=request.flow_count(),
         throughput=throughput,
         alternatives=advice.alternatives(request, protocol, members, total, throughput),

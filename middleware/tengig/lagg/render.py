@@ -179,9 +179,9 @@ def merge_rc_block(existing_text: str, block_text: str, name: str) -> str:
     """rc.conf with tengig's block for `name` replaced by block_text (or removed when it is empty);
     the user's lines stay as they were, and merging twice equals merging once."""
     kept, inside = [], False
-    begin, end = f"# BEGIN tengig lagg {name} ", end_mark(name)
+    begin, end = f"# BEGIN tengig lagg {name} ", end_mark(name)  # the blank: lagg1 is not lagg10
     for line in existing_text.splitlines(keepends=True):
-        if line.strip().startswith(begin.strip()) and (line.strip() + " ").startswith(begin):
+        if (line.strip() + " ").startswith(begin):
             inside = True
             continue
         if inside:

@@ -92,7 +92,8 @@ def _one(protocol: LagProtocol, topology: Topology, direction: Direction, k: int
          total: float, total_low: float, clients: float, card_words: list[str]) -> tuple[float, float, str]:
     link = format_rate(one)
     flows = "one flow" if k == 1 else f"{k} flows"
-    cap_words = f"; the clients' links carry {format_rate(clients)}" if clients < total else ""
+    takers = "the client's link takes" if (k == 1 or clients <= one) and topology != "switchless-peer" else "the clients' links take"
+    cap_words = f", but {takers} only {format_rate(clients)}" if clients < total else ""
     card = ("; " + "; ".join(card_words)) if card_words else ""
     if protocol == "FAILOVER":
         return min(one, clients), min(one, clients), f"failover sends and receives on one member at a time: {link}"
@@ -100,15 +101,15 @@ def _one(protocol: LagProtocol, topology: Topology, direction: Direction, k: int
     if direction == "write" and not symmetric:
         # Nothing in front of the NAS aggregates: the switch learnt the LAGG's one MAC on one port.
         bps = min(one, clients)
-        mode = "round-robin" if protocol == "ROUNDROBIN" else "load balance"
-        return bps, bps, (f"{mode} balances only what the NAS sends: the switch does not aggregate and delivers "
-                          f"everything for the LAGG's MAC address through one port, so {flows} to the NAS get one "
-                          f"member, {link}")
+        mode = "round-robin balances" if protocol == "ROUNDROBIN" else "load balance spreads"
+        return bps, bps, (f"{mode} only what the NAS sends: the switch does not aggregate and delivers "
+                          f"everything for the LAGG's MAC address through one port, so {flows} to the NAS "
+                          f"{'gets' if k == 1 else 'get'} one member, {link}")
     if protocol == "ROUNDROBIN":
         bps = min(total, clients)
         who = "the NAS" if direction == "read" else "the peer"
         return bps, min(total_low, clients), (
-            f"round-robin on {who} stripes {flows} over all {n} members: {format_rate(bps)}{cap_words}{card}")
+            f"round-robin on {who} stripes {flows} over all {n} members{cap_words}: {format_rate(bps)}{card}")
     hashed_by = "the NAS" if direction == "read" else ("the switch" if topology == "lacp-switch" else "the peer")
     if k == 1:
         bps = min(one, clients)
