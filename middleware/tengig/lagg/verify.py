@@ -25,7 +25,7 @@ ONE_MEMBER_SHARE = 0.9  # a member with 90% of the bytes or more carried the tes
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, str_max_length=1024)
 
 
 class FlowResult(_Input):

@@ -19,7 +19,7 @@ def card_of_pci_slot(pci_slot: str | None) -> str | None:
 
 
 class LinkFlap(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     at: str = Field(description="When, as the kernel log gives it (ISO 8601 when known, else seconds since boot).")
     state: Literal["up", "down"] = Field(description="The link went up or down.")
@@ -27,7 +27,7 @@ class LinkFlap(BaseModel):
 
 
 class Nic(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     name: str = Field(description="Interface name, e.g. 'enp3s0f0', 'ix0', 'bond1'.")
     kind: Literal["physical", "virtual", "bond", "bridge", "vlan", "loopback"] = Field(

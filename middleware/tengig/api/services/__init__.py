@@ -8,6 +8,7 @@ from ..service import Service
 
 SERVICE_MODULES = (
     "bench",
+    "lagg",
     "mesh",
     "nic",
     "results",

@@ -49,9 +49,9 @@ class TenGigMeshService(Service):
         with api_errors(prefix="request"):
             plan = plan_mesh(request)
         names = [h.name for h in plan.hosts]
-        if host not in names:
-            raise ValidationError.one("host", f"{host!r} is not a host of the plan ({', '.join(names)})")
         with api_errors():
+            if host not in names:
+                raise ValidationError.one("host", f"{host!r} is not a host of the plan ({', '.join(names)})")
             return render_host(plan, host, flavour, existing_hosts=existing_hosts)
 
     @api_method(TenGigMeshApplyArgs, TenGigMeshApplyResult, roles=["NETWORK_INTERFACE_WRITE"])
