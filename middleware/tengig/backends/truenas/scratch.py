@@ -31,6 +31,12 @@ def _property(entry: dict[str, Any], name: str) -> Any:
     return value
 
 
+def _word(entry: dict[str, Any], name: str) -> str:
+    """'off', 'lz4': the property's value as zfs prints it (``parsed`` may be a bool, e.g. atime)."""
+    value = entry.get(name)
+    return str(value.get("value") if isinstance(value, dict) else value).lower()
+
+
 class TrueNASScratch:
     def __init__(self, backend: TrueNASBackend):
         self.backend = backend
@@ -71,7 +77,7 @@ class TrueNASScratch:
         return ScratchInfo(
             name=name, mountpoint=entry.get("mountpoint") or f"/mnt/{name}",
             recordsize=recordsize if isinstance(recordsize, int) else parse_size(str(recordsize)),
-            compression=str(_property(entry, "compression")).lower(), atime=str(_property(entry, "atime")).lower(),
+            compression=_word(entry, "compression"), atime=_word(entry, "atime"),
         )
 
     def compressratio(self, dataset: str) -> float:
