@@ -1,7 +1,5 @@
-"""Fixtures for the TrueNAS backend tests: stand-in TrueNASes (loopback only, no lab).
-
-These tests touch no lab, so they do not take the repository-wide lab lock (tests/conftest.py): this
-fixture of the same name replaces it here, and they run alongside lab tests."""
+"""Fixtures for the TrueNAS backend tests: stand-in TrueNASes (loopback only, no lab; tests/conftest.py
+takes the lab lock only for runs that include lab test directories)."""
 from __future__ import annotations
 
 import json
@@ -15,11 +13,6 @@ from tengig.client import Client, connect
 from tengig.standin.truenas import StandinSeed, StandinThread, StandinTrueNAS, example_seed
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "truenas"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def one_test_run_at_a_time():
-    yield
 
 
 def fixture_json(name: str):
