@@ -13,23 +13,26 @@ RAW_GET = re.compile(r"getting file .* of size (\d+) as /dev/null \(([\d.]+) Kil
 
 
 def _raw_smbclient_read_bytes_per_s(lab, name: str, size: int) -> float:
-    """Raw smbclient, no tengig code in the measurement: write a file, drop caches, read it back."""
+    """Raw smbclient, no tengig code in the measurement: write a file, drop caches, read it back (x3)."""
     src = lab.paths.run / "bench" / "raw.dat"
     src.parent.mkdir(parents=True, exist_ok=True)
     with open(src, "wb") as fh:
         fh.write(__import__("os").urandom(size))
     try:
         lab.smbclient("desk", f"put {src} {name}", timeout=120)
-        lab.runner.run(["sync"], timeout=60)
-        lab.runner.run(["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=60)
-        done = lab.smbclient("desk", f"get {name} /dev/null", timeout=120)
-        out = done.stdout + done.stderr
+        rates = []
+        for _ in range(3):  # median of 3, as tengig's own number is a median: one raw dip is not the truth
+            lab.runner.run(["sync"], timeout=60)
+            lab.runner.run(["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=60)
+            done = lab.smbclient("desk", f"get {name} /dev/null", timeout=120)
+            out = done.stdout + done.stderr
+            m = RAW_GET.search(out)
+            assert m and int(m.group(1)) == size, out
+            rates.append(float(m.group(2)) * 1024)
     finally:
         lab.smbclient("desk", f"del {name}", timeout=60)
         src.unlink()
-    m = RAW_GET.search(out)
-    assert m and int(m.group(1)) == size, out
-    return float(m.group(2)) * 1024
+    return sorted(rates)[1]
 
 
 def test_one_gigabit_desk_loses_to_the_15k_hdd_because_of_the_link(shaped_lab, tmp_path):
