@@ -162,3 +162,25 @@ def test_verify_finds_a_jumbo_mismatch(bare_lab):
     assert bad == {("desk", "nas"), ("nas", "desk")}
     assert all(link.ping_ok for link in result.links)  # small packets still pass: only DF pings show it
     assert any("Don't Fragment" in p for p in result.problems)
+
+
+def test_cli_apply_verify_on_the_lab(bare_lab, capsys):
+    from tengig.cli.main import main
+    from tengig.mesh.hostsfile import merge_marked_block
+
+    for h in HOSTS:  # back to freshly cabled hosts: no addresses, no tengig block
+        net = lab_network(bare_lab, h)
+        for iface in net.interfaces():
+            for addr in iface.ipv4 if iface.name.startswith("eth-") else ():
+                net.delete_address(iface.name, addr)
+        hosts_file = lab_hosts_file(bare_lab, h)
+        hosts_file.write(merge_marked_block(hosts_file.read(), []))
+    capsys.readouterr()
+    assert main(["mesh", "apply"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{h}: " in out for h in HOSTS) and "address none -> 10.250.0." in out
+    assert main(["mesh", "verify", "--seconds", "2", "--min-percent", "95"]) == 0
+    out = capsys.readouterr().out
+    assert "mesh verified: every link works" in out and out.count(" Mb/s  ") == 6
+    assert main(["mesh", "apply"]) == 0
+    assert capsys.readouterr().out.count("already as planned, nothing changed") == 3

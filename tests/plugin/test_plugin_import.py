@@ -139,6 +139,8 @@ def test_plugin_registers_tengig_methods(plugin):
     methods = registered(plugin)
     assert sorted(methods) == [
         "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run", "tengig.bench.smb",
+        "tengig.lagg.apply", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
+        "tengig.mesh.apply", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
         "tengig.results.compare", "tengig.results.export", "tengig.results.get", "tengig.results.query",
         "tengig.targets.create", "tengig.targets.delete", "tengig.targets.query",
     ]
@@ -155,8 +157,11 @@ def test_plugin_registers_tengig_methods(plugin):
 def test_bench_jobs_get_lock_queue_size_zero(plugin):
     from middlewared.service import JOB_CALLS
 
-    bench = {call["name"]: call for call in JOB_CALLS}
-    assert set(bench) == {"run", "pool", "network", "smb"}
+    calls = {call["name"]: call for call in JOB_CALLS}
+    assert sorted(c["name"] for c in JOB_CALLS) == sorted(["run", "pool", "network", "smb", "apply", "verify", "apply"])
+    for name in ("apply", "verify"):  # the mesh jobs: one at a time, abortable
+        assert calls[name]["lock"] == "tengig.mesh" and calls[name]["lock_queue_size"] == 0 and calls[name]["abortable"]
+    bench = {name: call for name, call in calls.items() if name not in ("apply", "verify")}
     for call in bench.values():
         assert call["lock_queue_size"] == 0 and call["abortable"] is True
         assert call["lock"]([{"pool": "tank"}]) == "tengig.bench:tank"

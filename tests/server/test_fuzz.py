@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tengig.api import Registry
 from tengig.api.services.bench import TenGigBenchService
+from tengig.api.services.mesh import TenGigMeshService
 from tengig.errors import LabError
 from tengig.server import rpc
 from tengig.server.apikeys import ApiKeyStore
@@ -47,11 +48,12 @@ def _no_system():
 
 @pytest.fixture(scope="module", autouse=True)
 def no_bench_system():
-    """A valid tengig.bench call must not measure whatever lab happens to be up."""
-    saved = TenGigBenchService._system_factory
+    """A valid tengig.bench or tengig.mesh call must not measure (or re-address) whatever lab is up."""
+    saved = TenGigBenchService._system_factory, TenGigMeshService._system_factory
     TenGigBenchService._system_factory = staticmethod(_no_system)
+    TenGigMeshService._system_factory = staticmethod(lambda kind, hosts: _no_system())  # nor change its network
     yield
-    TenGigBenchService._system_factory = saved
+    TenGigBenchService._system_factory, TenGigMeshService._system_factory = saved
 
 
 class InProcess:

@@ -10,6 +10,8 @@ from .api_commands import API_COMMANDS
 from .bench_commands import bench_group
 from .demo_command import demo
 from .lab_commands import lab_group
+from .lagg_commands import lagg_group
+from .mesh_commands import mesh_group, nic_command
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -24,6 +26,9 @@ def cli() -> None:
 cli.add_command(lab_group)
 cli.add_command(demo)
 cli.add_command(bench_group)
+cli.add_command(mesh_group)
+cli.add_command(lagg_group)
+cli.add_command(nic_command)
 for command in API_COMMANDS:
     cli.add_command(command)
 

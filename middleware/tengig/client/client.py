@@ -5,7 +5,11 @@
         c.call("tengig.bench.run", request, job=True, callback=lambda job: print(job["progress"]))
         c.subscribe("core.get_jobs", lambda mtype, **event: print(mtype, event["id"]))
 
-Like the official truenas_api_client it sets ``legacy_jobs`` false on connect, so a job call answers
+Two wire protocols (wire.py), the same calls, events and errors over both: JSON-RPC 2.0 at
+``/api/current`` (TrueNAS 25.04+, tengig) and the legacy protocol at ``/websocket`` (TrueNAS 24.10,
+CORE), chosen by the URI's path or ``protocol=``. ``connect()`` (connect.py) finds the right one.
+
+Like the official truenas_api_client it sets ``legacy_jobs`` false on connect (JSON-RPC only), so a job call answers
 when the job ends, with its result; it follows the job's ``core.get_jobs`` events for ``callback``
 (matched by the request id in ``message_ids``). Against a server that keeps legacy jobs (TrueNAS
 25.04) it waits for the job's final event instead. URIs: ``ws://``, ``wss://`` and
@@ -21,6 +25,7 @@ import errno
 import itertools
 import json
 import threading
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -29,9 +34,9 @@ from typing import Any
 import aiohttp
 
 from .errors import ClientError
+from .wire import JsonRpcWire, LegacyWire, wire_for
 
 UNIX_PREFIX = "ws+unix://"
-API_PATH = "/api/current"
 DEFAULT_URI = f"{UNIX_PREFIX}/run/tengig/tengig.sock"
 CALL_TIMEOUT = 60.0
 FINAL_JOB_STATES = ("SUCCESS", "FAILED", "ABORTED")
@@ -42,8 +47,9 @@ EventCallback = Callable[..., Any]
 
 class Client:
     def __init__(self, uri: str = DEFAULT_URI, *, api_key: str | None = None, username: str | None = None,
-                 call_timeout: float = CALL_TIMEOUT):
+                 call_timeout: float = CALL_TIMEOUT, protocol: str | None = None):
         self.uri = uri
+        self.wire: JsonRpcWire | LegacyWire = wire_for(uri, protocol)
         self.call_timeout = call_timeout
         self.legacy_jobs = True
         self._ids = itertools.count(1)
@@ -58,11 +64,13 @@ class Client:
         self._thread = threading.Thread(target=self._loop.run_forever, name="tengig-client", daemon=True)
         self._thread.start()
         self._session: aiohttp.ClientSession | None = None
+        self._handshake: asyncio.Future[str] | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         try:
             self._run(self._connect(), timeout=call_timeout)
-            options = self.call("core.set_options", {"legacy_jobs": False})
-            self.legacy_jobs = bool(options.get("legacy_jobs", True))
+            if self.wire.name == "jsonrpc":  # 24.10's legacy protocol always answers a job with its id
+                options = self.call("core.set_options", {"legacy_jobs": False})
+                self.legacy_jobs = bool(options.get("legacy_jobs", True))
             if api_key is not None:
                 self.login_with_api_key(api_key, username)
         except BaseException:
@@ -93,12 +101,15 @@ class Client:
     def subscribe(self, name: str, callback: EventCallback) -> str:
         """``callback(msg_type, **params)`` for every ``collection_update`` of ``name`` ('*': all);
         msg_type is 'ADDED'/'CHANGED'/'REMOVED', params has collection, id and fields."""
-        ident = self.call("core.subscribe", name)
+        ident = self._run(self._subscribe(name), timeout=self.call_timeout)
         self._event_callbacks.setdefault(name, []).append((ident, callback))
         return ident
 
     def unsubscribe(self, ident: str) -> None:
-        self.call("core.unsubscribe", ident)
+        if isinstance(self.wire, LegacyWire):
+            self._run(self._send(self.wire.unsub(ident)), timeout=self.call_timeout)
+        else:
+            self.call("core.unsubscribe", ident)
         for name, entries in list(self._event_callbacks.items()):
             self._event_callbacks[name] = [e for e in entries if e[0] != ident]
 
@@ -125,16 +136,26 @@ class Client:
     async def _connect(self) -> None:
         if self.uri.startswith(UNIX_PREFIX):
             connector = aiohttp.UnixConnector(path=self.uri[len(UNIX_PREFIX):])
-            url = f"ws://localhost{API_PATH}"
+            url = f"ws://localhost{self.wire.path}"
         else:
             connector, url = None, self.uri
         self._session = aiohttp.ClientSession(connector=connector)
         try:
             self._ws = await self._session.ws_connect(url, max_msg_size=0, autoping=True)
+        except aiohttp.WSServerHandshakeError as exc:
+            # The server is there but has no websocket at this path (e.g. /api/current on TrueNAS 24.10).
+            raise ClientError(f"no {self.wire.name} websocket API at {self.uri} (HTTP {exc.status})",
+                              errno=errno.EPROTONOSUPPORT) from exc
         except (aiohttp.ClientError, OSError) as exc:
             raise ClientError(f"cannot connect to {self.uri}: {exc}; is `tengig serve` running?",
                               errno=errno.ECONNREFUSED) from exc
+        self._handshake = asyncio.get_running_loop().create_future()
         asyncio.ensure_future(self._read())
+        if (hello := self.wire.hello()) is not None:
+            await self._send(hello)
+            if await self._handshake != "connected":
+                raise ClientError(f"{self.uri} refused the legacy protocol handshake (version 1)",
+                                  errno=errno.EPROTONOSUPPORT)
 
     async def _disconnect(self) -> None:
         if self._ws is not None:
@@ -145,7 +166,7 @@ class Client:
     async def _call(self, method: str, params: list[Any], job: bool, callback: JobCallback | None) -> Any:
         if job and self._jobs_subscription is None:
             # Subscribe before the call, or the job's ADDED event (and its first progress) could be missed.
-            self._jobs_subscription = await self._call("core.subscribe", ["core.get_jobs"], False, None)
+            self._jobs_subscription = await self._subscribe("core.get_jobs")
         call_id = next(self._ids)
         if job:
             self._job_callbacks_by_call[call_id] = callback or (lambda job_dict: None)
@@ -158,16 +179,34 @@ class Client:
             return await self._wait_legacy_job(result, callback)
         return result
 
+    async def _subscribe(self, name: str) -> str:
+        """A subscription id for ``name``: core.subscribe (JSON-RPC), or a sub frame answered 'ready'."""
+        if not isinstance(self.wire, LegacyWire):
+            return await self._call("core.subscribe", [name], False, None)
+        ident = str(uuid.uuid4())
+        answer = await self._frame_and_wait(ident, self.wire.sub(ident, name))
+        if "error" in answer:
+            raise ClientError.from_error(answer["error"], f"subscribe {name}")
+        return ident
+
     async def _send_and_wait(self, call_id: int, method: str, params: list[Any]) -> dict[str, Any]:
-        if self._ws is None or self._ws.closed:
-            raise ClientError(f"not connected to {self.uri}", errno=errno.ENOTCONN)
+        # The legacy protocol's ids are strings (the official client sends UUIDs).
+        wire_id: Any = str(call_id) if isinstance(self.wire, LegacyWire) else call_id
+        return await self._frame_and_wait(wire_id, self.wire.request(wire_id, method, params))
+
+    async def _frame_and_wait(self, wire_id: Any, frame: dict[str, Any]) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[call_id] = future
+        self._pending[wire_id] = future
         try:
-            await self._ws.send_str(json.dumps({"jsonrpc": "2.0", "id": call_id, "method": method, "params": params}))
+            await self._send(frame)
             return await future
         finally:
-            self._pending.pop(call_id, None)
+            self._pending.pop(wire_id, None)
+
+    async def _send(self, frame: dict[str, Any]) -> None:
+        if self._ws is None or self._ws.closed:
+            raise ClientError(f"not connected to {self.uri}", errno=errno.ENOTCONN)
+        await self._ws.send_str(json.dumps(frame))
 
     async def _wait_legacy_job(self, job_id: int, callback: JobCallback | None) -> Any:
         end = self._job_ends.setdefault(job_id, asyncio.get_running_loop().create_future())
@@ -190,12 +229,22 @@ class Client:
             for future in [*self._pending.values(), *self._job_ends.values()]:
                 if not future.done():
                     future.set_exception(closed)
+            if not self._handshake.done():
+                self._handshake.set_result("closed")
 
     def _receive(self, message: dict[str, Any]) -> None:
-        if message.get("method") == "collection_update":
-            self._on_event(message["params"])
-        elif (future := self._pending.get(message.get("id"))) is not None and not future.done():
-            future.set_result(message)
+        incoming = self.wire.parse(message)
+        if incoming.kind == "event":
+            self._on_event(incoming.event)
+        elif incoming.kind == "answer":
+            if (future := self._pending.get(incoming.id)) is not None and not future.done():
+                future.set_result(incoming.answer)
+        elif incoming.kind == "ready":
+            for ident in incoming.subs:
+                if (future := self._pending.get(ident)) is not None and not future.done():
+                    future.set_result({"id": ident, "result": ident})
+        elif incoming.kind in ("connected", "failed") and not self._handshake.done():
+            self._handshake.set_result(incoming.kind)
 
     def _on_event(self, params: dict[str, Any]) -> None:
         collection, fields = params.get("collection"), params.get("fields") or {}

@@ -6,6 +6,7 @@ from typing import Any
 from ..errors import TengigError
 
 INVALID_PARAMS = -32602
+CALL_ERROR = -32001
 
 
 class ClientError(TengigError):
@@ -42,6 +43,6 @@ class ClientError(TengigError):
         if fields.get("state") == "ABORTED":
             return cls(f"job {fields.get('id')} ({fields.get('method')}) was aborted", errno=125, errname="ECANCELED")
         validation = info.get("type") == "VALIDATION"
-        return cls(fields.get("error") or "job failed", code=INVALID_PARAMS if validation else -32001,
+        return cls(fields.get("error") or "job failed", code=INVALID_PARAMS if validation else CALL_ERROR,
                    errno=info.get("errno") or (22 if validation else None), extra=info.get("extra"),
                    method=fields.get("method"))

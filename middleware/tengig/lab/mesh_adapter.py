@@ -52,3 +52,25 @@ def lab_network(lab: Lab, host: str) -> LinuxNetwork:
 
 def lab_hosts_file(lab: Lab, host: str) -> HostsFile:
     return HostsFile(lab.paths.netns_etc_dir(lab.netns(host)) / "hosts")
+
+
+class LabMeshSystem:
+    """The lab's three hosts as one mesh system (all of them reachable from here)."""
+
+    name = "the lab"
+
+    def __init__(self, lab: Lab | None = None):
+        self.lab = lab or Lab()
+        self.lab.require_up()
+
+    def hosts(self) -> list[str]:
+        return list(self.lab.plan().spec.hosts)
+
+    def network(self, host: str) -> LinuxNetwork:
+        return lab_network(self.lab, host)
+
+    def hosts_file(self, host: str) -> HostsFile:
+        return lab_hosts_file(self.lab, host)
+
+    def runner_hosts(self) -> LabNetHosts:
+        return LabNetHosts(self.lab)

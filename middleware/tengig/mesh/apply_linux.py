@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from ..backends.linux.ip import LinuxNetwork
 from ..errors import TengigError
@@ -29,6 +29,13 @@ class MeshApplyResult(BaseModel):
     changes: list[str] = Field(description="What was changed, in order, e.g. 'eth-desk: address none -> 10.250.12.1/24'.")
     persistent: bool = Field(description="Survives a reboot (TrueNAS: yes; Linux iproute2: no, install the rendered file).")
     hosts_file: str | None = Field(description="Hosts file written (Linux), or None.")
+    _undo: list[Callable[[], None]] = PrivateAttr(default_factory=list)
+
+    def undo(self) -> list[str]:
+        """Take this apply back (when a later host of the same mesh fails); returns undo failures."""
+        failures = _undo_all(self._undo)
+        self._undo = []
+        return failures
 
 
 class HostsFile:
@@ -91,8 +98,10 @@ def apply_linux(
         errno = exc.errno if isinstance(exc, TengigError) else None
         raise TengigError(f"{host}: applying the mesh failed at '{change.describe()}': {exc}{left}", errno=errno) from exc
     report(100, f"{host}: {len(changes)} change(s) applied")
-    return MeshApplyResult(host=host, changed=True, changes=[c.describe() for c in changes], persistent=False,
-                           hosts_file=str(hosts_file.path))
+    result = MeshApplyResult(host=host, changed=True, changes=[c.describe() for c in changes], persistent=False,
+                             hosts_file=str(hosts_file.path))
+    result._undo = undo
+    return result
 
 
 def _do(change: Change, net: LinuxNetwork, hosts_file: HostsFile, before: str, after: str) -> Callable[[], None]:

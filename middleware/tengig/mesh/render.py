@@ -52,7 +52,7 @@ class RenderedConfig(BaseModel):
 
     host: str = Field(description="Host the config is for.")
     flavour: Flavour = Field(description="Which configuration system it targets.")
-    files: list[RenderedFile] = Field(default_factory=list)
+    files: list[RenderedFile] = Field(default_factory=list, description="Files to install, with path, mode and content.")
     api_calls: list[ApiCall] = Field(
         default_factory=list,
         description="TrueNAS calls in order; the applier wraps interface changes in interface.commit "

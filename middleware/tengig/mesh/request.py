@@ -35,7 +35,7 @@ LineRate = Annotated[int, BeforeValidator(_rate_or_bps), Field(ge=1_000_000, le=
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, str_max_length=1024)
 
 
 class MeshPort(_Input):

@@ -70,9 +70,9 @@ class PairThroughput(BaseModel):
 
 
 class AsymmetricPair(BaseModel):
-    cable: str
-    a_to_b_bps: float
-    b_to_a_bps: float
+    cable: str = Field(description="Cable id.")
+    a_to_b_bps: float = Field(description="Goodput from the cable's a end to its b end, bits/s.")
+    b_to_a_bps: float = Field(description="Goodput from b to a, bits/s.")
     difference_percent: float = Field(description="|a->b - b->a| / max x 100.")
 
 

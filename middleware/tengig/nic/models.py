@@ -19,7 +19,7 @@ def card_of_pci_slot(pci_slot: str | None) -> str | None:
 
 
 class LinkFlap(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     at: str = Field(description="When, as the kernel log gives it (ISO 8601 when known, else seconds since boot).")
     state: Literal["up", "down"] = Field(description="The link went up or down.")
@@ -27,7 +27,7 @@ class LinkFlap(BaseModel):
 
 
 class Nic(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     name: str = Field(description="Interface name, e.g. 'enp3s0f0', 'ix0', 'bond1'.")
     kind: Literal["physical", "virtual", "bond", "bridge", "vlan", "loopback"] = Field(
@@ -43,5 +43,5 @@ class Nic(BaseModel):
     addresses: list[str] = Field(description="IP addresses with prefix, e.g. ['10.250.12.1/24'].")
     in_use_by: str | None = Field(description="The bond/LAGG or bridge this port is a member of, or null.")
     carries_session: bool = Field(description="The caller's own connection arrives on this port: changing it may cut the caller off.")
-    link_flaps: int | None = Field(description="How many times the link went down since boot (carrier changes / 2, rounded up), or null when unknown.")
+    link_flaps: int | None = Field(description="How many times the link went down since boot (the kernel's carrier_down_count), or null when unknown.")
     flap_events: list[LinkFlap] = Field(default_factory=list, description="Link up/down lines from the kernel log, oldest first (at most the last 20).")

@@ -23,6 +23,8 @@ from ..errors import TengigError
 from .apikeys import ApiKeyStore
 from .dispatcher import Dispatcher
 from .host import ServerMiddleware
+from .legacy import PATH as LEGACY_PATH
+from .legacy import LegacySession, handle_legacy_frame
 from .peercred import peer_credentials
 from .session import Credentials, Session
 
@@ -49,7 +51,14 @@ class TengigServer:
         ui_dir: Path | None = DEFAULT_UI_DIR,
         registry: Registry | None = None,
         api_keys: ApiKeyStore | None = None,
+        protocol: str = "jsonrpc",
     ):
+        """``protocol`` "jsonrpc": JSON-RPC 2.0 at /api/current (tengig, TrueNAS 25.04+); "legacy": the
+        DDP-like protocol at /websocket (TrueNAS 24.10 and CORE; server/legacy.py), for stand-ins."""
+        if protocol not in ("jsonrpc", "legacy"):
+            raise ValueError(f"protocol must be 'jsonrpc' or 'legacy', not {protocol!r}")
+        self.protocol = protocol
+        self.api_path = API_PATH if protocol == "jsonrpc" else LEGACY_PATH
         self.host, self.port, self.unix_socket, self.ui_dir = host, port, unix_socket, ui_dir
         self.middleware = ServerMiddleware(registry or Registry.default(), api_keys or ApiKeyStore())
         self.dispatcher = Dispatcher(self.middleware)
@@ -61,7 +70,7 @@ class TengigServer:
     async def start(self) -> None:
         """Bind TCP (port 0: any free port, then ``self.port`` is the real one) and the unix socket."""
         app = web.Application()
-        app.router.add_get(API_PATH, self._websocket)
+        app.router.add_get(self.api_path, self._websocket)
         app.router.add_get("/{path:.*}", self._static)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
@@ -102,7 +111,7 @@ class TengigServer:
 
     @property
     def url(self) -> str:
-        return f"ws://{self.host}:{self.port}{API_PATH}"
+        return f"ws://{self.host}:{self.port}{self.api_path}"
 
     # -- handlers -----------------------------------------------------------------------------------
 
@@ -111,8 +120,9 @@ class TengigServer:
         await ws.prepare(request)
         peer = peer_credentials(request.transport)
         outbox: asyncio.Queue[str | None] = asyncio.Queue()
-        session = Session(lambda text: _enqueue(ws, outbox, text), origin=_origin(request, peer),
-                          unix_uid=peer.uid if peer else None)
+        session_class = LegacySession if self.protocol == "legacy" else Session
+        session = session_class(lambda text: _enqueue(ws, outbox, text), origin=_origin(request, peer),
+                                unix_uid=peer.uid if peer else None)
         if peer is not None and peer.uid == 0:
             session.credentials = Credentials("UNIX_SOCKET", "root", {"pid": peer.pid})
         self._sockets.add(ws)
@@ -125,7 +135,10 @@ class TengigServer:
                         await ws.close(code=WSCloseCode.INVALID_TEXT,
                                        message=b"Anonymous connection max message length is 8 kB")
                         break
-                    self.dispatcher.handle_frame(session, msg.data)
+                    if isinstance(session, LegacySession):
+                        handle_legacy_frame(self.dispatcher, session, msg.data)
+                    else:
+                        self.dispatcher.handle_frame(session, msg.data)
                 elif msg.type == WSMsgType.BINARY:
                     await ws.close(code=WSCloseCode.UNSUPPORTED_DATA, message=b"Only text frames are supported")
                     break

@@ -40,6 +40,10 @@ class Dispatcher:
         except rpc.BadFrame as bad:
             session.send(bad.answer)
             return None
+        return self.handle_request(session, request)
+
+    def handle_request(self, session: Session, request: rpc.Request) -> asyncio.Task[None] | None:
+        """Start one parsed request (any wire protocol: the legacy /websocket one builds these too)."""
         entry = self.middleware.methods.get(request.method)
         if entry is None:
             if request.id is not rpc.NO_ID:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import rpc
 from .session import Session
 
 # The events a session can subscribe to (besides "*", all of them).
@@ -29,6 +28,8 @@ class EventHub:
         listeners = [s for s in self._sessions.values() if s.wants(name)]
         if not listeners:
             return
-        text = rpc.dumps(rpc.collection_update(msg, name, item_id, fields))
+        texts: dict[str, str] = {}  # one serialization per wire protocol (JSON-RPC 2.0, legacy)
         for session in listeners:
-            session.send_text(text)
+            if session.wire not in texts:
+                texts[session.wire] = session.encode_event(msg, name, item_id, fields)
+            session.send_text(texts[session.wire])

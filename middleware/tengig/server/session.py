@@ -82,6 +82,12 @@ class Session:
     def wants(self, event: str) -> bool:
         return self.authenticated and any(name in (event, "*") for name in self.subscriptions.values())
 
+    wire = "jsonrpc"  # which encoding send() and encode_event() produce; the legacy session overrides both
+
+    def encode_event(self, msg: str, collection: str, item_id: Any, fields: dict[str, Any] | None) -> str:
+        """One event as this session's protocol writes it (serialized once per protocol by the EventHub)."""
+        return rpc.dumps(rpc.collection_update(msg, collection, item_id, fields))
+
     def send(self, message: dict[str, Any]) -> None:
         """Serialize and send. A message that cannot be JSON (a NaN, an odd type) becomes a -32603
         answer to the same id: the client learns of it instead of waiting forever."""

@@ -8,6 +8,9 @@ from ..service import Service
 
 SERVICE_MODULES = (
     "bench",
+    "lagg",
+    "mesh",
+    "nic",
     "results",
     "targets",
 )

@@ -1,0 +1,65 @@
+"""tengig.lagg: plan, validate, apply and verify link aggregation (LAGG / bond)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ...lagg.models import LaggPlan
+from ...lagg.render import RenderedLagg
+from ...lagg.request import LaggRequest
+from ...lagg.verify import LaggVerdict, VerifyRequest
+from .base import ApiInput, ApiOutput
+
+
+class TenGigLaggPlanArgs(ApiInput):
+    request: LaggRequest = Field(description="NIC inventory (tengig.nic.query), platform, topology, goal, options.")
+
+
+class TenGigLaggPlanResult(ApiOutput):
+    result: LaggPlan = Field(description="Protocol, members across cards, hash, MTU, expected throughput, alternatives.")
+
+
+class TenGigLaggValidation(ApiOutput):
+    plan: LaggPlan = Field(description="The plan the request gives (validation passed).")
+    rendered: RenderedLagg = Field(description="What apply would do on the request's platform.")
+
+
+class TenGigLaggValidateArgs(ApiInput):
+    request: LaggRequest = Field(description="As tengig.lagg.plan.")
+
+
+class TenGigLaggValidateResult(ApiOutput):
+    result: TenGigLaggValidation = Field(description="The plan and what applying it would run; invalid requests "
+                                         "fail with -32602 and TrueNAS-style field paths instead.")
+
+
+class TenGigLaggApplyOptions(ApiInput):
+    system: Literal["local"] = Field("local", description="'local': this Linux machine (iproute2 bond). TrueNAS "
+                                     "goes through its own API with commit, checkin and rollback.")
+    checkin_timeout: int = Field(60, ge=10, le=600, description="TrueNAS: seconds before an unconfirmed change rolls back.")
+
+
+class TenGigLaggApplyArgs(ApiInput):
+    request: LaggRequest = Field(description="As tengig.lagg.plan: planned again, then applied.")
+    options: TenGigLaggApplyOptions = Field(default_factory=TenGigLaggApplyOptions, description="Where and how.")
+
+
+class TenGigLaggApplied(ApiOutput):
+    name: str = Field(description="The LAGG interface created.")
+    ran: list[list[str]] = Field(description="Commands run (Linux) in order.")
+    api_calls: list[str] = Field(description="TrueNAS methods called, in order.")
+
+
+class TenGigLaggApplyResult(ApiOutput):
+    result: TenGigLaggApplied = Field(description="What was done.")
+
+
+class TenGigLaggVerifyArgs(ApiInput):
+    request: LaggRequest = Field(description="As tengig.lagg.plan (the expectation to compare with).")
+    measurements: VerifyRequest = Field(description="iperf3 results for 1 and N flows per direction, and member "
+                                        "byte counters per test (ip -s -j link before/after).")
+
+
+class TenGigLaggVerifyResult(ApiOutput):
+    result: LaggVerdict = Field(description="Per test: measured vs expected with the reason; per-member shares and skew.")

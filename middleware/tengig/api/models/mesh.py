@@ -1,0 +1,75 @@
+"""tengig.mesh: plan, render, apply and verify a switchless direct-attach mesh.
+
+The request is the mesh planner's own input model (tengig.mesh.request: hosts, ports, existing
+networks, options); plans are deterministic, so apply and verify take the request and plan again
+rather than trusting a plan sent back by the caller."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ...mesh.apply_linux import MeshApplyResult
+from ...mesh.models import MeshPlan
+from ...mesh.render import Flavour, RenderedConfig
+from ...mesh.request import MeshRequest
+from ...mesh.verify import MeshVerifyResult
+from .base import ApiInput, ApiOutput
+
+HOST_NAME = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
+System = Literal["lab", "local"]
+
+
+class TenGigMeshPlanArgs(ApiInput):
+    request: MeshRequest = Field(description="Hosts with their free ports, networks to avoid, options.")
+
+
+class TenGigMeshPlanResult(ApiOutput):
+    result: MeshPlan = Field(description="Cables, subnets, addresses, hosts entries, labels, costs, diagram.")
+
+
+class TenGigMeshRenderArgs(ApiInput):
+    request: MeshRequest = Field(description="As tengig.mesh.plan.")
+    host: str = Field(pattern=HOST_NAME, description="The plan host to render for.")
+    flavour: Flavour | None = Field(None, description="Configuration system; null: the host kind's first flavour.")
+    existing_hosts: str | list[str] | None = Field(
+        None, description="The host's current hosts value (TrueNAS: network.configuration hosts; a file's text), "
+        "so tengig's entries are merged into it and the user's kept.")
+
+
+class TenGigMeshRenderResult(ApiOutput):
+    result: RenderedConfig = Field(description="Files to install and/or TrueNAS API calls, with warnings.")
+
+
+class TenGigMeshApplyOptions(ApiInput):
+    system: System = Field("lab", description="Where to apply: 'lab' (the embedded lab's hosts) or 'local' "
+                           "(this Linux machine, which must be named in `hosts`).")
+    hosts: list[str] = Field(default_factory=list, max_length=256,
+                             description="Plan hosts to apply on (default: every plan host the system reaches).")
+
+
+class TenGigMeshApplyArgs(ApiInput):
+    request: MeshRequest = Field(description="As tengig.mesh.plan: the plan is made again from it.")
+    options: TenGigMeshApplyOptions = Field(default_factory=TenGigMeshApplyOptions, description="Where to apply.")
+
+
+class TenGigMeshApplyResult(ApiOutput):
+    result: list[MeshApplyResult] = Field(description="Per host: what changed (empty when it already matched).")
+
+
+class TenGigMeshVerifyOptions(TenGigMeshApplyOptions):
+    measure_throughput: bool = Field(True, description="Also run the iperf3 matrix (every host to every peer).")
+    seconds: int = Field(3, ge=1, le=60, description="iperf3 measured seconds per pair (after a 2 s warm-up).")
+    min_percent: float = Field(90.0, gt=0, le=100, description="Share of each cable's goodput ceiling it must reach, %.")
+
+
+class TenGigMeshVerifyArgs(ApiInput):
+    request: MeshRequest = Field(description="As tengig.mesh.plan.")
+    options: TenGigMeshVerifyOptions = Field(default_factory=TenGigMeshVerifyOptions, description="Where and how.")
+
+
+class TenGigMeshVerifyResult(ApiOutput):
+    result: MeshVerifyResult = Field(description="Per link checks, the throughput matrix, asymmetric pairs, problems.")
+
+
+__all__ = [n for n in dir() if n.startswith("TenGigMesh")] + ["ApiOutput"]

@@ -1,0 +1,65 @@
+"""tengig.lagg: thin face over tengig.lagg (pure planner, validation, renderer, analysis) and the
+backends that apply it (Linux bond here; TrueNAS through its API)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...backends.linux.bond import apply_bond, bonding_support
+from ...errors import ValidationError
+from ...lagg import analyse, plan_lagg, render
+from ...runner import Runner
+from ..decorators import api_method, job
+from ..exceptions import api_errors
+from ..models.lagg import (
+    TenGigLaggApplyArgs, TenGigLaggApplyResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
+    TenGigLaggValidateResult, TenGigLaggVerifyArgs, TenGigLaggVerifyResult,
+)
+from ..service import Service
+
+
+class TenGigLaggService(Service):
+    """Link aggregation that knows seeds 001/002: members across cards, honest per-direction estimates."""
+
+    class Config:
+        namespace = "tengig.lagg"
+        cli_namespace = "tengig.lagg"
+
+    @api_method(TenGigLaggPlanArgs, TenGigLaggPlanResult, roles=["READONLY_ADMIN"])
+    def plan(self, request: dict[str, Any]):
+        """Protocol, members, hash policy, MTU, expected throughput per direction, alternatives, notes."""
+        with api_errors(prefix="request"):
+            return plan_lagg(request)
+
+    @api_method(TenGigLaggValidateArgs, TenGigLaggValidateResult, roles=["READONLY_ADMIN"])
+    def validate(self, request: dict[str, Any]):
+        """TrueNAS's own checks (member in use, own config, protocol for the platform) and tengig's."""
+        with api_errors(prefix="request"):
+            plan = plan_lagg(request)
+            return {"plan": plan, "rendered": render(plan)}
+
+    @api_method(TenGigLaggApplyArgs, TenGigLaggApplyResult, roles=["NETWORK_INTERFACE_WRITE"])
+    @job(lock="tengig.lagg", lock_queue_size=0)
+    def apply(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+        """Create the LAGG. Linux: iproute2 bond, refused plainly where the kernel has no bonding driver."""
+        with api_errors(prefix="request"):
+            plan = plan_lagg(request)
+        with api_errors(prefix="request"):
+            if plan.platform != "linux":
+                raise ValidationError.one("platform", f"system 'local' applies Linux plans; this plan is for "
+                                          f"{plan.platform} (render it with tengig.lagg.validate)")
+            job.set_progress(10, "checking the kernel's bonding driver")
+            support = bonding_support()
+            ran = apply_bond(render(plan), Runner(), support=support)
+        job.set_progress(100, f"{plan.name} created")
+        return {"name": plan.name, "ran": ran, "api_calls": []}
+
+    @api_method(TenGigLaggVerifyArgs, TenGigLaggVerifyResult, roles=["READONLY_ADMIN"])
+    def verify(self, request: dict[str, Any], measurements: dict[str, Any]):
+        """Measured throughput and member counters against the plan: shares, hash skew, the reason."""
+        with api_errors(prefix="request"):
+            plan = plan_lagg(request)
+        with api_errors(prefix="measurements"):
+            return analyse(plan, measurements)
+
+
+SERVICE = TenGigLaggService

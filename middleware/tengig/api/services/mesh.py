@@ -1,0 +1,93 @@
+"""tengig.mesh: thin face over tengig.mesh (pure planner and renderer) and its orchestration."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ...errors import ValidationError
+from ...lab.mesh_adapter import LabMeshSystem
+from ...mesh import plan_mesh, render_host
+from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_on
+from ...mesh.request import MeshRequest
+from ...mesh.systems import LocalMeshSystem, MeshSystem
+from ..decorators import api_method, job
+from ..exceptions import api_errors
+from ..models.mesh import (
+    TenGigMeshApplyArgs, TenGigMeshApplyResult, TenGigMeshPlanArgs, TenGigMeshPlanResult, TenGigMeshRenderArgs,
+    TenGigMeshRenderResult, TenGigMeshVerifyArgs, TenGigMeshVerifyResult,
+)
+from ..service import Service
+
+
+def mesh_system(kind: str, hosts: list[str]) -> MeshSystem:
+    if kind == "lab":
+        return LabMeshSystem()
+    if len(hosts) != 1:
+        raise ValidationError.one("options.hosts", "with system 'local', name the one plan host this machine is")
+    return LocalMeshSystem(hosts[0])
+
+
+class TenGigMeshService(Service):
+    """Switchless direct-attach meshes: plan, render, apply, verify."""
+
+    class Config:
+        namespace = "tengig.mesh"
+        cli_namespace = "tengig.mesh"
+
+    _system_factory = staticmethod(mesh_system)  # the seam tests and hosts set
+
+    @api_method(TenGigMeshPlanArgs, TenGigMeshPlanResult, roles=["READONLY_ADMIN"])
+    def plan(self, request: dict[str, Any]):
+        """Cables, subnets, addresses, hosts entries, labels, counts, cost, break-even and a diagram."""
+        with api_errors(prefix="request"):
+            return plan_mesh(request)
+
+    @api_method(TenGigMeshRenderArgs, TenGigMeshRenderResult, roles=["READONLY_ADMIN"])
+    def render(self, request: dict[str, Any], host: str, flavour: str | None = None,
+               existing_hosts: str | list[str] | None = None):
+        """One host's configuration: files (netplan, networkd, ifupdown, rc.conf, PowerShell) or TrueNAS calls."""
+        with api_errors(prefix="request"):
+            plan = plan_mesh(request)
+        names = [h.name for h in plan.hosts]
+        with api_errors():
+            if host not in names:
+                raise ValidationError.one("host", f"{host!r} is not a host of the plan ({', '.join(names)})")
+            return render_host(plan, host, flavour, existing_hosts=existing_hosts)
+
+    @api_method(TenGigMeshApplyArgs, TenGigMeshApplyResult, roles=["NETWORK_INTERFACE_WRITE"])
+    @job(lock="tengig.mesh", lock_queue_size=0, abortable=True)
+    def apply(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+        """Apply the plan on the chosen hosts: all of them change, or none (re-applying changes nothing)."""
+        options = options or {}
+        cancel = threading.Event()
+        job.on_abort(cancel.set)
+        req, system, hosts = self._prepare(request, options)
+        with api_errors(prefix="request"):
+            return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d))
+
+    @api_method(TenGigMeshVerifyArgs, TenGigMeshVerifyResult, roles=["READONLY_ADMIN"])
+    @job(lock="tengig.mesh", lock_queue_size=0, abortable=True)
+    def verify(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+        """Ping, DF ping at MTU - 28, names, and the n x (n-1) iperf3 matrix against each cable's ceiling."""
+        options = options or {}
+        cancel = threading.Event()
+        job.on_abort(cancel.set)
+        req, system, hosts = self._prepare(request, options)
+        with api_errors(prefix="request"):
+            return verify_on(system, req, hosts, cancel=cancel,
+                             measure_throughput=options.get("measure_throughput", True),
+                             seconds=options.get("seconds", 3), min_percent=options.get("min_percent", 90.0),
+                             progress=lambda p, d: job.set_progress(p, d))
+
+    def _prepare(self, request: dict[str, Any], options: dict[str, Any]) -> tuple[MeshRequest, MeshSystem, list[str]]:
+        """The request, the system, and the hosts to act on (checked against plan and system)."""
+        with api_errors(prefix="request"):
+            req = MeshRequest.model_validate(request)
+            plan = plan_mesh(req)
+        with api_errors():
+            system = self._system_factory(options.get("system", "lab"), list(options.get("hosts", [])))
+            hosts = hosts_to_act_on(system, plan, options.get("hosts", []), "options.hosts")
+        return req, system, hosts
+
+
+SERVICE = TenGigMeshService

@@ -1,0 +1,51 @@
+"""tengig.nic: what each port is and how it is doing (delegates to the platform backend)."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ...backends.linux.ip import LinuxNetwork
+from ...backends.linux.nics import linux_nics
+from ...errors import ValidationError
+from ...lab import Lab
+from ..decorators import api_method
+from ..exceptions import api_errors
+from ..models.nic import TenGigNicQueryArgs, TenGigNicQueryResult
+from ..service import Service
+
+
+def ssh_session_interface() -> str | None:
+    """The port an SSH session arrived on (SSH_CONNECTION's server address), when there is one."""
+    parts = os.environ.get("SSH_CONNECTION", "").split()
+    return LinuxNetwork().route_source_interface(parts[0]) if len(parts) == 4 else None
+
+
+class TenGigNicService(Service):
+    """Network ports: speed, duplex, MTU, driver, card, link flaps."""
+
+    class Config:
+        namespace = "tengig.nic"
+        cli_namespace = "tengig.nic"
+
+    @api_method(TenGigNicQueryArgs, TenGigNicQueryResult, roles=["READONLY_ADMIN"])
+    def query(self, options: dict[str, Any] | None = None):
+        """Every port of the machine (or lab host), with what the kernel and ethtool say about it."""
+        options = options or {}
+        with api_errors(prefix="options"):
+            if options.get("system", "lab") == "lab":
+                lab = Lab()
+                spec = lab.require_up().spec
+                host = options.get("host") or spec.nas
+                if host not in spec.hosts:
+                    raise ValidationError.one("host", f"{host!r} is not a lab host ({', '.join(spec.hosts)})")
+                nics = linux_nics(lab.runner, netns=lab.netns(host))
+            else:
+                if options.get("host"):
+                    raise ValidationError.one("host", "only with system 'lab': 'local' is this machine")
+                nics = linux_nics(session_interface=ssh_session_interface())
+        if not options.get("include_virtual", True):
+            nics = [n for n in nics if n.kind != "virtual"]
+        return nics
+
+
+SERVICE = TenGigNicService

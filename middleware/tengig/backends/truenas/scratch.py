@@ -1,0 +1,108 @@
+"""The pool benchmark's scratch dataset through pool.dataset.* (TRUENAS.md §4); implements
+bench.scratch.ScratchStorage, like backends/linux/zfs.py does with the zfs CLI.
+
+    pool.dataset.create({"name": "tank/tengig-scratch-<tag>", "type": "FILESYSTEM", "compression": "OFF",
+                         "sync": "STANDARD", "recordsize": "1M", "atime": "OFF",
+                         "user_properties": [{"key": "tengig:scratch", "value": "<tag>"}]})
+    pool.dataset.delete("tank/tengig-scratch-<tag>", {"recursive": true})
+
+No quota (ZFS throttles writes near one) and no primarycache (not in the public API). Dataset
+properties come back as {"value", "rawvalue", "parsed", "source"}; user properties as a dict keyed by
+property name.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...bench.scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
+from ...errors import ToolOutputError, ValidationError
+from ...names import DATASET_RE
+from ...units import parse_size
+from .backend import TrueNASBackend
+
+TAG_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def _property(entry: dict[str, Any], name: str) -> Any:
+    value = entry.get(name)
+    if isinstance(value, dict):
+        return value.get("parsed") if value.get("parsed") is not None else value.get("value")
+    return value
+
+
+def _word(entry: dict[str, Any], name: str) -> str:
+    """'off', 'lz4': the property's value as zfs prints it (``parsed`` may be a bool, e.g. atime)."""
+    value = entry.get(name)
+    return str(value.get("value") if isinstance(value, dict) else value).lower()
+
+
+class TrueNASScratch:
+    def __init__(self, backend: TrueNASBackend):
+        self.backend = backend
+
+    @staticmethod
+    def _check_pool(pool: str) -> None:
+        if not isinstance(pool, str) or not DATASET_RE.match(pool) or "/" in pool:
+            raise ValidationError.one("pool", f"{pool!r} is not a pool name (letters, digits, -_.:)")
+
+    def _dataset(self, name: str) -> dict[str, Any] | None:
+        found = self.backend.call("pool.dataset.query", [["id", "=", name]])
+        return found[0] if found else None
+
+    def space(self, pool: str) -> PoolSpace:
+        self._check_pool(pool)
+        root = self._dataset(pool)
+        if root is None:
+            raise ValidationError.one("pool", f"no pool {pool!r} on this TrueNAS (pool.dataset.query found none)")
+        used, available = _property(root, "used"), _property(root, "available")
+        if not isinstance(used, int) or not isinstance(available, int):
+            raise ToolOutputError(f"pool.dataset.query {pool}: used/available are not byte counts ({used!r}, {available!r})")
+        return PoolSpace(used=used, available=available)
+
+    def create_scratch(self, pool: str, tag: str) -> ScratchInfo:
+        self._check_pool(pool)
+        if not TAG_RE.match(tag):
+            raise ValueError(f"bad scratch tag {tag!r}")
+        name = f"{pool}/{SCRATCH_PREFIX}-{tag}"
+        self.backend.call("pool.dataset.create", {
+            "name": name, "type": "FILESYSTEM", "compression": "OFF", "sync": "STANDARD",
+            "recordsize": RECORDSIZES[0], "atime": "OFF",
+            "user_properties": [{"key": SCRATCH_PROPERTY, "value": tag}],
+        })
+        entry = self._dataset(name)
+        if entry is None:
+            raise ToolOutputError(f"pool.dataset.create {name} answered, but pool.dataset.query does not find it")
+        recordsize = _property(entry, "recordsize")
+        return ScratchInfo(
+            name=name, mountpoint=entry.get("mountpoint") or f"/mnt/{name}",
+            recordsize=recordsize if isinstance(recordsize, int) else parse_size(str(recordsize)),
+            compression=_word(entry, "compression"), atime=_word(entry, "atime"),
+        )
+
+    def compressratio(self, dataset: str) -> float:
+        entry = self._dataset(dataset)
+        if entry is None:
+            raise ValidationError.one("dataset", f"no dataset {dataset!r}")
+        ratio = _property(entry, "compressratio")
+        try:
+            return float(str(ratio).rstrip("x"))
+        except ValueError:
+            raise ToolOutputError(f"pool.dataset.query {dataset}: unreadable compressratio {ratio!r}") from None
+
+    def destroy(self, dataset: str) -> None:
+        if f"/{SCRATCH_PREFIX}-" not in dataset:
+            raise ValueError(f"refusing to destroy {dataset!r}: not a tengig scratch dataset")
+        if self._dataset(dataset) is None:
+            return  # already gone: what an abort after a crash finds
+        self.backend.call("pool.dataset.delete", dataset, {"recursive": True})
+
+    def find_scratch(self, pool: str) -> list[str]:
+        """Datasets carrying tengig's scratch property, e.g. left by a killed run."""
+        self._check_pool(pool)
+        found = []
+        for entry in self.backend.call("pool.dataset.query", [["id", "^", f"{pool}/"]]):
+            props = entry.get("user_properties") or {}
+            if SCRATCH_PROPERTY in props and f"/{SCRATCH_PREFIX}-" in entry["id"]:
+                found.append(entry["id"])
+        return sorted(found)

@@ -1,0 +1,99 @@
+"""`tengig lagg plan|validate|apply`: link aggregation from this machine's NIC inventory (or a
+request file), with the reasons and what to expect per direction."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from pydantic import ValidationError as PydanticError
+
+from ..backends.linux.bond import apply_bond, bonding_support
+from ..backends.linux.nics import linux_nics
+from ..errors import ValidationError
+from ..lagg import plan_lagg, render
+from ..lagg.request import LaggRequest
+from ..runner import Runner
+
+
+def _request(request_file, platform, topology, goal, clients, members) -> LaggRequest:
+    if request_file:
+        try:
+            doc = json.loads(Path(request_file).read_text())
+        except (OSError, ValueError) as exc:
+            raise ValidationError.one("--request", f"cannot read a JSON request from {request_file}: {exc}") from exc
+    else:
+        doc = {"nics": [n.model_dump() for n in linux_nics() if n.kind == "physical"], "platform": platform,
+               "topology": topology, "goal": goal, "client_count": clients}
+        if members:
+            doc["options"] = {"members": list(members)}
+    try:
+        return LaggRequest.model_validate(doc)
+    except PydanticError as exc:
+        raise ValidationError([(".".join(map(str, e["loc"])), e["msg"]) for e in exc.errors()]) from exc
+
+
+def _source(f):
+    for opt in reversed([
+        click.option("--request", "request_file", metavar="FILE", help="LaggRequest as JSON; default: this machine's ports."),
+        click.option("--platform", type=click.Choice(["truenas-scale", "truenas-core", "linux", "freebsd"]),
+                     default="linux", show_default=True),
+        click.option("--topology", type=click.Choice(["lacp-switch", "unmanaged-switch", "switchless-peer", "many-clients"]),
+                     default="lacp-switch", show_default=True),
+        click.option("--goal", type=click.Choice(["aggregate-many-clients", "one-client-faster", "failover"]),
+                     default="aggregate-many-clients", show_default=True),
+        click.option("--clients", type=click.IntRange(1, 10000), default=1, show_default=True),
+        click.option("--member", "members", multiple=True, metavar="PORT", help="Pin a member port (repeat)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+@click.group("lagg")
+def lagg_group() -> None:
+    """Link aggregation: plan (members across cards, expected throughput), validate, apply."""
+
+
+@lagg_group.command("plan")
+@_source
+@click.option("--json", "as_json", is_flag=True)
+def plan_command(request_file, platform, topology, goal, clients, members, as_json):
+    """Protocol, members, hash policy and what to expect per direction, with alternatives."""
+    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members))
+    if as_json:
+        click.echo(plan.model_dump_json(indent=1))
+        return
+    members_text = ", ".join(f"{m.name} [card {m.card or '?'}]" for m in plan.members)
+    click.echo(f"{plan.name}: {plan.protocol} ({plan.protocol_native}) over {members_text}; MTU {plan.mtu}")
+    click.echo(f"why: {plan.protocol_reason}")
+    for t in plan.throughput:
+        click.echo(f"{t.direction:5} {t.flows:3} flow(s) {t.bps / 1e9:6.2f} Gb/s  {t.reason}")
+    for a in plan.alternatives:
+        click.echo(f"alternative: {a.title} ({a.why})")
+    for n in plan.notes:
+        click.echo(f"note: {n.text}")
+
+
+@lagg_group.command("validate")
+@_source
+def validate_command(request_file, platform, topology, goal, clients, members):
+    """Check the request as TrueNAS would, and print what apply would run."""
+    rendered = render(plan_lagg(_request(request_file, platform, topology, goal, clients, members)))
+    for call in rendered.api_calls:
+        click.echo(f"midclt call {call.method} " + " ".join(f"'{json.dumps(p)}'" for p in call.params))
+    for argv in rendered.commands:
+        click.echo(" ".join(argv))
+    for f in rendered.files:
+        click.echo(f"# --- {f.path} ---\n{f.content}", nl=False)
+    click.echo("valid")
+
+
+@lagg_group.command("apply")
+@_source
+def apply_command(request_file, platform, topology, goal, clients, members):
+    """Create the bond on this Linux machine (refused where the kernel has no bonding driver)."""
+    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members))
+    if plan.platform != "linux":
+        raise ValidationError.one("--platform", "apply on this machine takes a Linux plan")
+    ran = apply_bond(render(plan), Runner(), support=bonding_support())
+    click.echo(f"{plan.name} created ({len(ran)} commands)")

@@ -1,0 +1,187 @@
+"""`tengig mesh plan|render|labels|apply|verify` and `tengig nic`: the mesh on the lab (the embedded
+default: `--lab` plans from the lab's hosts and cables) or from a request file, applied on the lab's
+hosts or on this machine (`--local HOST`)."""
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from pathlib import Path
+
+import click
+from pydantic import ValidationError as PydanticError
+
+from ..backends.linux.nics import linux_nics
+from ..errors import ValidationError
+from ..lab import Lab
+from ..lab.mesh_adapter import LabMeshSystem, lab_mesh_request
+from ..mesh import plan_mesh, render_host
+from ..mesh.orchestrate import apply_mesh, verify_on
+from ..mesh.request import MeshRequest
+from ..mesh.systems import LocalMeshSystem
+from .progress import ProgressBar
+
+
+def _request(request_file: str | None, prefix: int | None, mtu: int | None) -> MeshRequest:
+    if request_file is None:  # the lab is the embedded default
+        return lab_mesh_request(Lab(), prefix=prefix or 30, mtu=mtu)
+    try:
+        doc = json.loads(Path(request_file).read_text())
+    except (OSError, ValueError) as exc:
+        raise ValidationError.one("--request", f"cannot read a JSON request from {request_file}: {exc}") from exc
+    if prefix is not None:
+        doc.setdefault("options", {})["prefix"] = prefix
+    if mtu is not None:
+        doc.setdefault("options", {})["mtu"] = mtu
+    try:
+        return MeshRequest.model_validate(doc)
+    except PydanticError as exc:
+        raise ValidationError([(".".join(map(str, e["loc"])), e["msg"]) for e in exc.errors()]) from exc
+
+
+def _source(f):
+    for opt in reversed([
+        click.option("--request", "request_file", metavar="FILE",
+                     help="Mesh request as JSON (hosts, ports, existing_networks, options); default: the lab's hosts."),
+        click.option("--prefix", type=click.Choice(["24", "30", "31"]), default=None, help="Prefix per link (default 30)."),
+        click.option("--mtu", type=click.IntRange(1500, 9216), default=None, help="MTU of every mesh port, bytes."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _system(local: str | None):
+    return LocalMeshSystem(local) if local else LabMeshSystem()
+
+
+@click.group("mesh")
+def mesh_group() -> None:
+    """Switchless direct-attach mesh: plan, render, labels, apply, verify."""
+
+
+@mesh_group.command("plan")
+@_source
+@click.option("--json", "as_json", is_flag=True, help="Print the whole plan as JSON.")
+def plan_command(request_file, prefix, mtu, as_json):
+    """Cables, subnets and addresses, hosts entries, counts, cost and the switch break-even."""
+    plan = plan_mesh(_request(request_file, int(prefix) if prefix else None, mtu))
+    if as_json:
+        click.echo(plan.model_dump_json(indent=1))
+        return
+    for c in plan.cables:
+        click.echo(f"{c.id}  {c.a.host}:{c.a.port} {c.a.address}  <->  {c.b.host}:{c.b.port} {c.b.address}  "
+                   f"{c.subnet}  {c.speed_bps / 1e9:g} Gb/s  MTU {c.mtu}  ceiling {c.goodput_bps / 1e9:.3f} Gb/s")
+    for h in plan.hosts:
+        click.echo(f"{h.name}: " + ", ".join(f"{e.name} -> {e.address}" for e in h.hosts_entries))
+    click.echo(f"{plan.counts.hosts} hosts, {plan.counts.cables} cables, {plan.counts.ports_used} ports; "
+               f"cost {plan.cost.total:.2f} {plan.cost.currency}")
+    click.echo(plan.break_even.summary)
+    for note in plan.notes:
+        click.echo(f"note: {note.text}")
+
+
+@mesh_group.command("render")
+@_source
+@click.argument("host")
+@click.option("--flavour", default=None, help="netplan, networkd, ifupdown, freebsd-rc, powershell, truenas-api.")
+def render_command(request_file, prefix, mtu, host, flavour):
+    """One host's configuration, ready to install (files) or to send (TrueNAS API calls)."""
+    plan = plan_mesh(_request(request_file, int(prefix) if prefix else None, mtu))
+    if host not in [h.name for h in plan.hosts]:
+        raise ValidationError.one("HOST", f"{host!r} is not a host of the plan")
+    rendered = render_host(plan, host, flavour)
+    for f in rendered.files:
+        click.echo(f"# --- {f.path} ---")
+        click.echo(f.content, nl=False)
+    for call in rendered.api_calls:
+        click.echo(f"midclt call {call.method} " + " ".join(f"'{json.dumps(p)}'" for p in call.params))
+    for w in rendered.warnings:
+        click.echo(f"warning: {w}", err=True)
+
+
+@mesh_group.command("labels")
+@_source
+@click.option("--csv", "as_csv", is_flag=True, help="CSV for label-printer software.")
+def labels_command(request_file, prefix, mtu, as_csv):
+    """Port and cable-end labels, printable."""
+    plan = plan_mesh(_request(request_file, int(prefix) if prefix else None, mtu))
+    click.echo(plan.labels_csv if as_csv else plan.labels_text, nl=False)
+
+
+def _with_ctrl_c(label: str, work):
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    bar = ProgressBar(label)
+    try:
+        return work(bar, cancel)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        bar.done()
+
+
+@mesh_group.command("apply")
+@_source
+@click.option("--local", metavar="HOST", default=None, help="Apply on this machine, which is HOST of the plan.")
+def apply_command(request_file, prefix, mtu, local):
+    """Apply the plan (iproute2 + hosts block): all hosts change or none; re-applying changes nothing."""
+    request = _request(request_file, int(prefix) if prefix else None, mtu)
+    system = _system(local)
+    results = _with_ctrl_c("mesh apply", lambda bar, cancel: apply_mesh(system, request, progress=bar, cancel=cancel))
+    for r in results:
+        click.echo(f"{r.host}: " + ("; ".join(r.changes) if r.changed else "already as planned, nothing changed"))
+    if any(not r.persistent for r in results):
+        click.echo("runtime only: install the rendered file (`tengig mesh render HOST`) to keep it after a reboot")
+
+
+@mesh_group.command("verify")
+@_source
+@click.option("--local", metavar="HOST", default=None, help="Check from this machine, which is HOST of the plan.")
+@click.option("--no-throughput", is_flag=True, help="Skip the iperf3 matrix.")
+@click.option("--seconds", type=click.IntRange(1, 60), default=3, show_default=True, help="iperf3 seconds per pair.")
+@click.option("--min-percent", type=click.FloatRange(1, 100), default=90.0, show_default=True,
+              help="Share of a cable's ceiling it must reach, %.")
+@click.option("--json", "as_json", is_flag=True)
+def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min_percent, as_json):
+    """Ping, DF ping at MTU - 28, names, and the iperf3 matrix; exit 1 when anything fails."""
+    request = _request(request_file, int(prefix) if prefix else None, mtu)
+    system = _system(local)
+    result = _with_ctrl_c("mesh verify", lambda bar, cancel: verify_on(
+        system, request, measure_throughput=not no_throughput, seconds=seconds, min_percent=min_percent,
+        progress=bar, cancel=cancel))
+    if as_json:
+        click.echo(result.model_dump_json(indent=1))
+    else:
+        for link in result.links:
+            mark = "ok " if not link.problems else "BAD"
+            rtt = f"{link.rtt_ms:.3f} ms" if link.rtt_ms is not None else "-"
+            click.echo(f"{mark} {link.cable} {link.host}:{link.port} -> {link.peer} {link.peer_address}  ping "
+                       f"{'yes' if link.ping_ok else 'NO'} ({rtt})  DF {link.df_size + 28} B "
+                       f"{'yes' if link.df_ok else 'NO'}  {link.name} -> {', '.join(link.resolves_to) or 'nothing'}")
+        for m in result.matrix:
+            click.echo(f"{m.cable} {m.sender:>6} -> {m.receiver:<6} {m.goodput_bps / 1e6:9.1f} Mb/s  "
+                       f"{m.percent_of_ceiling:5.1f}% of {m.ceiling_bps / 1e6:.1f} Mb/s")
+        for p in result.problems:
+            click.echo(f"problem: {p}")
+        click.echo("mesh verified: every link works" if result.ok else f"mesh NOT ok: {len(result.problems)} problem(s)")
+    if not result.ok:
+        click.get_current_context().exit(1)
+
+
+@click.command("nic")
+@click.option("--lab-host", default=None, metavar="HOST", help="A lab host instead of this machine.")
+@click.option("--json", "as_json", is_flag=True)
+def nic_command(lab_host, as_json):
+    """Ports: link, speed, duplex, MTU, driver, card (PCI slot), link flaps."""
+    if lab_host:
+        lab = Lab()
+        nics = linux_nics(lab.runner, netns=lab.netns(lab_host))
+    else:
+        nics = linux_nics()
+    if as_json:
+        click.echo(json.dumps([n.model_dump() for n in nics], indent=1))
+        return
+    for n in nics:
+        speed = f"{n.speed_bps / 1e9:g} Gb/s" if n.speed_bps else "speed ?"
+        click.echo(f"{n.name:<12} {n.link:<4} {speed:<11} {n.duplex or '-':<5} MTU {n.mtu:<5} {n.driver or '-':<10} "
+                   f"card {n.card or '-':<11} flaps {n.link_flaps if n.link_flaps is not None else '?'} "
+                   f"{' '.join(n.addresses)}")

@@ -1,0 +1,73 @@
+"""Apply and verify a mesh on a MeshSystem: the steps the API jobs and the CLI share.
+
+Applying to several hosts is all or nothing too: when one host fails, the hosts already changed are
+taken back (newest first) before the error is raised.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+from ..bench.context import BenchContext
+from ..errors import Aborted, ValidationError
+from .apply_linux import MeshApplyResult, apply_linux
+from .models import MeshPlan
+from .planner import plan_mesh
+from .request import MeshRequest
+from .systems import MeshSystem
+from .verify import MeshVerifyResult, verify_mesh
+
+Progress = Callable[[float, str], None]
+
+
+def _silent(percent: float, description: str) -> None:
+    pass
+
+
+def hosts_to_act_on(system: MeshSystem, plan: MeshPlan, asked: Sequence[str], field: str) -> list[str]:
+    """The hosts asked for (default: every plan host the system reaches), checked against both."""
+    in_plan = [h.name for h in plan.hosts]
+    reachable = system.hosts()
+    if not asked:
+        chosen = [h for h in in_plan if h in reachable]
+        if not chosen:
+            raise ValidationError.one(field, f"{system.name} is none of the plan's hosts ({', '.join(in_plan)})")
+        return chosen
+    errors = []
+    for i, h in enumerate(asked):
+        if h not in in_plan:
+            errors.append((f"{field}.{i}", f"{h!r} is not a host of the plan ({', '.join(in_plan)})"))
+        elif h not in reachable:
+            errors.append((f"{field}.{i}", f"{system.name} cannot act on {h!r} (it reaches: {', '.join(reachable)})"))
+    if errors:
+        raise ValidationError(errors)
+    return list(dict.fromkeys(asked))
+
+
+def apply_mesh(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *,
+               progress: Progress = _silent, cancel: threading.Event | None = None) -> list[MeshApplyResult]:
+    plan = plan_mesh(request)
+    chosen = hosts_to_act_on(system, plan, hosts, "hosts")
+    done: list[MeshApplyResult] = []
+    try:
+        for i, host in enumerate(chosen):
+            if cancel is not None and cancel.is_set():
+                raise Aborted("the mesh apply was aborted; hosts already changed were taken back")
+            span = (100 * i / len(chosen), 100 * (i + 1) / len(chosen))
+            step = (lambda lo, hi: lambda p, d: progress(lo + (hi - lo) * p / 100, d))(*span)
+            done.append(apply_linux(request, plan, host, system.network(host), system.hosts_file(host), progress=step))
+    except BaseException:
+        for result in reversed(done):
+            result.undo()
+        raise
+    return done
+
+
+def verify_on(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *, measure_throughput: bool = True,
+              seconds: int = 3, min_percent: float = 90.0, progress: Progress = _silent,
+              cancel: threading.Event | None = None) -> MeshVerifyResult:
+    plan = plan_mesh(request)
+    chosen = hosts_to_act_on(system, plan, hosts, "hosts")
+    ctx = BenchContext(system.runner_hosts(), progress=progress, cancel=cancel or threading.Event())
+    return verify_mesh(ctx, plan, chosen, measure_throughput=measure_throughput, seconds=seconds,
+                       min_percent=min_percent)
