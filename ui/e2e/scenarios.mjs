@@ -112,7 +112,7 @@ export const SCENARIOS = {
     await ctx.shot('mesh')
     return {
       nodes: await page.locator('[data-test^="mesh-node-"]').evaluateAll((els) => els.map((e) => e.dataset.test)),
-      edges: await texts(page, '[data-test^="mesh-edge-"]'),
+      edges: await page.locator('[data-test^="mesh-edge-"]').evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim())),
       counts: await page.locator(T('mesh-counts')).innerText(),
       cables: await texts(page, `${T('mesh-cables')} tbody tr`),
       errors: await texts(page, T('error')),
@@ -123,9 +123,17 @@ export const SCENARIOS = {
   async 'tour'(page, ctx) {
     await loggedIn(page, ctx)
     const seen = {}
+    // What shows once each view has its data (not just its frame).
+    const ready = {
+      verdict: `${T('verdict-empty')}, ${T('verdict-summary')}`,
+      run: `${T('run-target')} option`,
+      history: `${T('history-table')}, ${T('history')} p.muted`,
+      mesh: T('mesh-form'),
+      targets: T('target-hdd-15k-best'),
+    }
     for (const view of ['verdict', 'run', 'history', 'mesh', 'targets']) {
       await page.click(T(`tab-${view}`))
-      await page.waitForSelector(T(view))
+      await page.waitForSelector(ready[view], { state: 'attached' })
       await page.waitForLoadState('networkidle')
       seen[view] = (await page.locator(T(view)).innerText()).slice(0, 200)
     }
