@@ -7,8 +7,9 @@
 setup:
 	@bash scripts/setup.sh
 
+# The lab is one per machine: the demo waits for anyone else using it (tests, another demo).
 demo: setup
-	@.venv/bin/tengig demo
+	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/tengig demo
 
 test: setup
 	@bash scripts/test.sh

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Every test: Python (pytest, real lab components) and the panel (vitest). Ends with the plain
-# "N passed, N failed" line summed over both runners; exits non-zero if anything failed.
+# Every test: Python (pytest, real lab components), the panel's unit tests (vitest) and its browser
+# tests (tests/ui: pytest drives Debian's chromium through playwright-core against a real tengig
+# serve, so they are in pytest's junit report). Ends with the plain "N passed, N failed" line summed
+# over both runners; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=test-output
 mkdir -p "$out"
 rm -f "$out"/pytest.xml "$out"/vitest.json
+
+# The browser tests load ui/dist: rebuild it when the panel's sources are newer (make setup does too).
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/vite.config.ts ui/package.json -newer ui/dist/index.html 2>/dev/null | head -1)" ]; then
+  (cd ui && npm run -s build >/dev/null) || echo "ui build failed: the browser tests will say so" >&2
+fi
 
 .venv/bin/python -m pytest -q -p no:cacheprovider --junitxml="$out/pytest.xml" "$@"
 py_rc=$?
@@ -16,12 +23,14 @@ ui_rc=$?
 import json, sys, xml.etree.ElementTree as ET
 from pathlib import Path
 out, py_rc, ui_rc = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-passed = failed = skipped = 0
+passed = failed = skipped = browser = 0
 try:
     suites = ET.parse(out / "pytest.xml").getroot()
     for s in suites.iter("testsuite"):
         t, f, e, sk = (int(s.get(k, 0)) for k in ("tests", "failures", "errors", "skipped"))
         passed += t - f - e - sk; failed += f + e; skipped += sk
+    browser = sum(1 for case in suites.iter("testcase") if case.get("classname", "").startswith("tests.ui.")
+                  and not any(child.tag in ("failure", "error", "skipped") for child in case))
 except (OSError, ET.ParseError):
     failed += 1  # pytest did not even write its report
     print("pytest wrote no report", file=sys.stderr)
@@ -36,6 +45,7 @@ if py_rc not in (0, 1) and failed == 0:
     failed += 1  # pytest crashed or was interrupted without reporting a failure
 if ui_rc != 0 and failed == 0:
     failed += 1
+print(f"(of the passed: {browser} browser tests of the panel, counted in pytest's report)")
 line = f"{passed} passed, {failed} failed"
 print(line + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)

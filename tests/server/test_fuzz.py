@@ -49,7 +49,8 @@ def _no_system():
 @pytest.fixture(scope="module", autouse=True)
 def no_bench_system():
     """A valid tengig.bench or tengig.mesh call must not measure (or re-address) whatever lab is up."""
-    saved = TenGigBenchService._system_factory, TenGigMeshService._system_factory
+    # The staticmethods themselves: the attribute reads give bare functions, which restored would bind to self.
+    saved = TenGigBenchService.__dict__["_system_factory"], TenGigMeshService.__dict__["_system_factory"]
     TenGigBenchService._system_factory = staticmethod(_no_system)
     TenGigMeshService._system_factory = staticmethod(lambda kind, hosts: _no_system())  # nor change its network
     yield

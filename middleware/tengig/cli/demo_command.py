@@ -1,6 +1,11 @@
 """`tengig demo`: the main flow on the embedded lab: bring it up (desk-nas at 1 Gb/s), prove an SMB round
-trip, run the quick benchmark suite and print the verdict, take the lab down."""
+trip, run the quick benchmark suite and print the verdict, serve the panel and print its URL, take the
+lab down."""
 from __future__ import annotations
+
+import asyncio
+import os
+import sys
 
 import click
 
@@ -14,6 +19,7 @@ from ..results.store import ResultStore
 from ..units import MiB
 from ..verdict.targets import DEFAULT_TARGET
 from .lab_commands import _describe_roundtrip, _print_status
+from .panel_serve import serve_panel
 from .progress import ProgressBar
 
 
@@ -21,8 +27,16 @@ from .progress import ProgressBar
 @click.option("--keep", is_flag=True, help="Leave the lab up afterwards (take it down with `tengig lab down`).")
 @click.option("--target", default=DEFAULT_TARGET, show_default=True, help="Target disk for the verdict.")
 @click.option("--db", default=None, help="Results database (default $TENGIG_DB or /var/lib/tengig/results.sqlite3).")
-def demo(keep: bool, target: str, db: str | None) -> None:
-    """Lab up (desk-nas at 1 Gb/s), status, SMB round trip, quick suite and verdict, lab down."""
+@click.option("--serve/--no-serve", "serve", default=None,
+              help="At the end, serve the panel (with the lab up) until Ctrl-C. Default: only when stdout is a "
+              "terminal; otherwise the panel is started, checked, its URL printed, and stopped.")
+@click.option("--port", default=8610, show_default=True, type=click.IntRange(0, 65535),
+              help="Port of the panel on 127.0.0.1 (a free one if it is taken).")
+def demo(keep: bool, target: str, db: str | None, serve: bool | None, port: int) -> None:
+    """Lab up (desk-nas at 1 Gb/s), status, SMB round trip, quick suite and verdict, the panel, lab down."""
+    if db:
+        os.environ["TENGIG_DB"] = db  # the panel's server reads the same results (and keeps its keys next to them)
+    interactive = sys.stdout.isatty() if serve is None else serve
     lab = Lab()
     left = lab.down()  # a previous run's leftovers must not block the demo
     for note in left:
@@ -42,6 +56,7 @@ def demo(keep: bool, target: str, db: str | None) -> None:
         click.echo("")
         click.echo(report_text(report))
         click.echo(f"\nstored as run {run_id} in {store.path}")
+        asyncio.run(serve_panel(port, interactive))
     finally:
         if not keep:
             lab.down()

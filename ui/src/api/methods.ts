@@ -1,10 +1,25 @@
-/**
- * Names of the TrueNAS middleware methods the panel calls. The typed client
- * that sends them arrives with the benchmark endpoints.
- */
+/** Names of the TrueNAS middleware methods (and tengig's) the panel calls. */
 export const API_METHODS = {
   ping: 'core.ping',
+  loginEx: 'auth.login_ex',
+  subscribe: 'core.subscribe',
+  getJobs: 'core.get_jobs',
+  jobAbort: 'core.job_abort',
+  getMethods: 'core.get_methods',
   benchRun: 'tengig.bench.run',
+  resultsQuery: 'tengig.results.query',
+  resultsGet: 'tengig.results.get',
+  resultsCompare: 'tengig.results.compare',
+  targetsQuery: 'tengig.targets.query',
+  targetsCreate: 'tengig.targets.create',
+  targetsDelete: 'tengig.targets.delete',
+  meshPlan: 'tengig.mesh.plan',
+  meshRender: 'tengig.mesh.render',
+  meshApply: 'tengig.mesh.apply',
+  meshVerify: 'tengig.mesh.verify',
 } as const
 
 export type ApiMethod = (typeof API_METHODS)[keyof typeof API_METHODS]
+
+/** The event a job's every state and progress change is published on. */
+export const JOBS_EVENT = 'core.get_jobs'

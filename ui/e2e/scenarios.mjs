@@ -1,0 +1,143 @@
+// What each browser test does in the panel. Selectors are the components' data-test hooks.
+const T = (name) => `[data-test="${name}"]`
+
+async function logIn(page, ctx, key = ctx.config.apiKey) {
+  await page.goto(ctx.config.url)
+  await page.fill(T('login-key'), key)
+  await page.click(T('login-submit'))
+}
+
+async function loggedIn(page, ctx) {
+  await logIn(page, ctx)
+  await page.waitForSelector(T('tabs'))
+}
+
+const texts = (page, selector) => page.locator(selector).allInnerTexts()
+
+export const SCENARIOS = {
+  /** A wrong key: the login stays, the refusal is shown in words. */
+  async 'bad-key'(page, ctx) {
+    await logIn(page, ctx, '1-not-a-real-key')
+    await page.waitForSelector(T('error'))
+    await ctx.shot('login-refused')
+    return { errors: await texts(page, T('error')), tabs: await page.locator(T('tabs')).count() }
+  },
+
+  /** Log in, start a quick benchmark, watch its progress move, land on its verdict. */
+  async 'run-verdict'(page, ctx) {
+    await loggedIn(page, ctx)
+    await page.click(T('tab-run'))
+    await page.waitForSelector(`${T('run-target')} option`, { state: 'attached' })
+    const p = ctx.config.params ?? {}
+    if (p.repeats) await page.fill(T('run-repeats'), String(p.repeats))
+    if (p.netSeconds) await page.fill(T('run-net-seconds'), String(p.netSeconds))
+    await page.click(T('run-start'))
+    const percents = []
+    const descriptions = []
+    const stepStates = new Set()
+    let midShot = false
+    const deadline = Date.now() + (p.runTimeoutMs ?? 150_000)
+    while (!/#\/verdict\/\d+/.test(page.url())) {
+      if (Date.now() > deadline) throw new Error(`no verdict after ${p.runTimeoutMs ?? 150_000} ms; percents seen ${percents}`)
+      if (await page.locator(T('run-failure')).count()) {
+        throw new Error(`the run failed: ${await page.locator(T('run-failure')).innerText()}`)
+      }
+      const percent = await page.locator(T('run-percent')).innerText().catch(() => null)
+      if (percent !== null && percents.at(-1) !== Number(percent)) percents.push(Number(percent))
+      const d = await page.locator(T('run-description')).innerText().catch(() => null)
+      if (d && descriptions.at(-1) !== d) descriptions.push(d)
+      for (const s of await page.locator('[data-test^="step-"]').evaluateAll((els) => els.map((e) => `${e.dataset.test}:${e.className}`))) {
+        stepStates.add(s)
+      }
+      const samples = Number((await page.locator(T('run-samples')).innerText().catch(() => '0')).split(' ')[0])
+      if (!midShot && Number(percent) >= 40 && samples >= 2) {
+        await ctx.shot('run-progress')
+        midShot = true
+      }
+      await page.waitForTimeout(250)
+    }
+    await page.waitForSelector(T('verdict-summary'))
+    await ctx.shot('verdict')
+    return {
+      url: page.url(),
+      percents,
+      descriptions,
+      stepStates: [...stepStates],
+      summary: await page.locator(T('verdict-summary')).innerText(),
+      readRow: await page.locator(T('verdict-row-read')).innerText(),
+      writeRow: await page.locator(T('verdict-row-write')).innerText(),
+      readBars: await texts(page, '[data-test^="ceiling-read-"]'),
+      linkProvenance: await page.locator(T('provenance-read-link')).innerText(),
+      targetLine: await page.locator(T('target-line-read')).innerText(),
+      advice: await texts(page, `${T('advice')} li`),
+      errors: await texts(page, T('error')),
+    }
+  },
+
+  /** A run that fails (the caller broke the lab first): the error is shown, no numbers. */
+  async 'failed-run'(page, ctx) {
+    await loggedIn(page, ctx)
+    await page.click(T('tab-run'))
+    await page.waitForSelector(`${T('run-target')} option`, { state: 'attached' })
+    const p = ctx.config.params ?? {}
+    await page.selectOption(T('run-kind'), p.kind ?? 'smb')
+    await page.fill(T('run-repeats'), '1')
+    await page.click(T('run-start'))
+    await page.waitForSelector(T('run-failure'), { timeout: p.runTimeoutMs ?? 90_000 })
+    await page.waitForSelector(T('error'))
+    await ctx.shot('run-failed')
+    const facts = {
+      url: page.url(),
+      failure: await page.locator(T('run-failure')).innerText(),
+      errors: await texts(page, T('error')),
+      state: await page.locator(T('run-state')).innerText(),
+      progressText: await page.locator(T('run-progress')).innerText(),
+      samples: await page.locator(T('run-samples')).innerText(),
+      stepStates: await page.locator('[data-test^="step-"]').evaluateAll((els) => els.map((e) => `${e.dataset.test}:${e.className}`)),
+    }
+    await page.click(T('tab-history'))
+    await page.waitForSelector(T('history-table'))
+    await ctx.shot('history')
+    facts.historyRows = await texts(page, `${T('history-table')} tbody tr`)
+    return facts
+  },
+
+  /** Plan the lab's mesh and read the diagram. */
+  async 'mesh-plan'(page, ctx) {
+    await loggedIn(page, ctx)
+    await page.click(T('tab-mesh'))
+    await page.click(T('mesh-preset-lab'))
+    await page.click(T('mesh-plan'))
+    await page.waitForSelector(T('mesh-diagram'))
+    await ctx.shot('mesh')
+    return {
+      nodes: await page.locator('[data-test^="mesh-node-"]').evaluateAll((els) => els.map((e) => e.dataset.test)),
+      edges: await page.locator('[data-test^="mesh-edge-"]').evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim())),
+      counts: await page.locator(T('mesh-counts')).innerText(),
+      cables: await texts(page, `${T('mesh-cables')} tbody tr`),
+      errors: await texts(page, T('error')),
+    }
+  },
+
+  /** Every view once: the caller checks that no request left this machine. */
+  async 'tour'(page, ctx) {
+    await loggedIn(page, ctx)
+    const seen = {}
+    // What shows once each view has its data (not just its frame).
+    const ready = {
+      verdict: `${T('verdict-empty')}, ${T('verdict-summary')}`,
+      run: `${T('run-target')} option`,
+      history: `${T('history-table')}, ${T('history')} p.muted`,
+      mesh: T('mesh-form'),
+      targets: T('target-hdd-15k-best'),
+    }
+    for (const view of ['verdict', 'run', 'history', 'mesh', 'targets']) {
+      await page.click(T(`tab-${view}`))
+      await page.waitForSelector(ready[view], { state: 'attached' })
+      await page.waitForLoadState('networkidle')
+      seen[view] = (await page.locator(T(view)).innerText()).slice(0, 200)
+    }
+    await ctx.shot('targets')
+    return { seen, errors: await texts(page, T('error')) }
+  },
+}

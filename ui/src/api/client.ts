@@ -1,0 +1,83 @@
+/** The typed face of the API: one method per server method the panel uses. */
+import { ApiError } from './errors'
+import { JobWatcher } from './jobs'
+import { API_METHODS as M } from './methods'
+import { RpcClient } from './rpc'
+import type {
+  BenchOutcome, BenchRunRequest, Comparison, Job, MeshPlan, MeshRequest, NewTarget, RenderedConfig,
+  ResultsQueryOptions, RunEntry, Target,
+} from './types'
+
+export class TengigApi {
+  readonly jobs: JobWatcher
+
+  constructor(readonly rpc: RpcClient) {
+    this.jobs = new JobWatcher(rpc)
+  }
+
+  /** auth.login_ex with API_KEY_PLAIN; false when the key is refused. */
+  async login(username: string, apiKey: string): Promise<boolean> {
+    const answer = await this.rpc.call<{ response_type: string }>(M.loginEx, [
+      { mechanism: 'API_KEY_PLAIN', username, api_key: apiKey },
+    ])
+    if (answer.response_type === 'SUCCESS') {
+      await this.jobs.start()
+      return true
+    }
+    return false
+  }
+
+  /** Names of every method the server offers (to show what this server can do). */
+  async methodNames(): Promise<Set<string>> {
+    return new Set(Object.keys(await this.rpc.call<Record<string, unknown>>(M.getMethods, [])))
+  }
+
+  targets(): Promise<Target[]> {
+    return this.rpc.call(M.targetsQuery, [])
+  }
+
+  createTarget(target: NewTarget): Promise<Target> {
+    return this.rpc.call(M.targetsCreate, [target])
+  }
+
+  deleteTarget(name: string): Promise<true> {
+    return this.rpc.call(M.targetsDelete, [name])
+  }
+
+  results(options: ResultsQueryOptions = {}): Promise<RunEntry[]> {
+    return this.rpc.call(M.resultsQuery, [options])
+  }
+
+  result(id: number): Promise<RunEntry> {
+    return this.rpc.call(M.resultsGet, [id])
+  }
+
+  compare(a: number, b: number): Promise<Comparison> {
+    return this.rpc.call(M.resultsCompare, [a, b])
+  }
+
+  /** Starts tengig.bench.run; the answer is the job id (legacy_jobs, the protocol's default). */
+  async startBench(request: BenchRunRequest): Promise<number> {
+    const id = await this.rpc.call<unknown>(M.benchRun, [request])
+    if (typeof id !== 'number') {
+      throw new ApiError(M.benchRun, -32603, `expected a job id, got ${JSON.stringify(id)}`)
+    }
+    return id
+  }
+
+  followBench(id: number, onUpdate: (job: Job) => void): Promise<BenchOutcome> {
+    return this.jobs.follow<BenchOutcome>(id, onUpdate)
+  }
+
+  abortJob(id: number): Promise<null> {
+    return this.rpc.call(M.jobAbort, [id])
+  }
+
+  meshPlan(request: MeshRequest): Promise<MeshPlan> {
+    return this.rpc.call(M.meshPlan, [request])
+  }
+
+  meshRender(request: MeshRequest, host: string): Promise<RenderedConfig> {
+    return this.rpc.call(M.meshRender, [request, host])
+  }
+}

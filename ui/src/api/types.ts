@@ -1,0 +1,269 @@
+/**
+ * The shapes the panel reads and sends, mirroring tengig's pydantic API models
+ * (middleware/tengig/api/models/*.py, verdict/models.py, mesh/models.py).
+ * Storage and SMB speeds are bytes/s, link speeds bits/s, times epoch seconds.
+ */
+
+export type Direction = 'read' | 'write'
+export type Component = 'pool' | 'link' | 'network' | 'smb'
+export type Provenance = 'measured' | 'estimated'
+export type RunKind = 'pool' | 'net' | 'smb' | 'all'
+export type RunStatus = 'running' | 'success' | 'failed' | 'aborted'
+export type Preset = 'quick' | 'full'
+
+export interface Target {
+  name: string
+  title: string
+  read_bytes_per_s: number
+  write_bytes_per_s: number | null
+  source: string
+  builtin: boolean
+}
+
+export interface NewTarget {
+  name: string
+  title: string
+  read_bytes_per_s: number
+  write_bytes_per_s: number | null
+  source: string
+}
+
+export interface Ceiling {
+  component: Component
+  direction: Direction
+  bytes_per_s: number
+  provenance: Provenance
+  label: string
+}
+
+export interface DirectionVerdict {
+  direction: Direction
+  smb_bytes_per_s: number | null
+  target_bytes_per_s: number | null
+  beats_target: boolean | null
+  margin_percent: number | null
+  bottleneck: Component | null
+  ceilings: Ceiling[]
+}
+
+export interface Advice {
+  rule: string
+  severity: 'info' | 'warning' | 'critical'
+  text: string
+}
+
+export interface Verdict {
+  target: Target
+  directions: DirectionVerdict[]
+  advice: Advice[]
+  summary: string
+}
+
+export interface BenchRunRequest {
+  kind?: RunKind
+  target?: string
+  clients?: string[]
+  preset?: Preset
+  repeats?: number | null
+  streams?: number
+  net_seconds?: number | null
+  pool?: string | null
+}
+
+export interface BenchOutcome {
+  run_id: number
+  summary: string
+  verdict: Verdict | null
+  report: Record<string, unknown>
+}
+
+export interface RunEntry {
+  id: number
+  started: number
+  finished: number | null
+  kind: RunKind
+  status: RunStatus
+  inputs: Record<string, unknown>
+  results: Record<string, unknown> | null
+  verdict: Verdict | null
+  error: string | null
+  environment: Record<string, unknown> | null
+  raw: unknown[]
+}
+
+export interface ResultsQueryOptions {
+  kind?: RunKind
+  status?: RunStatus
+  limit?: number
+  offset?: number
+}
+
+export interface RunSummary {
+  id: number
+  kind: RunKind
+  status: RunStatus
+  started: number
+}
+
+export interface MetricDelta {
+  a: number
+  b: number
+  delta: number
+  delta_percent: number | null
+  unit: string
+}
+
+export interface Comparison {
+  a: RunSummary
+  b: RunSummary
+  metrics: Record<string, MetricDelta>
+  only_in_a: string[]
+  only_in_b: string[]
+  environment: Record<string, { a: unknown; b: unknown }>
+}
+
+export type JobState = 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'ABORTED'
+
+export interface JobProgress {
+  percent: number | null
+  description: string | null
+  extra: unknown
+}
+
+/** One job as core.get_jobs events carry it (TRUENAS.md §2). */
+export interface Job {
+  id: number
+  method: string
+  arguments?: unknown[]
+  progress: JobProgress
+  state: JobState
+  result: unknown
+  error: string | null
+  exception?: string | null
+  exc_info?: { type?: string | null; errno?: number | null; extra?: unknown; repr?: string | null } | null
+  time_started?: unknown
+  time_finished?: unknown
+  abortable?: boolean
+}
+
+// --- mesh (middleware/tengig/mesh/request.py and models.py) ---
+
+export type HostKind = 'truenas-scale' | 'truenas-core' | 'linux' | 'freebsd' | 'windows'
+
+export interface MeshPortRequest {
+  name: string
+  speed_bps: number | string
+  card?: string | null
+  peer?: string | null
+}
+
+export interface MeshHostRequest {
+  name: string
+  kind: HostKind
+  ports: MeshPortRequest[]
+}
+
+export interface MeshRequest {
+  hosts: MeshHostRequest[]
+  existing_networks?: string[]
+  options?: {
+    address_pool?: string
+    prefix?: 24 | 30 | 31
+    name_suffix?: string
+    mtu?: number
+  }
+}
+
+export interface CableEnd {
+  host: string
+  port: string
+  card: string | null
+  address: string
+}
+
+export interface MeshCable {
+  id: string
+  a: CableEnd
+  b: CableEnd
+  speed_bps: number
+  subnet: string
+  prefix: number
+  mtu: number
+  goodput_bps: number
+}
+
+export interface HostsEntry {
+  address: string
+  name: string
+  peer: string
+  cable: string
+}
+
+export interface HostPort {
+  port: string
+  card: string | null
+  speed_bps: number
+  cable: string | null
+  peer: string | null
+  address: string | null
+}
+
+export interface HostPlan {
+  name: string
+  kind: HostKind
+  ports: HostPort[]
+  hosts_entries: HostsEntry[]
+}
+
+export interface DiagramNode {
+  id: string
+  label: string
+  kind: HostKind
+  x: number
+  y: number
+}
+
+export interface DiagramEdge {
+  id: string
+  source: string
+  target: string
+  source_port: string
+  target_port: string
+  label: string
+  speed_bps: number
+}
+
+export interface PlanNote {
+  code: string
+  severity: 'info' | 'warning'
+  host: string | null
+  text: string
+}
+
+export interface MeshPlan {
+  options: Record<string, unknown>
+  hosts: HostPlan[]
+  cables: MeshCable[]
+  labels: unknown[]
+  labels_text: string
+  labels_csv: string
+  counts: { hosts: number; cables: number; ports_used: number; ports_spare: number; dual_port_cards_to_buy: number }
+  cost: { currency: string; total: number; estimated_prices: string[] }
+  break_even: { summary: string; switch_cheaper_from: number | null }
+  diagram: { nodes: DiagramNode[]; edges: DiagramEdge[] }
+  notes: PlanNote[]
+}
+
+export interface RenderedFile {
+  path: string
+  content: string
+  how: 'replace' | 'marked-block' | 'run'
+  mode?: string
+}
+
+export interface RenderedConfig {
+  host: string
+  flavour: string
+  files: RenderedFile[]
+  api_calls: { method: string; params: unknown[] }[]
+}

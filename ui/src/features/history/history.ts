@@ -1,0 +1,87 @@
+/** The run history as table rows, a chart over time, and a comparison of two runs. Pure. */
+import type { Comparison, MetricDelta, RunEntry } from '../../api/types'
+import { formatGbps, formatMBps } from '../verdict/formatThroughput'
+
+export interface RunRow {
+  id: number
+  when: string
+  kind: string
+  status: string
+  target: string
+  smbRead: string
+  smbWrite: string
+  outcome: string
+}
+
+/** '2026-11-21 10:57' in the viewer's time zone. */
+export function formatWhen(epochSeconds: number): string {
+  const d = new Date(epochSeconds * 1000)
+  const p = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
+}
+
+function smbOf(run: RunEntry, direction: 'read' | 'write'): number | null {
+  return run.verdict?.directions.find((d) => d.direction === direction)?.smb_bytes_per_s ?? null
+}
+
+export function runRow(run: RunEntry): RunRow {
+  const smb = (direction: 'read' | 'write') => {
+    if (run.status !== 'success') return '—'
+    const v = smbOf(run, direction)
+    return v === null ? 'not measured' : formatMBps(v)
+  }
+  let outcome: string
+  if (run.status === 'success') outcome = run.verdict?.summary ?? 'no verdict'
+  else if (run.status === 'running') outcome = 'running'
+  else outcome = `${run.status}: ${run.error ?? 'no reason recorded'}`
+  return {
+    id: run.id,
+    when: formatWhen(run.started),
+    kind: run.kind,
+    status: run.status,
+    target: String(run.inputs.target ?? run.verdict?.target.name ?? ''),
+    smbRead: smb('read'),
+    smbWrite: smb('write'),
+    outcome,
+  }
+}
+
+/** uPlot data for successful runs, oldest first: [epoch s, SMB read MB/s, SMB write MB/s]. */
+export function historyChartData(runs: RunEntry[]): [number[], (number | null)[], (number | null)[]] {
+  const ok = runs.filter((r) => r.status === 'success').sort((a, b) => a.started - b.started)
+  const mb = (v: number | null) => (v === null ? null : Math.round(v / 1e4) / 100)
+  return [ok.map((r) => r.started), ok.map((r) => mb(smbOf(r, 'read'))), ok.map((r) => mb(smbOf(r, 'write')))]
+}
+
+export interface MetricRow {
+  path: string
+  a: string
+  b: string
+  delta: string
+  percent: string
+  direction: 'up' | 'down' | 'same'
+}
+
+function formatValue(value: number, unit: string): string {
+  if (unit === 'B/s') return formatMBps(Math.abs(value)).replace(/^/, value < 0 ? '-' : '')
+  if (unit === 'bit/s') return formatGbps(Math.abs(value)).replace(/^/, value < 0 ? '-' : '')
+  const text = Number.isInteger(value) ? String(value) : value.toFixed(2)
+  return unit ? `${text} ${unit}` : text
+}
+
+/** The numbers a person compares first: throughput medians, goodput, the verdict's SMB figures. */
+export const HEADLINE = /(bytes_per_s\.median|goodput_bps|smb_bytes_per_s|margin_percent)$/
+
+export function metricRows(cmp: Comparison, headlineOnly: boolean): MetricRow[] {
+  return Object.entries(cmp.metrics)
+    .filter(([path]) => !headlineOnly || HEADLINE.test(path))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([path, m]: [string, MetricDelta]) => ({
+      path,
+      a: formatValue(m.a, m.unit),
+      b: formatValue(m.b, m.unit),
+      delta: (m.delta > 0 ? '+' : '') + formatValue(m.delta, m.unit),
+      percent: m.delta_percent === null ? 'n/a (a is 0)' : `${m.delta_percent > 0 ? '+' : ''}${m.delta_percent.toFixed(1)}%`,
+      direction: m.delta > 0 ? 'up' : m.delta < 0 ? 'down' : 'same',
+    }))
+}

@@ -1,0 +1,66 @@
+/**
+ * One benchmark run from the panel: start tengig.bench.run, follow its job events (progress, live
+ * samples), cancel with core.job_abort. A failed run keeps its error and shows no numbers.
+ */
+import { computed, reactive } from 'vue'
+import { describeError } from '../../api/errors'
+import type { BenchOutcome, BenchRunRequest, Job } from '../../api/types'
+import { clearErrors, reportError } from '../../composables/useErrors'
+import { currentApi } from '../../composables/useSession'
+import { addSample, benchSteps, liveChartData, stepProgress, type LiveSample } from './benchProgress'
+
+export function useBenchRun(onFinished: (outcome: BenchOutcome) => void) {
+  const state = reactive({
+    request: null as BenchRunRequest | null,
+    jobId: null as number | null,
+    job: null as Job | null,
+    samples: [] as LiveSample[],
+    lastExtra: null as string | null,
+    startedAt: 0,
+    phase: 'idle' as 'idle' | 'starting' | 'running' | 'aborting' | 'done' | 'failed',
+    failure: null as string | null,
+  })
+
+  const steps = computed(() =>
+    state.request ? stepProgress(benchSteps(state.request.kind ?? 'all', state.request.clients ?? []), state.job) : [],
+  )
+  const chartData = computed(() => liveChartData(state.samples))
+  const running = computed(() => ['starting', 'running', 'aborting'].includes(state.phase))
+
+  function onUpdate(job: Job) {
+    state.job = job
+    const next = addSample(state.samples, state.lastExtra, job.progress.extra, (Date.now() - state.startedAt) / 1000)
+    state.samples = next.samples
+    state.lastExtra = next.lastExtra
+  }
+
+  async function start(request: BenchRunRequest) {
+    clearErrors('run')
+    Object.assign(state, { request, jobId: null, job: null, samples: [], lastExtra: null, failure: null,
+      startedAt: Date.now(), phase: 'starting' })
+    try {
+      const api = currentApi()
+      state.jobId = await api.startBench(request)
+      state.phase = 'running'
+      const outcome = await api.followBench(state.jobId, onUpdate)
+      state.phase = 'done'
+      onFinished(outcome)
+    } catch (err) {
+      state.phase = 'failed'
+      state.failure = describeError(err)
+      reportError(err, 'run')
+    }
+  }
+
+  async function cancel() {
+    if (state.jobId === null) return
+    state.phase = 'aborting'
+    try {
+      await currentApi().abortJob(state.jobId)
+    } catch (err) {
+      reportError(err, 'run')
+    }
+  }
+
+  return { state, steps, chartData, running, start, cancel }
+}
