@@ -35,9 +35,15 @@ class TenGigLaggValidateResult(ApiOutput):
 
 
 class TenGigLaggApplyOptions(ApiInput):
-    system: Literal["local"] = Field("local", description="'local': this Linux machine (iproute2 bond). TrueNAS "
-                                     "goes through its own API with commit, checkin and rollback.")
-    checkin_timeout: int = Field(60, ge=10, le=600, description="TrueNAS: seconds before an unconfirmed change rolls back.")
+    system: Literal["local", "truenas"] = Field("local", description="'local': this Linux machine (iproute2 bond); "
+                                                "'truenas': the configured TrueNAS, through its API with commit, "
+                                                "a probe, checkin, and rollback when the bond never answers.")
+    checkin_timeout: int = Field(60, ge=5, le=600, description="TrueNAS: seconds before an unconfirmed change rolls back.")
+    probe_address: str | None = Field(None, pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
+                                      description="TrueNAS: an address that must answer over the new LAGG (a peer or "
+                                      "the gateway) before the change is kept; pinged from where tengig runs.")
+    confirm_session_interface: bool = Field(False, description="TrueNAS: allow changing the port this API session "
+                                            "arrives on (it may cut the session; the rollback then restores it).")
 
 
 class TenGigLaggApplyArgs(ApiInput):

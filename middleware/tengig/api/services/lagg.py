@@ -6,7 +6,9 @@ from typing import Any
 
 from ...backends.linux.bond import apply_bond, bonding_support
 from ...errors import ValidationError
+from ...backends.truenas.connection import configured_truenas
 from ...lagg import analyse, plan_lagg, render
+from ...lagg.apply_truenas import apply_lagg_truenas, ping_probe
 from ...runner import Runner
 from ..decorators import api_method, job
 from ..exceptions import api_errors
@@ -43,6 +45,9 @@ class TenGigLaggService(Service):
         """Create the LAGG. Linux: iproute2 bond, refused plainly where the kernel has no bonding driver."""
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
+        options = options or {}
+        if options.get("system") == "truenas":
+            return self._apply_truenas(job, plan, options)
         with api_errors(prefix="request"):
             if plan.platform != "linux":
                 raise ValidationError.one("platform", f"system 'local' applies Linux plans; this plan is for "
@@ -52,6 +57,19 @@ class TenGigLaggService(Service):
             ran = apply_bond(render(plan), Runner(), support=support)
         job.set_progress(100, f"{plan.name} created")
         return {"name": plan.name, "ran": ran, "api_calls": []}
+
+    def _apply_truenas(self, job, plan, options: dict[str, Any]):
+        with api_errors(prefix="options"):
+            if not options.get("probe_address"):
+                raise ValidationError.one("probe_address", "name an address that must answer over the new LAGG: "
+                                          "without a probe nothing proves the change is safe to keep")
+        runner = Runner()
+        probe = ping_probe(plan.name, options["probe_address"], lambda argv: runner.run(argv, timeout=10, check=False))
+        with api_errors(), configured_truenas() as backend:
+            result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.get("checkin_timeout", 60),
+                                        confirm_session_interface=options.get("confirm_session_interface", False),
+                                        progress=lambda p, d: job.set_progress(p, d))
+        return {"name": result.name, "ran": [], "api_calls": result.api_calls}
 
     @api_method(TenGigLaggVerifyArgs, TenGigLaggVerifyResult, roles=["READONLY_ADMIN"])
     def verify(self, request: dict[str, Any], measurements: dict[str, Any]):

@@ -1,0 +1,38 @@
+"""Which TrueNAS `system: "truenas"` means when tengig runs as its own host (`tengig serve`, the CLI):
+the one named by TENGIG_TRUENAS_URL (ws://nas or wss://nas; /api/current or the legacy /websocket is
+found by itself) with the API key in the file TENGIG_TRUENAS_API_KEY_FILE (mode 0600; a key never goes
+in an environment variable or an argument, where `ps` shows it). Inside middlewared the plugin gives
+the backend a MiddlewareCaller instead."""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from ...client import connect
+from ...client.errors import ClientError
+from ...errors import TengigError
+from .backend import TrueNASBackend
+
+URL_ENV = "TENGIG_TRUENAS_URL"
+KEY_FILE_ENV = "TENGIG_TRUENAS_API_KEY_FILE"
+
+
+@contextlib.contextmanager
+def configured_truenas() -> Iterator[TrueNASBackend]:
+    url, key_file = os.environ.get(URL_ENV), os.environ.get(KEY_FILE_ENV)
+    if not url or not key_file:
+        raise TengigError(f"no TrueNAS configured: set {URL_ENV} (ws://nas) and {KEY_FILE_ENV} (a file holding "
+                          "an API key made in the TrueNAS UI)", errno=errno.ENOENT)
+    try:
+        key = Path(key_file).read_text().strip()
+    except OSError as exc:
+        raise TengigError(f"cannot read the TrueNAS API key from {key_file}: {exc.strerror}", errno=errno.EACCES) from exc
+    try:
+        client = connect(url, key)
+    except ClientError as exc:
+        raise TengigError(f"cannot reach the TrueNAS at {url}: {exc}", errno=exc.errno or errno.ECONNREFUSED) from exc
+    with client:
+        yield TrueNASBackend(client)

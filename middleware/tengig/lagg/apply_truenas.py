@@ -1,0 +1,52 @@
+"""Create a planned LAGG on a TrueNAS through its API, so that a mistake undoes itself: members whose
+own config the plan clears are reset (`interface.delete` of their saved config), the LAGG is created
+(`interface.create` LINK_AGGREGATION), all staged; `interface.commit` with rollback and a checkin
+timeout; the probe ("does the new bond answer?", e.g. a ping to a peer over it) runs until it answers
+or the time is up; `interface.checkin` only then. A bond that never answers is rolled back at once,
+and if tengig dies in between TrueNAS rolls back by itself. A member carrying the caller's session is
+refused unless confirmed, and TrueNAS's own validation errors keep their field paths
+(`interface_create.lag_ports.N`). backends/truenas/staged_change.py does the steps.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, Field
+
+from ..backends.truenas import ProbeResult, ProbeTarget, TrueNASBackend, apply_staged
+from ..errors import ValidationError
+from ..mesh.verify import parse_ping
+from ..runner import CancelToken, Completed
+from .models import LaggPlan
+from .render import render
+
+
+class LaggApplyResult(BaseModel):
+    name: str = Field(description="The LAGG interface.")
+    changed: bool = Field(description="False when the TrueNAS already had this LAGG as planned.")
+    api_calls: list[str] = Field(description="TrueNAS methods staged, in order (then commit and checkin).")
+
+
+def ping_probe(name: str, address: str, run: Callable[[Sequence[str]], Completed]) -> Callable[[], ProbeResult]:
+    """One ping (1 s) to `address` through the new LAGG `name`, run where the NAS is."""
+    def probe() -> ProbeResult:
+        done = run(["ping", "-n", "-c", "1", "-W", "1", "-I", name, address])
+        ping = parse_ping(done.stdout)
+        ok = done.returncode == 0 and ping is not None and ping.received > 0
+        return ProbeResult(ok=ok, targets=[ProbeTarget(name=f"{name} -> {address}", ok=ok,
+                                                       detail=f"{ping.rtt_avg_ms} ms" if ok and ping else "no reply")])
+    return probe
+
+
+def apply_lagg_truenas(plan: LaggPlan, backend: TrueNASBackend, probe: Callable[[], ProbeResult], *,
+                       checkin_timeout: int = 60, confirm_session_interface: bool = False,
+                       progress: Callable[[float, str], None] | None = None, cancel: CancelToken | None = None,
+                       probe_interval: float = 0.5) -> LaggApplyResult:
+    if not plan.platform.startswith("truenas-"):
+        raise ValidationError.one("platform", f"a {plan.platform} plan cannot be applied through the TrueNAS API")
+    calls = render(plan).api_calls
+    result = apply_staged(backend, calls, probe, checkin_timeout=checkin_timeout,
+                          confirm_session_interface=confirm_session_interface, progress=progress, cancel=cancel,
+                          probe_interval=probe_interval)
+    return LaggApplyResult(name=plan.name, changed=result.changed,
+                           api_calls=[c.method for c in calls] if result.changed else [])
