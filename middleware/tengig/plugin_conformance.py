@@ -13,18 +13,10 @@ from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel
 
+from .api.decorators import BUILTIN_ROLES
 from .plugin_spec import ServicePlan, plan_service
 
-# middlewared's built-in roles the plugin may name (a plugin cannot add roles).
-# Source: truenas/middleware src/middlewared/middlewared/role.py (ROLES dict; every name below checked
-# there, master of 2026-08). A subset: extend it from that file, never invent one.
-BUILTIN_ROLES = frozenset({
-    "FULL_ADMIN", "READONLY_ADMIN", "SHARING_ADMIN",
-    "NETWORK_INTERFACE_READ", "NETWORK_INTERFACE_WRITE", "NETWORK_GENERAL_READ", "NETWORK_GENERAL_WRITE",
-    "DATASET_READ", "DATASET_WRITE", "DATASET_DELETE", "POOL_READ", "POOL_WRITE",
-    "SHARING_SMB_READ", "SHARING_SMB_WRITE", "SHARING_READ", "SHARING_WRITE",
-    "REPORTING_READ", "SYSTEM_GENERAL_READ",
-})
+# middlewared's built-in roles (one list, in api/decorators.py, where @api_method checks them too).
 
 # Rule tags (one per TRUENAS.md §1 rule).
 RESULT_ONE_FIELD = "result-one-field"

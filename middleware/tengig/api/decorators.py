@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import BaseModel
 
 # middlewared's built-in roles that tengig's methods may name (a plugin cannot add roles; TRUENAS.md §1).
-# A subset of middlewared/role.py (25.10): extend it from there, never invent one.
+# A subset of truenas/middleware src/middlewared/middlewared/role.py (ROLES dict, checked on master of
+# 2026-08 and 25.10): extend it from there, never invent one. plugin_conformance checks against it too.
 BUILTIN_ROLES = frozenset({
     "FULL_ADMIN", "READONLY_ADMIN", "SHARING_ADMIN",
     "NETWORK_INTERFACE_READ", "NETWORK_INTERFACE_WRITE", "NETWORK_GENERAL_READ", "NETWORK_GENERAL_WRITE",
