@@ -267,3 +267,66 @@ export interface RenderedConfig {
   files: RenderedFile[]
   api_calls: { method: string; params: unknown[] }[]
 }
+
+// --- mesh apply and verify (middleware/tengig/api/models/mesh.py, mesh/apply_linux.py, mesh/verify.py) ---
+
+export interface MeshApplyOptions {
+  system?: 'lab' | 'local'
+  hosts?: string[]
+}
+
+export interface MeshVerifyOptions extends MeshApplyOptions {
+  measure_throughput?: boolean
+  seconds?: number
+  min_percent?: number
+}
+
+export interface MeshApplyResult {
+  host: string
+  changed: boolean
+  changes: string[]
+  persistent: boolean
+  hosts_file: string | null
+}
+
+export interface LinkCheck {
+  cable: string
+  host: string
+  port: string
+  peer: string
+  peer_address: string
+  ping_ok: boolean
+  rtt_ms: number | null
+  df_size: number
+  df_ok: boolean
+  name: string
+  resolves_to: string[]
+  name_ok: boolean
+  problems: string[]
+}
+
+export interface PairThroughput {
+  cable: string
+  sender: string
+  receiver: string
+  goodput_bps: number
+  ceiling_bps: number
+  percent_of_ceiling: number
+  reaches_ceiling: boolean
+}
+
+export interface AsymmetricPair {
+  cable: string
+  a_to_b_bps: number
+  b_to_a_bps: number
+  difference_percent: number
+}
+
+export interface MeshVerifyResult {
+  ok: boolean
+  links: LinkCheck[]
+  matrix: PairThroughput[]
+  asymmetric: AsymmetricPair[]
+  min_percent: number
+  problems: string[]
+}
