@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  BenchOutcome, BenchRunRequest, Comparison, Job, MeshApplyOptions, MeshPlan, MeshRequest,
+  BenchOutcome, BenchRunRequest, Comparison, Job, LaggPlan, LaggRequest, LaggValidation, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -98,5 +98,19 @@ export class TengigApi {
 
   startMeshVerify(request: MeshRequest, options: MeshVerifyOptions): Promise<number> {
     return this.startJob(M.meshVerify, [request, options])
+  }
+
+  /** The ports of this machine ('local') or of a lab host. */
+  nics(options: { system: 'lab' | 'local'; host?: string | null }): Promise<Nic[]> {
+    return this.rpc.call(M.nicQuery, [options])
+  }
+
+  laggPlan(request: LaggRequest): Promise<LaggPlan> {
+    return this.rpc.call(M.laggPlan, [request])
+  }
+
+  /** The plan and what applying it would run; an invalid request fails with field paths. */
+  laggValidate(request: LaggRequest): Promise<LaggValidation> {
+    return this.rpc.call(M.laggValidate, [request])
   }
 }
