@@ -25,7 +25,7 @@ def test_production_build_served_by_tengig_makes_no_external_request(panel):
     report = run_scenario("tour", page_url(panel), panel.api_key)
     assert report["facts"]["errors"] == []
     assert report["facts"]["consoleErrors"] == []
-    assert set(report["facts"]["seen"]) == {"verdict", "run", "history", "mesh", "targets"}
+    assert set(report["facts"]["seen"]) == {"verdict", "run", "history", "mesh", "lagg", "targets"}
     assert "hdd-15k-best" in report["facts"]["seen"]["targets"]
     requests = report["requests"]
     assert any(u.endswith("/api/current") and u.startswith("ws://127.0.0.1") for u in requests), requests

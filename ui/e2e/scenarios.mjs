@@ -130,9 +130,10 @@ export const SCENARIOS = {
       run: `${T('run-target')} option`,
       history: `${T('history-table')}, ${T('history')} p.muted`,
       mesh: T('mesh-form'),
+      lagg: T('lagg-form'),
       targets: T('target-hdd-15k-best'),
     }
-    for (const view of ['verdict', 'run', 'history', 'mesh', 'targets']) {
+    for (const view of ['verdict', 'run', 'history', 'mesh', 'lagg', 'targets']) {
       await page.click(T(`tab-${view}`))
       await page.waitForSelector(ready[view], { state: 'attached' })
       await page.waitForLoadState('networkidle')
