@@ -25,7 +25,7 @@ def test_production_build_served_by_tengig_makes_no_external_request(panel):
     report = run_scenario("tour", page_url(panel), panel.api_key)
     assert report["facts"]["errors"] == []
     assert report["facts"]["consoleErrors"] == []
-    assert set(report["facts"]["seen"]) == {"verdict", "run", "history", "mesh", "targets"}
+    assert set(report["facts"]["seen"]) == {"verdict", "run", "history", "mesh", "lagg", "targets"}
     assert "hdd-15k-best" in report["facts"]["seen"]["targets"]
     requests = report["requests"]
     assert any(u.endswith("/api/current") and u.startswith("ws://127.0.0.1") for u in requests), requests
@@ -86,3 +86,16 @@ def test_mesh_plan_shows_the_diagram(panel):
     assert sorted(facts["nodes"]) == ["mesh-node-desk", "mesh-node-lab", "mesh-node-nas"]
     assert any("1 Gb/s" in e for e in facts["edges"]), facts["edges"]
     assert facts["counts"].startswith("3 hosts, 3 cables, 6 ports")
+
+
+def test_mesh_view_offers_apply_and_verify_and_confirms_before_applying(panel):
+    methods = panel.server.middleware.methods
+    if "tengig.mesh.apply" not in methods or "tengig.mesh.verify" not in methods:
+        pytest.skip("tengig.mesh.apply/verify are not on this branch yet")
+    facts = run_scenario("mesh-plan", page_url(panel), panel.api_key)["facts"]
+    assert facts["errors"] == []
+    assert (facts["applyButton"], facts["verifyButton"]) == (1, 1)
+    assert facts["missingNote"] == []
+    assert sorted(facts["targets"]) == ["desk", "lab", "nas"]
+    assert facts["confirm"].startswith("Apply the plan on the lab: desk, lab, nas will get the planned addresses"), facts["confirm"]
+    assert facts["confirmAfterCancel"] == 0

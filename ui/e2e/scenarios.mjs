@@ -102,7 +102,7 @@ export const SCENARIOS = {
     return facts
   },
 
-  /** Plan the lab's mesh and read the diagram. */
+  /** Plan the lab's mesh and read the diagram, the apply/verify controls and the apply confirmation (cancelled). */
   async 'mesh-plan'(page, ctx) {
     await loggedIn(page, ctx)
     await page.click(T('tab-mesh'))
@@ -116,6 +116,7 @@ export const SCENARIOS = {
       counts: await page.locator(T('mesh-counts')).innerText(),
       cables: await texts(page, `${T('mesh-cables')} tbody tr`),
       errors: await texts(page, T('error')),
+      ...(await meshControls(page, ctx)),
     }
   },
 
@@ -129,9 +130,10 @@ export const SCENARIOS = {
       run: `${T('run-target')} option`,
       history: `${T('history-table')}, ${T('history')} p.muted`,
       mesh: T('mesh-form'),
+      lagg: T('lagg-form'),
       targets: T('target-hdd-15k-best'),
     }
-    for (const view of ['verdict', 'run', 'history', 'mesh', 'targets']) {
+    for (const view of ['verdict', 'run', 'history', 'mesh', 'lagg', 'targets']) {
       await page.click(T(`tab-${view}`))
       await page.waitForSelector(ready[view], { state: 'attached' })
       await page.waitForLoadState('networkidle')
@@ -140,4 +142,25 @@ export const SCENARIOS = {
     await ctx.shot('targets')
     return { seen, errors: await texts(page, T('error')) }
   },
+}
+
+/** The mesh view's apply/verify controls; opens the apply confirmation and cancels it (nothing is applied). */
+async function meshControls(page, ctx) {
+  const facts = {
+    applyButton: await page.locator(T('mesh-apply')).count(),
+    verifyButton: await page.locator(T('mesh-verify')).count(),
+    targets: await page.locator('[data-test^="mesh-target-"]').evaluateAll((els) => els.filter((e) => e.checked).map((e) => e.value)),
+    missingNote: await texts(page, T('mesh-apply-missing')),
+    confirm: null,
+    confirmAfterCancel: null,
+  }
+  if (facts.applyButton) {
+    await page.click(T('mesh-apply'))
+    await page.waitForSelector(T('mesh-apply-confirm'))
+    await ctx.shot('mesh-apply-confirm')
+    facts.confirm = await page.locator(T('mesh-apply-confirm')).innerText()
+    await page.click(T('mesh-apply-confirm-no'))
+    facts.confirmAfterCancel = await page.locator(T('mesh-apply-confirm')).count()
+  }
+  return facts
 }

@@ -1,5 +1,5 @@
 /** Which view the address asks for: '#/verdict/12', '#/run', ... (hash routes work under any base path). */
-export const VIEWS = ['verdict', 'run', 'history', 'mesh', 'targets'] as const
+export const VIEWS = ['verdict', 'run', 'history', 'mesh', 'lagg', 'targets'] as const
 export type ViewName = (typeof VIEWS)[number]
 
 export interface Route {

@@ -4,7 +4,8 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  BenchOutcome, BenchRunRequest, Comparison, Job, MeshPlan, MeshRequest, NewTarget, RenderedConfig,
+  BenchOutcome, BenchRunRequest, Comparison, Job, LaggPlan, LaggRequest, LaggValidation, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
+  MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
 
@@ -57,12 +58,22 @@ export class TengigApi {
   }
 
   /** Starts tengig.bench.run; the answer is the job id (legacy_jobs, the protocol's default). */
-  async startBench(request: BenchRunRequest): Promise<number> {
-    const id = await this.rpc.call<unknown>(M.benchRun, [request])
+  startBench(request: BenchRunRequest): Promise<number> {
+    return this.startJob(M.benchRun, [request])
+  }
+
+  /** Starts a job method; the answer is the job id (legacy_jobs, the protocol's default). */
+  private async startJob(method: string, params: unknown[]): Promise<number> {
+    const id = await this.rpc.call<unknown>(method, params)
     if (typeof id !== 'number') {
-      throw new ApiError(M.benchRun, -32603, `expected a job id, got ${JSON.stringify(id)}`)
+      throw new ApiError(method, -32603, `expected a job id, got ${JSON.stringify(id)}`)
     }
     return id
+  }
+
+  /** Follows any job started here: every snapshot to `onUpdate`, then its result or its error. */
+  followJob<T>(id: number, onUpdate: (job: Job) => void): Promise<T> {
+    return this.jobs.follow<T>(id, onUpdate)
   }
 
   followBench(id: number, onUpdate: (job: Job) => void): Promise<BenchOutcome> {
@@ -79,5 +90,27 @@ export class TengigApi {
 
   meshRender(request: MeshRequest, host: string): Promise<RenderedConfig> {
     return this.rpc.call(M.meshRender, [request, host])
+  }
+
+  startMeshApply(request: MeshRequest, options: MeshApplyOptions): Promise<number> {
+    return this.startJob(M.meshApply, [request, options])
+  }
+
+  startMeshVerify(request: MeshRequest, options: MeshVerifyOptions): Promise<number> {
+    return this.startJob(M.meshVerify, [request, options])
+  }
+
+  /** The ports of this machine ('local') or of a lab host. */
+  nics(options: { system: 'lab' | 'local'; host?: string | null }): Promise<Nic[]> {
+    return this.rpc.call(M.nicQuery, [options])
+  }
+
+  laggPlan(request: LaggRequest): Promise<LaggPlan> {
+    return this.rpc.call(M.laggPlan, [request])
+  }
+
+  /** The plan and what applying it would run; an invalid request fails with field paths. */
+  laggValidate(request: LaggRequest): Promise<LaggValidation> {
+    return this.rpc.call(M.laggValidate, [request])
   }
 }

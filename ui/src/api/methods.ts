@@ -17,6 +17,9 @@ export const API_METHODS = {
   meshRender: 'tengig.mesh.render',
   meshApply: 'tengig.mesh.apply',
   meshVerify: 'tengig.mesh.verify',
+  nicQuery: 'tengig.nic.query',
+  laggPlan: 'tengig.lagg.plan',
+  laggValidate: 'tengig.lagg.validate',
 } as const
 
 export type ApiMethod = (typeof API_METHODS)[keyof typeof API_METHODS]

@@ -267,3 +267,171 @@ export interface RenderedConfig {
   files: RenderedFile[]
   api_calls: { method: string; params: unknown[] }[]
 }
+
+// --- mesh apply and verify (middleware/tengig/api/models/mesh.py, mesh/apply_linux.py, mesh/verify.py) ---
+
+export interface MeshApplyOptions {
+  system?: 'lab' | 'local'
+  hosts?: string[]
+}
+
+export interface MeshVerifyOptions extends MeshApplyOptions {
+  measure_throughput?: boolean
+  seconds?: number
+  min_percent?: number
+}
+
+export interface MeshApplyResult {
+  host: string
+  changed: boolean
+  changes: string[]
+  persistent: boolean
+  hosts_file: string | null
+}
+
+export interface LinkCheck {
+  cable: string
+  host: string
+  port: string
+  peer: string
+  peer_address: string
+  ping_ok: boolean
+  rtt_ms: number | null
+  df_size: number
+  df_ok: boolean
+  name: string
+  resolves_to: string[]
+  name_ok: boolean
+  problems: string[]
+}
+
+export interface PairThroughput {
+  cable: string
+  sender: string
+  receiver: string
+  goodput_bps: number
+  ceiling_bps: number
+  percent_of_ceiling: number
+  reaches_ceiling: boolean
+}
+
+export interface AsymmetricPair {
+  cable: string
+  a_to_b_bps: number
+  b_to_a_bps: number
+  difference_percent: number
+}
+
+export interface MeshVerifyResult {
+  ok: boolean
+  links: LinkCheck[]
+  matrix: PairThroughput[]
+  asymmetric: AsymmetricPair[]
+  min_percent: number
+  problems: string[]
+}
+
+// --- NIC inventory and LAGG (middleware/tengig/nic/models.py, lagg/request.py, lagg/models.py, lagg/render.py) ---
+
+export interface Nic {
+  name: string
+  kind: 'physical' | 'virtual' | 'bond' | 'bridge' | 'vlan' | 'loopback'
+  mac: string | null
+  link: 'up' | 'down' | 'unknown'
+  speed_bps: number | null
+  duplex: 'full' | 'half' | null
+  mtu: number
+  driver: string | null
+  pci_slot: string | null
+  card: string | null
+  addresses: string[]
+  in_use_by: string | null
+  carries_session: boolean
+  link_flaps: number | null
+  flap_events?: unknown[]
+}
+
+export type LaggPlatform = 'truenas-scale' | 'truenas-core' | 'linux' | 'freebsd'
+export type LaggTopology = 'lacp-switch' | 'unmanaged-switch' | 'switchless-peer' | 'many-clients'
+export type LaggGoal = 'aggregate-many-clients' | 'one-client-faster' | 'failover'
+export type LagProtocol = 'LACP' | 'FAILOVER' | 'LOADBALANCE' | 'ROUNDROBIN' | 'NONE'
+
+export interface LaggRequest {
+  nics: Nic[]
+  platform: LaggPlatform
+  topology: LaggTopology
+  goal: LaggGoal
+  client_count?: number
+  client_link_bps?: number | string | null
+  flows?: number | null
+  options?: {
+    name?: string | null
+    protocol?: LagProtocol | null
+    members?: string[] | null
+    member_count?: number | null
+    mtu?: number
+    address?: string | null
+    confirm_session_interface?: boolean
+    clear_member_config?: boolean
+  }
+}
+
+export interface LaggMember {
+  name: string
+  card: string | null
+  speed_bps: number
+  goodput_bps: number
+  clear_config: string[]
+  carries_session: boolean
+}
+
+export interface ExpectedThroughput {
+  direction: Direction
+  flows: number
+  bps: number
+  low_bps: number
+  multiple: number
+  reason: string
+}
+
+export interface LaggPlan {
+  platform: LaggPlatform
+  topology: LaggTopology
+  goal: LaggGoal
+  name: string
+  protocol: LagProtocol
+  protocol_native: string
+  protocol_reason: string
+  members: LaggMember[]
+  xmit_hash_policy: string | null
+  lacpdu_rate: 'SLOW' | 'FAST' | null
+  mtu: number
+  address: string | null
+  flows: number
+  throughput: ExpectedThroughput[]
+  alternatives: { code: string; title: string; read_bps: number | null; write_bps: number | null; why: string }[]
+  skipped: { name: string; reason: string }[]
+  notes: { code: string; severity: 'info' | 'warning'; text: string }[]
+}
+
+export interface ApiCall {
+  method: string
+  params: unknown[]
+}
+
+export interface RenderedLagg {
+  platform: string
+  flavour: string
+  api_calls: ApiCall[]
+  commit: ApiCall | null
+  checkin: ApiCall | null
+  undo_calls: ApiCall[]
+  commands: string[][]
+  undo: string[][]
+  files: RenderedFile[]
+}
+
+export interface LaggValidation {
+  plan: LaggPlan
+  rendered: RenderedLagg
+}

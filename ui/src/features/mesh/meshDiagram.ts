@@ -23,6 +23,9 @@ export interface TextAt {
 
 export interface EdgeShape {
   id: string
+  /** The hosts at each end (diagram source and target). */
+  source: string
+  target: string
   x1: number
   y1: number
   x2: number
@@ -73,6 +76,8 @@ export function diagramShapes(plan: MeshPlan): { nodes: NodeShape[]; edges: Edge
     const targetAddress = addressOf(plan, e, e.target)
     return {
       id: e.id,
+      source: e.source,
+      target: e.target,
       x1: s.x, y1: s.y, x2: t.x, y2: t.y,
       speedClass: e.speed_bps >= 10e9 ? 'fast' : 'slow',
       label: { ...along(s.x, s.y, t.x, t.y, 0.5, -12), text: e.label },
