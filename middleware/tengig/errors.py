@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno as _errno
 import shlex
 from collections.abc import Sequence
+from typing import Any
 
 
 class TengigError(Exception):
@@ -50,6 +51,12 @@ class ValidationError(TengigError):
     @classmethod
     def one(cls, field: str, message: str) -> "ValidationError":
         return cls([(field, message)])
+
+    @classmethod
+    def from_pydantic(cls, exc: Any, *, empty_path: str = "") -> "ValidationError":
+        """pydantic's ValidationError as (dotted field path, message) pairs: ('hosts', 1, 'ports') ->
+        'hosts.1.ports'; an error about the whole input gets ``empty_path``."""
+        return cls([(".".join(str(p) for p in e["loc"]) or empty_path, e["msg"]) for e in exc.errors()])
 
 
 class CommandError(TengigError):

@@ -3,34 +3,28 @@ request file), with the reasons and what to expect per direction."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
-from pydantic import ValidationError as PydanticError
 
 from ..backends.linux.bond import apply_bond, bonding_support
 from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
 from ..lagg import plan_lagg, render
 from ..lagg.request import LaggRequest
+from ..lagg.validate import parse_request
 from ..runner import Runner
+from .request_file import read_request_file
 
 
 def _request(request_file, platform, topology, goal, clients, members) -> LaggRequest:
     if request_file:
-        try:
-            doc = json.loads(Path(request_file).read_text())
-        except (OSError, ValueError) as exc:
-            raise ValidationError.one("--request", f"cannot read a JSON request from {request_file}: {exc}") from exc
+        doc = read_request_file(request_file)
     else:
         doc = {"nics": [n.model_dump() for n in linux_nics() if n.kind == "physical"], "platform": platform,
                "topology": topology, "goal": goal, "client_count": clients}
         if members:
             doc["options"] = {"members": list(members)}
-    try:
-        return LaggRequest.model_validate(doc)
-    except PydanticError as exc:
-        raise ValidationError([(".".join(map(str, e["loc"])), e["msg"]) for e in exc.errors()]) from exc
+    return parse_request(doc)
 
 
 def _source(f):

@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import signal
 import threading
-from pathlib import Path
 
 import click
-from pydantic import ValidationError as PydanticError
 
 from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
@@ -19,24 +17,20 @@ from ..mesh import plan_mesh, render_host
 from ..mesh.orchestrate import apply_mesh, verify_on
 from ..mesh.request import MeshRequest
 from ..mesh.systems import LocalMeshSystem
+from ..mesh.validate import parse_request
 from .progress import ProgressBar
+from .request_file import read_request_file
 
 
 def _request(request_file: str | None, prefix: int | None, mtu: int | None) -> MeshRequest:
     if request_file is None:  # the lab is the embedded default
         return lab_mesh_request(Lab(), prefix=prefix or 30, mtu=mtu)
-    try:
-        doc = json.loads(Path(request_file).read_text())
-    except (OSError, ValueError) as exc:
-        raise ValidationError.one("--request", f"cannot read a JSON request from {request_file}: {exc}") from exc
+    doc = read_request_file(request_file)
     if prefix is not None:
         doc.setdefault("options", {})["prefix"] = prefix
     if mtu is not None:
         doc.setdefault("options", {})["mtu"] = mtu
-    try:
-        return MeshRequest.model_validate(doc)
-    except PydanticError as exc:
-        raise ValidationError([(".".join(map(str, e["loc"])), e["msg"]) for e in exc.errors()]) from exc
+    return parse_request(doc)
 
 
 def _source(f):

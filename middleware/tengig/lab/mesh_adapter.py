@@ -4,13 +4,12 @@ file for the Linux backend. On `tengig lab up --bare` the cables exist with no a
 the plan is what makes them work, as on three real machines freshly cabled."""
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 
 from ..backends.linux.ip import LinuxNetwork
 from ..mesh.apply_linux import HostsFile
 from ..mesh.request import MeshRequest
-from ..runner import Completed
+from .bench_adapter import LabHosts
 from .lab import Lab
 
 UNSHAPED_RATE_BPS = 10 * 10**9  # an unshaped veth is planned as a 10G port (its real rate is CPU-bound)
@@ -31,19 +30,13 @@ def lab_mesh_request(lab: Lab, *, prefix: int = 30, mtu: int | None = None, name
     })
 
 
-class LabNetHosts:
-    """Lab hosts for network checks: every program runs with `ip netns exec`, which also bind-mounts
-    the host's own /etc/hosts (names must resolve as that host sees them)."""
+class LabNetHosts(LabHosts):
+    """Lab hosts for network checks: every program, the NAS's too, runs with `ip netns exec`, which
+    also bind-mounts the host's own /etc/hosts (names must resolve as that host sees them; the NAS's
+    root mount namespace, which benchmarks need for zfs-fuse, would show the machine's /etc/hosts)."""
 
-    def __init__(self, lab: Lab):
-        self.lab = lab
-        lab.require_up()
-
-    def run(self, host: str, argv: Sequence[str], *, timeout: float, **kwargs) -> Completed:
-        return self.lab.run(host, argv, timeout=timeout, **kwargs)
-
-    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
-        return self.lab.spawn(host, argv, log_name=log_name, **kwargs)
+    def _mode(self, host: str, kwargs: dict) -> dict:
+        return kwargs
 
 
 def lab_network(lab: Lab, host: str) -> LinuxNetwork:

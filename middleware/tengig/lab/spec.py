@@ -85,7 +85,5 @@ def build_spec(link_options: list[str] | tuple[str, ...] = (), **kwargs) -> LabS
         from pydantic import ValidationError as PydanticError
 
         if isinstance(exc, PydanticError):
-            raise ValidationError(
-                [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
-            ) from exc
+            raise ValidationError.from_pydantic(exc) from exc
         raise

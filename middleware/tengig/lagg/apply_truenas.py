@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from ..backends.truenas import ProbeResult, ProbeTarget, TrueNASBackend, apply_staged
 from ..errors import ValidationError
-from ..mesh.verify import parse_ping
+from ..mesh.verify import ping_once
 from ..runner import CancelToken, Completed
 from .models import LaggPlan
 from .render import render
@@ -30,11 +30,8 @@ class LaggApplyResult(BaseModel):
 def ping_probe(name: str, address: str, run: Callable[[Sequence[str]], Completed]) -> Callable[[], ProbeResult]:
     """One ping (1 s) to `address` through the new LAGG `name`, run where the NAS is."""
     def probe() -> ProbeResult:
-        done = run(["ping", "-n", "-c", "1", "-W", "1", "-I", name, address])
-        ping = parse_ping(done.stdout)
-        ok = done.returncode == 0 and ping is not None and ping.received > 0
-        return ProbeResult(ok=ok, targets=[ProbeTarget(name=f"{name} -> {address}", ok=ok,
-                                                       detail=f"{ping.rtt_avg_ms} ms" if ok and ping else "no reply")])
+        ok, detail = ping_once(run, name, address)
+        return ProbeResult(ok=ok, targets=[ProbeTarget(name=f"{name} -> {address}", ok=ok, detail=detail)])
     return probe
 
 

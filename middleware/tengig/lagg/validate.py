@@ -32,9 +32,7 @@ def parse_request(request: LaggRequest | Mapping[str, Any]) -> LaggRequest:
     try:
         return LaggRequest.model_validate(request)
     except PydanticError as exc:
-        raise ValidationError(
-            [(".".join(str(p) for p in e["loc"]) or "request", e["msg"]) for e in exc.errors()]
-        ) from exc
+        raise ValidationError.from_pydantic(exc, empty_path="request") from exc
 
 
 def check_request(request: LaggRequest) -> member_rules.Selection:

@@ -143,7 +143,7 @@ def analyse(plan: LaggPlan, request: VerifyRequest | Mapping[str, Any]) -> LaggV
         try:
             request = VerifyRequest.model_validate(request)
         except PydanticError as exc:
-            raise ValidationError([(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]) from exc
+            raise ValidationError.from_pydantic(exc) from exc
     order = [m.name for m in plan.members]
     for i, window in enumerate(request.counters):
         for k, m in enumerate(window.members):

@@ -16,7 +16,7 @@ from ..runner import CancelToken, Completed
 from .apply_linux import MeshApplyResult
 from .models import MeshPlan
 from .truenas_api import truenas_calls
-from .verify import parse_ping
+from .verify import ping_once
 
 RunOnNas = Callable[[Sequence[str]], Completed]  # run argv on the NAS (where the probe must start)
 
@@ -27,10 +27,7 @@ def link_probe(plan: MeshPlan, host: str, run_on_nas: RunOnNas) -> Callable[[], 
         targets = []
         for cable in plan.cables_of(host):
             near, far = cable.end_of(host), cable.far_end_of(host)
-            done = run_on_nas(["ping", "-n", "-c", "1", "-W", "1", "-I", near.port, far.address])
-            ping = parse_ping(done.stdout)
-            ok = done.returncode == 0 and ping is not None and ping.received > 0
-            detail = f"{ping.rtt_avg_ms} ms" if ok and ping.rtt_avg_ms is not None else "no reply"
+            ok, detail = ping_once(run_on_nas, near.port, far.address)
             targets.append(ProbeTarget(name=f"{cable.id} {near.port} -> {far.host} {far.address}", ok=ok, detail=detail))
         return ProbeResult(ok=all(t.ok for t in targets), targets=targets)
     return probe

@@ -33,9 +33,7 @@ def parse_request(request: MeshRequest | Mapping[str, Any]) -> MeshRequest:
     try:
         return MeshRequest.model_validate(request)
     except PydanticError as exc:
-        raise ValidationError(
-            [(".".join(str(p) for p in e["loc"]) or "request", e["msg"]) for e in exc.errors()]
-        ) from exc
+        raise ValidationError.from_pydantic(exc, empty_path="request") from exc
 
 
 def check_request(request: MeshRequest) -> None:

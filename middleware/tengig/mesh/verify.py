@@ -13,13 +13,14 @@ use one code path. Parsing is pure (`parse_ping`); the tools really run and thei
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
 from ..bench.context import BenchContext
 from ..bench.network import LinkUnderTest, measure
 from ..errors import TengigError
+from ..runner import Completed
 from .models import MeshPlan
 
 PING_TIMEOUT = 15
@@ -41,6 +42,14 @@ def parse_ping(text: str) -> PingResult | None:
         return None
     rtt = _PING_RTT.search(text)
     return PingResult(sent=int(m.group(1)), received=int(m.group(2)), rtt_avg_ms=float(rtt.group(1)) if rtt else None)
+
+
+def ping_once(run: Callable[[Sequence[str]], Completed], port: str, address: str) -> tuple[bool, str]:
+    """One 1-second ping out of `port` (answered?, RTT or 'no reply'): the probe a staged change waits on."""
+    done = run(["ping", "-n", "-c", "1", "-W", "1", "-I", port, address])
+    ping = parse_ping(done.stdout)
+    ok = done.returncode == 0 and ping is not None and ping.received > 0
+    return ok, f"{ping.rtt_avg_ms} ms" if ok and ping.rtt_avg_ms is not None else "no reply"
 
 
 class LinkCheck(BaseModel):
