@@ -139,7 +139,7 @@ def test_plugin_registers_tengig_methods(plugin):
     methods = registered(plugin)
     assert sorted(methods) == [
         "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run", "tengig.bench.smb",
-        "tengig.lagg.apply", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
+        "tengig.lagg.analyse", "tengig.lagg.apply", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
         "tengig.mesh.apply", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
         "tengig.results.compare", "tengig.results.export", "tengig.results.get", "tengig.results.query",
         "tengig.targets.create", "tengig.targets.delete", "tengig.targets.query",
@@ -157,15 +157,19 @@ def test_plugin_registers_tengig_methods(plugin):
 def test_bench_jobs_get_lock_queue_size_zero(plugin):
     from middlewared.service import JOB_CALLS
 
-    calls = {call["name"]: call for call in JOB_CALLS}
-    assert sorted(c["name"] for c in JOB_CALLS) == sorted(["run", "pool", "network", "smb", "apply", "verify", "apply"])
-    for name in ("apply", "verify"):  # the mesh jobs: one at a time, abortable
-        assert calls[name]["lock"] == "tengig.mesh" and calls[name]["lock_queue_size"] == 0 and calls[name]["abortable"]
-    bench = {name: call for name, call in calls.items() if name not in ("apply", "verify")}
-    for call in bench.values():
-        assert call["lock_queue_size"] == 0 and call["abortable"] is True
-        assert call["lock"]([{"pool": "tank"}]) == "tengig.bench:tank"
-        assert call["lock"]([]) == "tengig.bench:default"  # middlewared passes the raw args
+    # The methods are built functions named after the method; the lock tells whose they are.
+    calls = {(call["lock"] if isinstance(call["lock"], str) else "bench", call["name"]): call for call in JOB_CALLS}
+    assert len(calls) == len(JOB_CALLS) and sorted(calls) == [
+        ("bench", "network"), ("bench", "pool"), ("bench", "run"), ("bench", "smb"),
+        ("tengig.lagg", "apply"), ("tengig.lagg", "verify"), ("tengig.mesh", "apply"), ("tengig.mesh", "verify")]
+    for (owner, name), call in calls.items():
+        assert call["lock_queue_size"] == 0
+        if owner == "bench":
+            assert call["abortable"] is True
+            assert call["lock"]([{"pool": "tank"}]) == "tengig.bench:tank"
+            assert call["lock"]([]) == "tengig.bench:default"  # middlewared passes the raw args
+    assert calls[("tengig.mesh", "apply")]["abortable"] and calls[("tengig.mesh", "verify")]["abortable"]
+    assert calls[("tengig.lagg", "verify")]["abortable"]  # a measurement stops at once; an apply finishes or rolls back
 
 
 def test_a_broken_tengig_does_not_stop_middlewared(tmp_path, monkeypatch, plugin):

@@ -9,21 +9,31 @@ import click
 from ..backends.linux.bond import apply_bond, bonding_support
 from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
-from ..lagg import plan_lagg, render
+from ..bench.context import BenchContext
+from ..lab import Lab
+from ..lab.bench_adapter import LabBenchSystem
+from ..lab.nics import lab_nics
+from ..lagg import analyse, plan_lagg, render
+from ..lagg.measure import choose_endpoints, verify_on
 from ..lagg.request import LaggRequest
 from ..lagg.validate import parse_request
 from ..runner import Runner
+from .progress import with_ctrl_c
 from .request_file import read_request_file
 
 
-def _request(request_file, platform, topology, goal, clients, members) -> LaggRequest:
+def _request(request_file, platform, topology, goal, clients, members, clear_member_config=False,
+             nics=None) -> LaggRequest:
     if request_file:
         doc = read_request_file(request_file)
     else:
-        doc = {"nics": [n.model_dump() for n in linux_nics() if n.kind == "physical"], "platform": platform,
-               "topology": topology, "goal": goal, "client_count": clients}
+        nics = linux_nics() if nics is None else nics
+        doc = {"nics": [n.model_dump() for n in nics if n.kind == "physical"], "platform": platform,
+               "topology": topology, "goal": goal, "client_count": clients, "options": {}}
         if members:
-            doc["options"] = {"members": list(members)}
+            doc["options"]["members"] = list(members)
+        if clear_member_config:
+            doc["options"]["clear_member_config"] = True
     return parse_request(doc)
 
 
@@ -38,6 +48,8 @@ def _source(f):
                      default="aggregate-many-clients", show_default=True),
         click.option("--clients", type=click.IntRange(1, 10000), default=1, show_default=True),
         click.option("--member", "members", multiple=True, metavar="PORT", help="Pin a member port (repeat)."),
+        click.option("--clear-member-config", is_flag=True,
+                     help="Members that have their own addresses get them removed (else they are refused as in use)."),
     ]):
         f = opt(f)
     return f
@@ -51,9 +63,9 @@ def lagg_group() -> None:
 @lagg_group.command("plan")
 @_source
 @click.option("--json", "as_json", is_flag=True)
-def plan_command(request_file, platform, topology, goal, clients, members, as_json):
+def plan_command(request_file, platform, topology, goal, clients, members, clear_member_config, as_json):
     """Protocol, members, hash policy and what to expect per direction, with alternatives."""
-    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members))
+    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
     if as_json:
         click.echo(plan.model_dump_json(indent=1))
         return
@@ -70,9 +82,9 @@ def plan_command(request_file, platform, topology, goal, clients, members, as_js
 
 @lagg_group.command("validate")
 @_source
-def validate_command(request_file, platform, topology, goal, clients, members):
+def validate_command(request_file, platform, topology, goal, clients, members, clear_member_config):
     """Check the request as TrueNAS would, and print what apply would run."""
-    rendered = render(plan_lagg(_request(request_file, platform, topology, goal, clients, members)))
+    rendered = render(plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config)))
     for call in rendered.api_calls:
         click.echo(f"midclt call {call.method} " + " ".join(f"'{json.dumps(p)}'" for p in call.params))
     for argv in rendered.commands:
@@ -84,10 +96,47 @@ def validate_command(request_file, platform, topology, goal, clients, members):
 
 @lagg_group.command("apply")
 @_source
-def apply_command(request_file, platform, topology, goal, clients, members):
+def apply_command(request_file, platform, topology, goal, clients, members, clear_member_config):
     """Create the bond on this Linux machine (refused where the kernel has no bonding driver)."""
-    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members))
+    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
     if plan.platform != "linux":
         raise ValidationError.one("--platform", "apply on this machine takes a Linux plan")
     ran = apply_bond(render(plan), Runner(), support=bonding_support())
     click.echo(f"{plan.name} created ({len(ran)} commands)")
+
+
+@lagg_group.command("verify")
+@_source
+@click.option("--measurements", "measurements_file", metavar="FILE",
+              help="Analyse iperf3 results and member counters measured elsewhere (VerifyRequest JSON) instead.")
+@click.option("--client", default=None, metavar="HOST", help="Lab host that runs the iperf3 client (default: the first).")
+@click.option("--seconds", type=click.IntRange(2, 120), default=5, show_default=True, help="Measured seconds per test.")
+@click.option("--json", "as_json", is_flag=True)
+def verify_command(request_file, platform, topology, goal, clients, members, clear_member_config, measurements_file,
+                   client, seconds, as_json):
+    """Measure the LAGG on the lab (iperf3 1 and N flows, both ways; member byte counters) against the plan.
+
+    Without --request the plan is made from the lab NAS's ports (the lab has no bonding driver: its ports
+    stand in as members, and the counters show which of them carried the flows)."""
+    if measurements_file:
+        plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
+        verdict = analyse(plan, read_request_file(measurements_file))
+        click.echo(verdict.model_dump_json(indent=1) if as_json else verdict.summary)
+        return
+    system = LabBenchSystem(Lab())
+    nics = None if request_file else lab_nics(system.lab, system.nas)
+    # The lab's ports carry the lab's own addresses; verify changes nothing, so plan as if cleared.
+    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members,
+                              clear_member_config or not request_file, nics=nics))
+    endpoints = choose_endpoints(system, plan, client=client)
+
+    def work(bar, cancel):
+        return verify_on(system, plan, BenchContext(system.hosts, progress=bar, cancel=cancel), endpoints,
+                         seconds=seconds)
+    result = with_ctrl_c(f"lagg verify {endpoints.client} -> {system.nas} {endpoints.lagg_address}", work)
+    if as_json:
+        click.echo(result.model_dump_json(indent=1))
+        return
+    click.echo(f"{plan.name} ({plan.protocol}, members {', '.join(m.name for m in plan.members)}) measured from "
+               f"{result.client} to {result.nas} {result.lagg_address}:")
+    click.echo(result.verdict.summary)

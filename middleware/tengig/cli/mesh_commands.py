@@ -4,21 +4,20 @@ hosts or on this machine (`--local HOST`)."""
 from __future__ import annotations
 
 import json
-import signal
-import threading
 
 import click
 
 from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
 from ..lab import Lab
+from ..lab.nics import lab_nics
 from ..lab.mesh_adapter import LabMeshSystem, lab_mesh_request
 from ..mesh import plan_mesh, render_host
 from ..mesh.orchestrate import apply_mesh, verify_on
 from ..mesh.request import MeshRequest
 from ..mesh.systems import LocalMeshSystem
 from ..mesh.validate import parse_request
-from .progress import ProgressBar
+from .progress import with_ctrl_c
 from .request_file import read_request_file
 
 
@@ -102,17 +101,6 @@ def labels_command(request_file, prefix, mtu, as_csv):
     click.echo(plan.labels_csv if as_csv else plan.labels_text, nl=False)
 
 
-def _with_ctrl_c(label: str, work):
-    cancel = threading.Event()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
-    bar = ProgressBar(label)
-    try:
-        return work(bar, cancel)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        bar.done()
-
-
 @mesh_group.command("apply")
 @_source
 @click.option("--local", metavar="HOST", default=None, help="Apply on this machine, which is HOST of the plan.")
@@ -120,7 +108,7 @@ def apply_command(request_file, prefix, mtu, local):
     """Apply the plan (iproute2 + hosts block): all hosts change or none; re-applying changes nothing."""
     request = _request(request_file, int(prefix) if prefix else None, mtu)
     system = _system(local)
-    results = _with_ctrl_c("mesh apply", lambda bar, cancel: apply_mesh(system, request, progress=bar, cancel=cancel))
+    results = with_ctrl_c("mesh apply", lambda bar, cancel: apply_mesh(system, request, progress=bar, cancel=cancel))
     for r in results:
         click.echo(f"{r.host}: " + ("; ".join(r.changes) if r.changed else "already as planned, nothing changed"))
     if any(not r.persistent for r in results):
@@ -139,7 +127,7 @@ def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min
     """Ping, DF ping at MTU - 28, names, and the iperf3 matrix; exit 1 when anything fails."""
     request = _request(request_file, int(prefix) if prefix else None, mtu)
     system = _system(local)
-    result = _with_ctrl_c("mesh verify", lambda bar, cancel: verify_on(
+    result = with_ctrl_c("mesh verify", lambda bar, cancel: verify_on(
         system, request, measure_throughput=not no_throughput, seconds=seconds, min_percent=min_percent,
         progress=bar, cancel=cancel))
     if as_json:
@@ -167,8 +155,7 @@ def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min
 def nic_command(lab_host, as_json):
     """Ports: link, speed, duplex, MTU, driver, card (PCI slot), link flaps."""
     if lab_host:
-        lab = Lab()
-        nics = linux_nics(lab.runner, netns=lab.netns(lab_host))
+        nics = lab_nics(Lab(), lab_host)
     else:
         nics = linux_nics()
     if as_json:

@@ -1,7 +1,9 @@
 """A progress bar on stderr for long jobs: percent, bar, and what is happening now."""
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 
 
@@ -30,3 +32,15 @@ class ProgressBar:
         if self.tty:
             self.stream.write(f"  ({time.monotonic() - self.started:.1f} s)\n")
             self.stream.flush()
+
+
+def with_ctrl_c(label: str, work):
+    """Run work(bar, cancel) with a progress bar; Ctrl-C sets the cancel token (the tool is stopped, undo runs)."""
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    bar = ProgressBar(label)
+    try:
+        return work(bar, cancel)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        bar.done()

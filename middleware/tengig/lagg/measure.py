@@ -8,10 +8,16 @@ the lab. A failed tool is an error, never a zero (bench.network.measure checks i
 """
 from __future__ import annotations
 
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
 from ..bench.context import BenchContext
+from ..bench.hosts import Hosts
 from ..bench.network import LinkUnderTest, measure
+from ..errors import ValidationError
 from .models import LaggPlan
-from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window
+from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window, parse_ip_link_stats
 
 COUNTER_TIMEOUT = 10
 
@@ -24,6 +30,12 @@ def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, la
                  client_address: str, seconds: int = 5, omit: int = 2) -> tuple[VerifyRequest, LaggVerdict]:
     """Four iperf3 tests (read/write x 1/N flows) with member counters; then the analysis."""
     members = [m.name for m in plan.members]
+    ports = parse_ip_link_stats(_counters(ctx, nas))
+    missing = [name for name in members if name not in ports]
+    if missing:
+        raise ValidationError.one("members", f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not a "
+                                  f"port of {nas} ({', '.join(sorted(ports))}): plan the LAGG from {nas}'s own "
+                                  "inventory (tengig.nic.query) so its member counters can be read")
     link = LinkUnderTest(name=plan.name, client=client, server=nas, server_address=lagg_address,
                          client_address=client_address, line_rate_bps=None, mtu=plan.mtu)
     tests = [(d, f) for f in sorted({1, plan.flows}) for d in ("read", "write")]
@@ -42,3 +54,55 @@ def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, la
     verdict = analyse(plan, request)
     ctx.report(100, verdict.summary.splitlines()[0] if verdict.summary else "measured")
     return request, verdict
+
+
+class MeasuringSystem(Protocol):
+    """What verify needs of a bench system (bench.suite.BenchSystem has it): hosts, the NAS, its clients."""
+    name: str
+    nas: str
+    default_clients: list[str]
+    hosts: Hosts
+
+    def link(self, client: str) -> LinkUnderTest: ...
+
+
+class LaggVerification(BaseModel):
+    client: str = Field(description="Where the iperf3 client ran.")
+    nas: str = Field(description="Where the iperf3 server ran and the member counters were read.")
+    lagg_address: str = Field(description="The address measured to.")
+    measurements: VerifyRequest = Field(description="iperf3 goodput per test (bits/s) and each member's byte deltas.")
+    verdict: LaggVerdict = Field(description="Per test: measured vs expected with the reason; per-member shares and skew.")
+
+
+class Endpoints(BaseModel):
+    client: str
+    lagg_address: str
+    client_address: str
+
+
+def choose_endpoints(system: MeasuringSystem, plan: LaggPlan, *, client: str | None = None,
+                     lagg_address: str | None = None, client_address: str | None = None) -> Endpoints:
+    """Between which client and address to measure: `lagg_address`, else the plan's, else the NAS's address
+    on the client's own link (the lab, where no bond can exist). Errors name the option to set."""
+    client = client or (system.default_clients[0] if system.default_clients else None)
+    if client is None or client not in system.default_clients:
+        raise ValidationError.one("client", f"{client!r} is not a client of {system.name} "
+                                  f"({', '.join(system.default_clients) or 'none'})")
+    lagg_address = lagg_address or (plan.address.split("/")[0] if plan.address else None)
+    if lagg_address is None:
+        link = system.link(client)
+        lagg_address, client_address = link.server_address, client_address or link.client_address
+    if client_address is None:
+        raise ValidationError.one("client_address", f"name {client}'s address on the LAGG's network: the tests "
+                                  "are bound to it so that they cross the LAGG")
+    return Endpoints(client=client, lagg_address=lagg_address, client_address=client_address)
+
+
+def verify_on(system: MeasuringSystem, plan: LaggPlan, ctx: BenchContext, endpoints: Endpoints, *,
+              seconds: int = 5, omit: int = 2) -> LaggVerification:
+    """measure_lagg between a client of `system` and its NAS, and the analysis."""
+    measurements, verdict = measure_lagg(ctx, plan, nas=system.nas, client=endpoints.client,
+                                         lagg_address=endpoints.lagg_address, client_address=endpoints.client_address,
+                                         seconds=seconds, omit=omit)
+    return LaggVerification(client=endpoints.client, nas=system.nas, lagg_address=endpoints.lagg_address,
+                            measurements=measurements, verdict=verdict)

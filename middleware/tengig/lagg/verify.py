@@ -155,8 +155,15 @@ def analyse(plan: LaggPlan, request: VerifyRequest | Mapping[str, Any]) -> LaggV
                    for r in request.results]
     summary = "\n".join(f"{c.direction} {c.flows} flow{'s' if c.flows > 1 else ''}: {format_rate(c.measured_bps)} of "
                         f"{format_rate(c.expected_bps)} expected ({c.percent_of_expected:.0f}%), {c.status}"
-                        for c in comparisons)
+                        + _shares_text(by_test.get((c.direction, c.flows))) for c in comparisons)
     return LaggVerdict(comparisons=comparisons, balance=balances, summary=summary)
+
+
+def _shares_text(bal: Balance | None) -> str:
+    """'; eth-desk 100%, eth-lab idle' — which members carried the test's bytes."""
+    if bal is None:
+        return ""
+    return "; " + ", ".join(f"{s.name} idle" if s.name in bal.idle else f"{s.name} {s.share:.0%}" for s in bal.shares)
 
 
 def _compare(plan: LaggPlan, result: FlowResult, bal: Balance | None, tolerance: float) -> Comparison:
@@ -190,9 +197,10 @@ def _why_short(plan: LaggPlan, result: FlowResult, bal: Balance | None, one: flo
         busiest = max(bal.shares, key=lambda s: s.share)
         if len(plan.members) > 1 and busiest.share >= ONE_MEMBER_SHARE and plan.protocol != "FAILOVER":
             if hashed:
+                spread = ("more flows and more clients spread them" if plan.xmit_hash_policy == "LAYER3+4" else
+                          "more flows, or LAYER3+4 (it hashes the ports too) for clients behind one router, spread them")
                 return (f"{busiest.name} carried {busiest.share:.0%} of the bytes: the hash "
-                        f"({plan.xmit_hash_policy}) put the flows on one member; more flows, or layer3+4 for clients "
-                        "behind one router, spread them")
+                        f"({plan.xmit_hash_policy}) put the flows on one member; {spread}")
             return (f"{busiest.name} carried {busiest.share:.0%} of the bytes: the other members did not send; "
                     "check each member's link and that the LAGG is up on all of them")
         if bal.skew is not None and bal.skew >= 2 and hashed:

@@ -5,6 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ...lagg.measure import LaggVerification
 from ...lagg.models import LaggPlan
 from ...lagg.render import RenderedLagg
 from ...lagg.request import LaggRequest
@@ -61,11 +62,33 @@ class TenGigLaggApplyResult(ApiOutput):
     result: TenGigLaggApplied = Field(description="What was done.")
 
 
+class TenGigLaggVerifyOptions(ApiInput):
+    client: str | None = Field(None, pattern=r"^[a-z][a-z0-9-]{0,30}$",
+                               description="The host that runs the iperf3 client; default: the system's first client.")
+    lagg_address: str | None = Field(None, pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
+                                     description="The NAS's address on the LAGG; default: the plan's address, else the "
+                                     "NAS's address on the client's link (the lab has no bonding driver: there the "
+                                     "members are the NAS's real ports and the counters show which carried the flows).")
+    client_address: str | None = Field(None, pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
+                                       description="The client's address the tests are bound to; needed with lagg_address.")
+    seconds: int = Field(5, ge=2, le=120, description="Measured seconds per test (4 tests: read/write x 1/N flows).")
+    omit: int = Field(2, ge=0, le=10, description="Seconds of TCP ramp-up left out of each test.")
+
+
 class TenGigLaggVerifyArgs(ApiInput):
     request: LaggRequest = Field(description="As tengig.lagg.plan (the expectation to compare with).")
-    measurements: VerifyRequest = Field(description="iperf3 results for 1 and N flows per direction, and member "
-                                        "byte counters per test (ip -s -j link before/after).")
+    options: TenGigLaggVerifyOptions = Field(default_factory=TenGigLaggVerifyOptions, description="What to measure between.")
 
 
 class TenGigLaggVerifyResult(ApiOutput):
+    result: LaggVerification = Field(description="What was measured and what it means.")
+
+
+class TenGigLaggAnalyseArgs(ApiInput):
+    request: LaggRequest = Field(description="As tengig.lagg.plan (the expectation to compare with).")
+    measurements: VerifyRequest = Field(description="iperf3 results for 1 and N flows per direction, and member "
+                                        "byte counters per test (ip -s -j link before/after), measured elsewhere.")
+
+
+class TenGigLaggAnalyseResult(ApiOutput):
     result: LaggVerdict = Field(description="Per test: measured vs expected with the reason; per-member shares and skew.")

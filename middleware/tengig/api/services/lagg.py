@@ -2,21 +2,25 @@
 backends that apply it (Linux bond here; TrueNAS through its API)."""
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ...backends.linux.bond import apply_bond, bonding_support
 from ...errors import ValidationError
 from ...backends.truenas.connection import configured_truenas
 from ...lagg import analyse, plan_lagg, render
+from ...bench.context import BenchContext
 from ...lagg.apply_truenas import apply_lagg_truenas, ping_probe
+from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.lagg import (
-    TenGigLaggApplyArgs, TenGigLaggApplyResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
+    TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, TenGigLaggApplyArgs, TenGigLaggApplyResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
     TenGigLaggValidateResult, TenGigLaggVerifyArgs, TenGigLaggVerifyResult,
 )
 from ..service import Service
+from .bench import lab_system
 
 
 class TenGigLaggService(Service):
@@ -71,9 +75,32 @@ class TenGigLaggService(Service):
                                         progress=lambda p, d: job.set_progress(p, d))
         return {"name": result.name, "ran": [], "api_calls": result.api_calls}
 
-    @api_method(TenGigLaggVerifyArgs, TenGigLaggVerifyResult, roles=["READONLY_ADMIN"])
-    def verify(self, request: dict[str, Any], measurements: dict[str, Any]):
-        """Measured throughput and member counters against the plan: shares, hash skew, the reason."""
+    # Where verify measures (the bench's systems: the lab outside TrueNAS); the seam tests set.
+    _system_factory = staticmethod(lab_system)
+
+    @api_method(TenGigLaggVerifyArgs, TenGigLaggVerifyResult, roles=["FULL_ADMIN"])
+    @job(lock="tengig.lagg", lock_queue_size=0, abortable=True)
+    def verify(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+        """iperf3 with 1 and N flows both ways to the LAGG, member byte counters around each test, against the plan."""
+        options = options or {}
+        cancel = threading.Event()
+        job.on_abort(cancel.set)
+        with api_errors(prefix="request"):
+            plan = plan_lagg(request)
+        with api_errors(prefix="options"):
+            system = self._system_factory()
+            endpoints = choose_endpoints(system, plan, client=options.get("client"),
+                                         lagg_address=options.get("lagg_address"),
+                                         client_address=options.get("client_address"))
+        ctx = BenchContext(system.hosts, progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
+                           live=lambda sample: job.set_progress(extra=sample))
+        with api_errors(prefix="request"):
+            return verify_on(system, plan, ctx, endpoints, seconds=options.get("seconds", 5),
+                             omit=options.get("omit", 2))
+
+    @api_method(TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, roles=["READONLY_ADMIN"])
+    def analyse(self, request: dict[str, Any], measurements: dict[str, Any]):
+        """Throughput and member counters measured elsewhere, against the plan: shares, hash skew, the reason."""
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         with api_errors(prefix="measurements"):

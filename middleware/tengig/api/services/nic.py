@@ -8,6 +8,7 @@ from ...backends.linux.ip import LinuxNetwork
 from ...backends.linux.nics import linux_nics
 from ...errors import ValidationError
 from ...lab import Lab
+from ...lab.nics import lab_nics
 from ..decorators import api_method
 from ..exceptions import api_errors
 from ..models.nic import TenGigNicQueryArgs, TenGigNicQueryResult
@@ -38,7 +39,7 @@ class TenGigNicService(Service):
                 host = options.get("host") or spec.nas
                 if host not in spec.hosts:
                     raise ValidationError.one("host", f"{host!r} is not a lab host ({', '.join(spec.hosts)})")
-                nics = linux_nics(lab.runner, netns=lab.netns(host))
+                nics = lab_nics(lab, host)
             else:
                 if options.get("host"):
                     raise ValidationError.one("host", "only with system 'lab': 'local' is this machine")
