@@ -30,6 +30,19 @@ def _state(lab):
     return {h: (lab_network(lab, h).interfaces(), lab_hosts_file(lab, h).read()) for h in HOSTS}
 
 
+def _uncable(lab):
+    """Back to freshly cabled hosts: no addresses, no tengig block."""
+    from tengig.mesh.hostsfile import merge_marked_block
+
+    for h in HOSTS:
+        net = lab_network(lab, h)
+        for iface in net.interfaces():
+            for addr in iface.ipv4 if iface.name.startswith("eth-") else ():
+                net.delete_address(iface.name, addr)
+        hosts_file = lab_hosts_file(lab, h)
+        hosts_file.write(merge_marked_block(hosts_file.read(), []))
+
+
 def _apply_all(lab, request, plan):
     return {h: apply_linux(request, plan, h, lab_network(lab, h), lab_hosts_file(lab, h)) for h in HOSTS}
 
@@ -166,15 +179,8 @@ def test_verify_finds_a_jumbo_mismatch(bare_lab):
 
 def test_cli_apply_verify_on_the_lab(bare_lab, capsys):
     from tengig.cli.main import main
-    from tengig.mesh.hostsfile import merge_marked_block
 
-    for h in HOSTS:  # back to freshly cabled hosts: no addresses, no tengig block
-        net = lab_network(bare_lab, h)
-        for iface in net.interfaces():
-            for addr in iface.ipv4 if iface.name.startswith("eth-") else ():
-                net.delete_address(iface.name, addr)
-        hosts_file = lab_hosts_file(bare_lab, h)
-        hosts_file.write(merge_marked_block(hosts_file.read(), []))
+    _uncable(bare_lab)
     capsys.readouterr()
     assert main(["mesh", "apply"]) == 0
     out = capsys.readouterr().out
@@ -184,3 +190,44 @@ def test_cli_apply_verify_on_the_lab(bare_lab, capsys):
     assert "mesh verified: every link works" in out and out.count(" Mb/s  ") == 6
     assert main(["mesh", "apply"]) == 0
     assert capsys.readouterr().out.count("already as planned, nothing changed") == 3
+
+
+def test_apply_job_keeps_the_mesh_only_when_checked_in(bare_lab):
+    """tengig.mesh.apply {wait_for_checkin}: unconfirmed, every host is taken back when the time is up;
+    confirmed through tengig.mesh.checkin while it counts down, the mesh stays."""
+    import asyncio
+    import errno
+
+    from tengig.api import Registry
+    from tengig.api.host import Middleware
+    from tengig.api.jobs import JobState
+
+    _uncable(bare_lab)
+    before = _state(bare_lab)
+    request = lab_mesh_request(bare_lab).model_dump(mode="json")
+    middleware = Middleware(Registry.default(), lambda *a: None)
+    options = {"system": "lab", "wait_for_checkin": True, "checkin_timeout": 5}
+
+    async def unconfirmed():
+        return await asyncio.wait_for(middleware.wait_job(await middleware.call("tengig.mesh.apply", request, options)), 60)
+
+    async def confirmed():
+        job = await middleware.call("tengig.mesh.apply", request, {**options, "checkin_timeout": 30})
+        while not ((job.encode()["progress"].get("extra") or {}).get("checkin") or {}).get("waiting"):
+            assert job.state in (JobState.WAITING, JobState.RUNNING), job.error
+            await asyncio.sleep(0.1)
+        assert all(lab_network(bare_lab, h).interface("eth-" + peer).ipv4 for h in HOSTS for peer in HOSTS if peer != h)
+        assert await middleware.call("tengig.mesh.checkin") is True
+        return await asyncio.wait_for(middleware.wait_job(job), 30)
+    loop = asyncio.new_event_loop()
+    try:
+        started = loop.time()
+        job = loop.run_until_complete(unconfirmed())
+        assert job.state == JobState.FAILED and "nobody confirmed the mesh within 5 s" in job.error
+        assert job.exc_info["errno"] == errno.ETIMEDOUT and loop.time() - started >= 5
+        assert _state(bare_lab) == before  # every host taken back
+        job = loop.run_until_complete(confirmed())
+    finally:
+        loop.close()
+    assert job.state == JobState.SUCCESS, job.error
+    assert all(r["changed"] for r in job.result) and _state(bare_lab) != before

@@ -139,8 +139,8 @@ def test_plugin_registers_tengig_methods(plugin):
     methods = registered(plugin)
     assert sorted(methods) == [
         "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run", "tengig.bench.smb",
-        "tengig.lagg.analyse", "tengig.lagg.apply", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
-        "tengig.mesh.apply", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
+        "tengig.lagg.analyse", "tengig.lagg.apply", "tengig.lagg.checkin", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
+        "tengig.mesh.apply", "tengig.mesh.checkin", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
         "tengig.results.compare", "tengig.results.export", "tengig.results.get", "tengig.results.query",
         "tengig.targets.create", "tengig.targets.delete", "tengig.targets.query",
     ]

@@ -176,3 +176,79 @@ def test_tengig_lagg_apply_job_against_the_configured_truenas(standin, tmp_path,
     with nas.client() as client:
         backend = TrueNASBackend(client)
         assert backend.interface("bond0") is None and not backend.has_pending_changes()
+
+
+def test_a_bond_the_person_does_not_confirm_is_rolled_back(standin):
+    """wait_for_checkin: the probe answered, but the confirmation from the person's session never came
+    (say their browser could no longer reach the NAS): rolled back, the bond gone."""
+    from tengig.checkin import NotConfirmed
+
+    nas = standin(seed=seed_001())
+    with nas.client() as client:
+        backend = TrueNASBackend(client)
+        asked = []
+        with pytest.raises(NotConfirmed) as err:
+            apply_lagg_truenas(_plan(backend), backend, lambda: ANSWERS, checkin_timeout=5, probe_interval=0.05,
+                               await_checkin=lambda left: asked.append(left) or False)
+        assert "nobody confirmed" in str(err.value) and "rolled it back" in str(err.value)
+        assert asked and 0 < asked[0] <= 5  # the time left before TrueNAS's own rollback, margin kept
+        assert backend.interface("bond0") is None and not backend.has_pending_changes()
+        confirmed = apply_lagg_truenas(_plan(backend), backend, lambda: ANSWERS, checkin_timeout=5,
+                                       probe_interval=0.05, await_checkin=lambda left: True)
+        assert confirmed.changed and backend.interface("bond0") is not None and backend.checkin_waiting() is None
+
+
+def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, tmp_path, monkeypatch):
+    """tengig.lagg.apply {wait_for_checkin} through the API host: after the probe the job counts down in
+    progress.extra.checkin until tengig.lagg.checkin arrives; then TrueNAS gets interface.checkin. A
+    checkin with nothing waiting is refused (ENOENT)."""
+    import asyncio
+    import errno
+
+    from tengig.api import CallError, Registry
+    from tengig.api.host import Middleware
+    from tengig.api.jobs import JobState
+    from tengig.api.services.lagg import TenGigLaggService
+
+    nas = standin(seed=seed_001())
+    key_file = tmp_path / "key"
+    key_file.write_text(nas.nas.api_key)
+    monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.base)
+    monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
+    # Stand-in for the ping through the new bond (no bond can exist on this machine's kernel).
+    monkeypatch.setattr(TenGigLaggService, "_probe_factory", staticmethod(lambda name, address: lambda: ANSWERS))
+    with nas.client() as client:
+        nics = [n.model_dump() for n in TrueNASBackend(client).nics()]
+    request = {"nics": nics, "platform": "truenas-scale", "topology": "lacp-switch", "goal": "aggregate-many-clients",
+               "options": {"address": "10.20.0.5/24"}}
+    extras = []
+    middleware = Middleware(Registry.default(), lambda *event: extras.append(event))
+
+    async def scenario():
+        with pytest.raises(CallError) as nothing:
+            await middleware.call("tengig.lagg.checkin")
+        assert nothing.value.errno == errno.ENOENT
+        job = await middleware.call("tengig.lagg.apply", request, {
+            "system": "truenas", "probe_address": "10.20.0.1", "checkin_timeout": 20, "wait_for_checkin": True})
+        for _ in range(100):  # until the job says it waits
+            await asyncio.sleep(0.1)
+            checkin = (job.encode().get("progress") or {}).get("extra") or {}
+            if checkin.get("checkin", {}).get("waiting"):
+                break
+        else:
+            pytest.fail(f"the job never waited for a checkin: {job.encode()}")
+        assert 5 < checkin["checkin"]["seconds_left"] <= 20 and checkin["checkin"]["method"] == "tengig.lagg.checkin"
+        with nas.client() as client:
+            assert TrueNASBackend(client).checkin_waiting() is not None  # committed, TrueNAS's timer running
+        assert await middleware.call("tengig.lagg.checkin") is True
+        return await asyncio.wait_for(middleware.wait_job(job), 20)
+    loop = asyncio.new_event_loop()
+    try:
+        job = loop.run_until_complete(scenario())
+    finally:
+        loop.close()
+    assert job.state == JobState.SUCCESS, job.error
+    with nas.client() as client:
+        backend = TrueNASBackend(client)
+        assert backend.interface("bond0")["lag_ports"] == ["enp3s0f0", "enp4s0f0"]
+        assert not backend.has_pending_changes() and backend.checkin_waiting() is None

@@ -38,12 +38,13 @@ def ping_probe(name: str, address: str, run: Callable[[Sequence[str]], Completed
 def apply_lagg_truenas(plan: LaggPlan, backend: TrueNASBackend, probe: Callable[[], ProbeResult], *,
                        checkin_timeout: int = 60, confirm_session_interface: bool = False,
                        progress: Callable[[float, str], None] | None = None, cancel: CancelToken | None = None,
-                       probe_interval: float = 0.5) -> LaggApplyResult:
+                       probe_interval: float = 0.5, await_checkin: Callable[[float], bool] | None = None
+                       ) -> LaggApplyResult:
     if not plan.platform.startswith("truenas-"):
         raise ValidationError.one("platform", f"a {plan.platform} plan cannot be applied through the TrueNAS API")
     calls = render(plan).api_calls
     result = apply_staged(backend, calls, probe, checkin_timeout=checkin_timeout,
                           confirm_session_interface=confirm_session_interface, progress=progress, cancel=cancel,
-                          probe_interval=probe_interval)
+                          probe_interval=probe_interval, await_checkin=await_checkin)
     return LaggApplyResult(name=plan.name, changed=result.changed,
                            api_calls=[c.method for c in calls] if result.changed else [])

@@ -36,11 +36,12 @@ def link_probe(plan: MeshPlan, host: str, run_on_nas: RunOnNas) -> Callable[[], 
 def apply_truenas(plan: MeshPlan, host: str, backend: TrueNASBackend, run_on_nas: RunOnNas, *,
                   checkin_timeout: int = 60, confirm_session_interface: bool = False,
                   progress: Callable[[float, str], None] | None = None, cancel: CancelToken | None = None,
-                  probe_interval: float = 0.5) -> MeshApplyResult:
+                  probe_interval: float = 0.5, await_checkin: Callable[[float], bool] | None = None
+                  ) -> MeshApplyResult:
     calls = truenas_calls(plan, plan.host(host), existing_hosts=backend.hosts())
     result = apply_staged(backend, calls, link_probe(plan, host, run_on_nas), checkin_timeout=checkin_timeout,
                           confirm_session_interface=confirm_session_interface, progress=progress, cancel=cancel,
-                          probe_interval=probe_interval)
+                          probe_interval=probe_interval, await_checkin=await_checkin)
     changes = [f"{c.params[0]}: aliases/MTU staged, committed, checked in" for c in calls
                if c.method == "interface.update"] if result.staged_calls else []
     if result.hosts_updated:

@@ -1,7 +1,8 @@
 """Apply and verify a mesh on a MeshSystem: the steps the API jobs and the CLI share.
 
 Applying to several hosts is all or nothing too: when one host fails, the hosts already changed are
-taken back (newest first) before the error is raised.
+taken back (newest first) before the error is raised. With ``await_checkin`` the whole change also
+waits, once applied, for a person to confirm it (checkin.CheckinGate); unconfirmed, it is taken back.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from ..bench.context import BenchContext
+from ..checkin import NotConfirmed
 from ..errors import Aborted, ValidationError
 from .apply_linux import MeshApplyResult, apply_linux
 from .models import MeshPlan
@@ -45,17 +47,28 @@ def hosts_to_act_on(system: MeshSystem, plan: MeshPlan, asked: Sequence[str], fi
 
 
 def apply_mesh(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *,
-               progress: Progress = _silent, cancel: threading.Event | None = None) -> list[MeshApplyResult]:
+               progress: Progress = _silent, cancel: threading.Event | None = None,
+               await_checkin: Callable[[float], bool] | None = None, checkin_timeout: int = 60) -> list[MeshApplyResult]:
     plan = plan_mesh(request)
     chosen = hosts_to_act_on(system, plan, hosts, "hosts")
     done: list[MeshApplyResult] = []
+    top = 90 if await_checkin else 100
     try:
         for i, host in enumerate(chosen):
             if cancel is not None and cancel.is_set():
                 raise Aborted("the mesh apply was aborted; hosts already changed were taken back")
-            span = (100 * i / len(chosen), 100 * (i + 1) / len(chosen))
+            span = (top * i / len(chosen), top * (i + 1) / len(chosen))
             step = (lambda lo, hi: lambda p, d: progress(lo + (hi - lo) * p / 100, d))(*span)
             done.append(apply_linux(request, plan, host, system.network(host), system.hosts_file(host), progress=step))
+        if await_checkin is not None and any(r.changed for r in done):
+            progress(top, f"Applied on {', '.join(chosen)}: confirm within {checkin_timeout} s, or it is taken back")
+            if not await_checkin(checkin_timeout):
+                if cancel is not None and cancel.is_set():
+                    raise Aborted("the mesh apply was aborted while waiting for the confirmation; every host was "
+                                  "taken back")
+                raise NotConfirmed(f"nobody confirmed the mesh within {checkin_timeout} s (the panel's Confirm, or "
+                                   "tengig.mesh.checkin): every host was taken back as it was")
+            progress(100, "Confirmed: the mesh stays")
     except BaseException:
         for result in reversed(done):
             result.undo()

@@ -45,6 +45,9 @@ class TenGigLaggApplyOptions(ApiInput):
                                       "the gateway) before the change is kept; pinged from where tengig runs.")
     confirm_session_interface: bool = Field(False, description="TrueNAS: allow changing the port this API session "
                                             "arrives on (it may cut the session; the rollback then restores it).")
+    wait_for_checkin: bool = Field(False, description="TrueNAS: after the probe answers, keep the change only if "
+                                   "tengig.lagg.checkin confirms it before TrueNAS's timer ends (the panel's Confirm "
+                                   "button, sent over the network just changed); progress.extra.checkin counts down.")
 
 
 class TenGigLaggApplyArgs(ApiInput):
@@ -92,3 +95,11 @@ class TenGigLaggAnalyseArgs(ApiInput):
 
 class TenGigLaggAnalyseResult(ApiOutput):
     result: LaggVerdict = Field(description="Per test: measured vs expected with the reason; per-member shares and skew.")
+
+
+class TenGigLaggCheckinArgs(ApiInput):
+    pass
+
+
+class TenGigLaggCheckinResult(ApiOutput):
+    result: bool = Field(description="true: the waiting apply was confirmed and keeps its change.")

@@ -41,11 +41,19 @@ class TenGigMeshRenderResult(ApiOutput):
     result: RenderedConfig = Field(description="Files to install and/or TrueNAS API calls, with warnings.")
 
 
-class TenGigMeshApplyOptions(ApiInput):
-    system: System = Field("lab", description="Where to apply: 'lab' (the embedded lab's hosts) or 'local' "
+class TenGigMeshWhere(ApiInput):
+    system: System = Field("lab", description="Where to act: 'lab' (the embedded lab's hosts) or 'local' "
                            "(this Linux machine, which must be named in `hosts`).")
     hosts: list[str] = Field(default_factory=list, max_length=256,
-                             description="Plan hosts to apply on (default: every plan host the system reaches).")
+                             description="Plan hosts to act on (default: every plan host the system reaches).")
+
+
+class TenGigMeshApplyOptions(TenGigMeshWhere):
+    wait_for_checkin: bool = Field(False, description="Keep the change only if tengig.mesh.checkin confirms it "
+                                   "within checkin_timeout (the panel's Confirm button, sent over the network just "
+                                   "changed); otherwise every host is taken back. The job's progress.extra.checkin "
+                                   "counts down while it waits.")
+    checkin_timeout: int = Field(60, ge=5, le=600, description="Seconds to wait for the confirmation.")
 
 
 class TenGigMeshApplyArgs(ApiInput):
@@ -57,7 +65,7 @@ class TenGigMeshApplyResult(ApiOutput):
     result: list[MeshApplyResult] = Field(description="Per host: what changed (empty when it already matched).")
 
 
-class TenGigMeshVerifyOptions(TenGigMeshApplyOptions):
+class TenGigMeshVerifyOptions(TenGigMeshWhere):
     measure_throughput: bool = Field(True, description="Also run the iperf3 matrix (every host to every peer).")
     seconds: int = Field(3, ge=1, le=60, description="iperf3 measured seconds per pair (after a 2 s warm-up).")
     min_percent: float = Field(90.0, gt=0, le=100, description="Share of each cable's goodput ceiling it must reach, %.")
@@ -73,3 +81,11 @@ class TenGigMeshVerifyResult(ApiOutput):
 
 
 __all__ = [n for n in dir() if n.startswith("TenGigMesh")] + ["ApiOutput"]
+
+
+class TenGigMeshCheckinArgs(ApiInput):
+    pass
+
+
+class TenGigMeshCheckinResult(ApiOutput):
+    result: bool = Field(description="true: the waiting apply was confirmed and keeps its change.")

@@ -13,10 +13,12 @@ from ...bench.context import BenchContext
 from ...lagg.apply_truenas import apply_lagg_truenas, ping_probe
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
+from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.lagg import (
-    TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, TenGigLaggApplyArgs, TenGigLaggApplyResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
+    TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, TenGigLaggApplyArgs, TenGigLaggApplyResult, TenGigLaggCheckinArgs,
+    TenGigLaggCheckinResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
     TenGigLaggValidateResult, TenGigLaggVerifyArgs, TenGigLaggVerifyResult,
 )
 from ..service import Service
@@ -67,13 +69,30 @@ class TenGigLaggService(Service):
             if not options.get("probe_address"):
                 raise ValidationError.one("probe_address", "name an address that must answer over the new LAGG: "
                                           "without a probe nothing proves the change is safe to keep")
-        runner = Runner()
-        probe = ping_probe(plan.name, options["probe_address"], lambda argv: runner.run(argv, timeout=10, check=False))
+        cancel = threading.Event()
+        job.on_abort(cancel.set)
+        timeout = options.get("checkin_timeout", 60)
+        await_checkin = waiter(job, "tengig.lagg", cancel, timeout) if options.get("wait_for_checkin") else None
+        probe = self._probe_factory(plan.name, options["probe_address"])
         with api_errors(), configured_truenas() as backend:
-            result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.get("checkin_timeout", 60),
+            result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=timeout,
                                         confirm_session_interface=options.get("confirm_session_interface", False),
-                                        progress=lambda p, d: job.set_progress(p, d))
+                                        progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
+                                        await_checkin=await_checkin)
         return {"name": result.name, "ran": [], "api_calls": result.api_calls}
+
+    @api_method(TenGigLaggCheckinArgs, TenGigLaggCheckinResult, roles=["NETWORK_INTERFACE_WRITE"])
+    def checkin(self):
+        """Confirm the LAGG apply that waits for it (wait_for_checkin): TrueNAS gets interface.checkin."""
+        with api_errors():
+            return confirm("tengig.lagg")
+
+    # How apply proves the new LAGG answers: a ping through it from where tengig runs (on the NAS, as the
+    # plugin); the seam a host or a test sets.
+    @staticmethod
+    def _probe_factory(name: str, address: str):
+        runner = Runner()
+        return ping_probe(name, address, lambda argv: runner.run(argv, timeout=10, check=False))
 
     # Where verify measures (the bench's systems: the lab outside TrueNAS); the seam tests set.
     _system_factory = staticmethod(lab_system)

@@ -10,10 +10,11 @@ from ...mesh import plan_mesh, render_host
 from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_on
 from ...mesh.request import MeshRequest
 from ...mesh.systems import LocalMeshSystem, MeshSystem
+from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.mesh import (
-    TenGigMeshApplyArgs, TenGigMeshApplyResult, TenGigMeshPlanArgs, TenGigMeshPlanResult, TenGigMeshRenderArgs,
+    TenGigMeshApplyArgs, TenGigMeshApplyResult, TenGigMeshCheckinArgs, TenGigMeshCheckinResult, TenGigMeshPlanArgs, TenGigMeshPlanResult, TenGigMeshRenderArgs,
     TenGigMeshRenderResult, TenGigMeshVerifyArgs, TenGigMeshVerifyResult,
 )
 from ..service import Service
@@ -62,8 +63,17 @@ class TenGigMeshService(Service):
         cancel = threading.Event()
         job.on_abort(cancel.set)
         req, system, hosts = self._prepare(request, options)
+        timeout = options.get("checkin_timeout", 60)
+        await_checkin = waiter(job, "tengig.mesh", cancel, timeout) if options.get("wait_for_checkin") else None
         with api_errors(prefix="request"):
-            return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d))
+            return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d),
+                              await_checkin=await_checkin, checkin_timeout=timeout)
+
+    @api_method(TenGigMeshCheckinArgs, TenGigMeshCheckinResult, roles=["NETWORK_INTERFACE_WRITE"])
+    def checkin(self):
+        """Confirm the mesh apply that waits for it (wait_for_checkin): the change stays."""
+        with api_errors():
+            return confirm("tengig.mesh")
 
     @api_method(TenGigMeshVerifyArgs, TenGigMeshVerifyResult, roles=["READONLY_ADMIN"])
     @job(lock="tengig.mesh", lock_queue_size=0, abortable=True)

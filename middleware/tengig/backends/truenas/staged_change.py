@@ -10,7 +10,9 @@
    is idempotent.
 4. Stage the interface calls; ``interface.commit({"rollback": true, "checkin_timeout": N})``.
 5. Run ``probe()`` ("do the new links answer?") until it succeeds or the time left before TrueNAS's own
-   rollback runs out; then ``interface.checkin()``. On failure, ``interface.rollback()`` at once and
+   rollback runs out; then, when ``await_checkin`` is given, wait for a person to confirm
+   (``await_checkin(seconds_left)`` returns True: the panel's Confirm arrived through the changed network;
+   False: nobody confirmed in time, or an abort, and it is rolled back); then ``interface.checkin()``. On failure, ``interface.rollback()`` at once and
    raise StagedChangeFailed naming the links that did not answer. If this process dies in between,
    nobody checks in and TrueNAS rolls back by itself when the timeout ends.
 6. network.configuration hosts is not staged by TrueNAS: it is written only after the checkin, with our
@@ -28,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ...checkin import NotConfirmed
 from ...errors import Aborted, TengigError, ValidationError
 from ...mesh.truenas_api import ApiCall
 from ...runner import CancelToken
@@ -90,6 +93,7 @@ def apply_staged(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     probe_interval: float = 0.5,
+    await_checkin: Callable[[float], bool] | None = None,
 ) -> StagedChangeResult:
     tell = progress or (lambda percent, description: None)
     if checkin_timeout < 1:
@@ -140,8 +144,13 @@ def apply_staged(
             _discard(backend)
             raise
         tell(30, f"Committing with a {checkin_timeout} s rollback timer")
+        committed_at = time.monotonic()  # TrueNAS's timer starts no earlier than this
         backend.commit(rollback=True, checkin_timeout=checkin_timeout)
-        result_probe, attempts = _probe_until(backend, probe, checkin_timeout, probe_interval, tell, cancel)
+        margin = min(max(0.2 * checkin_timeout, MIN_CHECKIN_MARGIN_S), MAX_CHECKIN_MARGIN_S)
+        deadline = committed_at + checkin_timeout - margin
+        result_probe, attempts = _probe_until(backend, probe, deadline, checkin_timeout, probe_interval, tell, cancel)
+        if await_checkin is not None:
+            _wait_for_person(backend, await_checkin, deadline, checkin_timeout, tell, cancel)
         tell(85, "The new links answer: checking in")
         backend.checkin()
     if hosts_change:
@@ -152,11 +161,23 @@ def apply_staged(
                               probe=result_probe, probe_attempts=attempts)
 
 
-def _probe_until(backend: TrueNASBackend, probe: Callable[[], ProbeResult], checkin_timeout: int,
+def _wait_for_person(backend: TrueNASBackend, await_checkin: Callable[[float], bool], deadline: float,
+                     checkin_timeout: int, tell: Progress, cancel: CancelToken | None) -> None:
+    left = max(0.0, deadline - time.monotonic())
+    tell(82, f"The new links answer: confirm within {left:.0f} s, or the change is rolled back")
+    if await_checkin(left):
+        return
+    _abort_if(cancel, backend, committed=True)
+    back = ("tengig rolled it back (interface.rollback): the previous network configuration is back"
+            if _rollback(backend) else f"TrueNAS rolls it back by itself when the {checkin_timeout} s timer ends")
+    raise NotConfirmed(f"nobody confirmed the change within {checkin_timeout} s (the panel's Confirm, or "
+                       f"tengig.*.checkin); {back}. If the page could not reach the NAS any more, the change "
+                       "would have cut you off")
+
+
+def _probe_until(backend: TrueNASBackend, probe: Callable[[], ProbeResult], deadline: float, checkin_timeout: int,
                  interval: float, tell: Progress, cancel: CancelToken | None) -> tuple[ProbeResult, int]:
     started = time.monotonic()
-    margin = min(max(0.2 * checkin_timeout, MIN_CHECKIN_MARGIN_S), MAX_CHECKIN_MARGIN_S)
-    deadline = started + checkin_timeout - margin
     attempts, last = 0, None
     while True:
         _abort_if(cancel, backend, committed=True)
@@ -168,7 +189,7 @@ def _probe_until(backend: TrueNASBackend, probe: Callable[[], ProbeResult], chec
         if last.ok:
             return last, attempts
         elapsed = time.monotonic() - started
-        tell(40 + 40 * min(elapsed / (deadline - started), 1.0), f"Waiting for the new links to answer (try {attempts})")
+        tell(40 + 40 * min(elapsed / max(deadline - started, 1e-3), 1.0), f"Waiting for the new links to answer (try {attempts})")
         if time.monotonic() + interval > deadline:
             break
         time.sleep(interval)
