@@ -120,6 +120,42 @@ export const SCENARIOS = {
     }
   },
 
+  /**
+   * Apply the lab's mesh with "keep it only if I confirm": read the countdown twice (it must move), then
+   * Confirm (params.confirm) or let the time run out; report what the page says after.
+   */
+  async 'mesh-apply-checkin'(page, ctx) {
+    const p = ctx.config.params ?? {}
+    await loggedIn(page, ctx)
+    await page.click(T('tab-mesh'))
+    await page.click(T('mesh-preset-lab'))
+    await page.click(T('mesh-plan'))
+    await page.waitForSelector(T('mesh-diagram'))
+    await page.fill(T('mesh-checkin-timeout'), String(p.checkinTimeout ?? 30))
+    await page.click(T('mesh-apply'))
+    await page.click(T('mesh-apply-confirm-yes'))
+    await page.waitForSelector(T('mesh-checkin'), { timeout: 60_000 })
+    const first = { text: await page.locator(T('mesh-checkin-text')).innerText(), left: await page.locator(T('mesh-checkin-seconds')).innerText() }
+    await ctx.shot('mesh-checkin-countdown')
+    await page.waitForTimeout(2200)
+    const second = { left: await page.locator(T('mesh-checkin-seconds')).innerText() }
+    const facts = { first, second, errors: [] }
+    if (p.confirm) {
+      await page.click(T('mesh-checkin-confirm'))
+      await page.waitForSelector(T('mesh-applied'), { timeout: 30_000 })
+      await ctx.shot('mesh-applied')
+      facts.applied = await texts(page, '[data-test^="mesh-applied-"]')
+      facts.barAfter = await page.locator(T('mesh-checkin')).count()
+    } else {
+      await page.waitForSelector(T('mesh-apply-failure'), { timeout: ((p.checkinTimeout ?? 30) + 30) * 1000 })
+      await ctx.shot('mesh-not-confirmed')
+      facts.failure = await page.locator(T('mesh-apply-failure')).innerText()
+      facts.applied = await texts(page, '[data-test^="mesh-applied-"]')
+    }
+    facts.errors = await texts(page, T('error'))
+    return facts
+  },
+
   /** Every view once: the caller checks that no request left this machine. */
   async 'tour'(page, ctx) {
     await loggedIn(page, ctx)

@@ -100,6 +100,11 @@ export class TengigApi {
     return this.startJob(M.meshVerify, [request, options])
   }
 
+  /** Confirm the apply that waits for it (tengig.mesh.checkin / tengig.lagg.checkin): the change stays. */
+  checkin(method: typeof M.meshCheckin | typeof M.laggCheckin): Promise<boolean> {
+    return this.rpc.call(method, [])
+  }
+
   /** The ports of this machine ('local') or of a lab host. */
   nics(options: { system: 'lab' | 'local'; host?: string | null }): Promise<Nic[]> {
     return this.rpc.call(M.nicQuery, [options])

@@ -17,6 +17,8 @@ export const API_METHODS = {
   meshRender: 'tengig.mesh.render',
   meshApply: 'tengig.mesh.apply',
   meshVerify: 'tengig.mesh.verify',
+  meshCheckin: 'tengig.mesh.checkin',
+  laggCheckin: 'tengig.lagg.checkin',
   nicQuery: 'tengig.nic.query',
   laggPlan: 'tengig.lagg.plan',
   laggValidate: 'tengig.lagg.validate',

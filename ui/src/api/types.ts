@@ -270,12 +270,28 @@ export interface RenderedConfig {
 
 // --- mesh apply and verify (middleware/tengig/api/models/mesh.py, mesh/apply_linux.py, mesh/verify.py) ---
 
-export interface MeshApplyOptions {
+export interface MeshWhere {
   system?: 'lab' | 'local'
   hosts?: string[]
 }
 
-export interface MeshVerifyOptions extends MeshApplyOptions {
+/** Keep the change only if tengig.*.checkin confirms it in time (progress.extra.checkin counts down). */
+export interface CheckinOptions {
+  wait_for_checkin?: boolean
+  checkin_timeout?: number
+}
+
+export type MeshApplyOptions = MeshWhere & CheckinOptions
+
+/** progress.extra.checkin of an apply job that waits for a person's confirmation. */
+export interface CheckinProgress {
+  waiting: boolean
+  seconds_left: number
+  timeout: number
+  method: string
+}
+
+export interface MeshVerifyOptions extends MeshWhere {
   measure_throughput?: boolean
   seconds?: number
   min_percent?: number
