@@ -252,3 +252,27 @@ def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, t
         backend = TrueNASBackend(client)
         assert backend.interface("bond0")["lag_ports"] == ["enp3s0f0", "enp4s0f0"]
         assert not backend.has_pending_changes() and backend.checkin_waiting() is None
+
+
+def test_nic_query_reads_the_configured_truenas(standin, tmp_path, monkeypatch):
+    """tengig.nic.query {system: truenas}: the inventory a TrueNAS LAGG is planned from, the session's port marked."""
+    import asyncio
+
+    from tengig.api import Registry
+    from tengig.api.host import Middleware
+
+    nas = standin(seed=seed_001())
+    key_file = tmp_path / "key"
+    key_file.write_text(nas.nas.api_key)
+    monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.base)
+    monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
+    loop = asyncio.new_event_loop()
+    try:
+        nics = loop.run_until_complete(Middleware(Registry.default(), lambda *a: None).call(
+            "tengig.nic.query", {"system": "truenas"}))
+    finally:
+        loop.close()
+    by_name = {n["name"]: n for n in nics}
+    assert sorted(by_name) == ["enp1s0", "enp3s0f0", "enp3s0f1", "enp4s0f0", "enp4s0f1"]
+    assert by_name["enp1s0"]["carries_session"] and not by_name["enp3s0f0"]["carries_session"]
+    assert by_name["enp3s0f0"]["speed_bps"] == 10**10

@@ -6,6 +6,7 @@ from typing import Any
 
 from ...backends.linux.ip import LinuxNetwork
 from ...backends.linux.nics import linux_nics
+from ...backends.truenas.connection import configured_truenas
 from ...errors import ValidationError
 from ...lab import Lab
 from ...lab.nics import lab_nics
@@ -42,8 +43,12 @@ class TenGigNicService(Service):
                 nics = lab_nics(lab, host)
             else:
                 if options.get("host"):
-                    raise ValidationError.one("host", "only with system 'lab': 'local' is this machine")
-                nics = linux_nics(session_interface=ssh_session_interface())
+                    raise ValidationError.one("host", f"only with system 'lab': '{options['system']}' is one machine")
+                if options["system"] == "truenas":
+                    with configured_truenas() as backend:
+                        nics = backend.nics()
+                else:
+                    nics = linux_nics(session_interface=ssh_session_interface())
         if not options.get("include_virtual", True):
             nics = [n for n in nics if n.kind != "virtual"]
         return nics
