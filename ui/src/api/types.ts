@@ -281,7 +281,7 @@ export interface CheckinOptions {
   checkin_timeout?: number
 }
 
-export type MeshApplyOptions = MeshWhere & CheckinOptions
+export type MeshApplyOptions = Omit<MeshWhere, 'system'> & CheckinOptions & { system?: 'lab' | 'local' | 'truenas' }
 
 /** progress.extra.checkin of an apply job that waits for a person's confirmation. */
 export interface CheckinProgress {

@@ -18,6 +18,7 @@ from .base import ApiInput, ApiOutput
 
 HOST_NAME = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
 System = Literal["lab", "local"]
+ApplySystem = Literal["lab", "local", "truenas"]
 
 
 class TenGigMeshPlanArgs(ApiInput):
@@ -49,11 +50,18 @@ class TenGigMeshWhere(ApiInput):
 
 
 class TenGigMeshApplyOptions(TenGigMeshWhere):
+    system: ApplySystem = Field("lab", description="Where to apply: 'lab' (the embedded lab's hosts), 'local' (this "
+                                "Linux machine, named in `hosts`) or 'truenas' (the configured TrueNAS, through its API "
+                                "with commit, a probe from the NAS to each cable's far end, checkin and rollback; "
+                                "`hosts` names the one plan host it is).")
     wait_for_checkin: bool = Field(False, description="Keep the change only if tengig.mesh.checkin confirms it "
                                    "within checkin_timeout (the panel's Confirm button, sent over the network just "
                                    "changed); otherwise every host is taken back. The job's progress.extra.checkin "
                                    "counts down while it waits.")
-    checkin_timeout: int = Field(60, ge=5, le=600, description="Seconds to wait for the confirmation.")
+    checkin_timeout: int = Field(60, ge=5, le=600, description="Seconds to wait for the confirmation (TrueNAS: "
+                                 "its rollback timer, probe and confirmation within it).")
+    confirm_session_interface: bool = Field(False, description="TrueNAS: allow changing the port this API session "
+                                            "arrives on (it may cut the session; the rollback then restores it).")
 
 
 class TenGigMeshApplyArgs(ApiInput):

@@ -4,7 +4,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ...backends.truenas.connection import configured_truenas
 from ...errors import ValidationError
+from ...mesh.apply_truenas import apply_truenas
+from ...runner import Runner
 from ...lab.mesh_adapter import LabMeshSystem
 from ...mesh import plan_mesh, render_host
 from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_on
@@ -62,12 +65,39 @@ class TenGigMeshService(Service):
         options = options or {}
         cancel = threading.Event()
         job.on_abort(cancel.set)
-        req, system, hosts = self._prepare(request, options)
         timeout = options.get("checkin_timeout", 60)
         await_checkin = waiter(job, "tengig.mesh", cancel, timeout) if options.get("wait_for_checkin") else None
+        if options.get("system") == "truenas":
+            return [self._apply_truenas(job, request, options, cancel, await_checkin)]
+        req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
             return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d),
                               await_checkin=await_checkin, checkin_timeout=timeout)
+
+    # Runs argv on the NAS, where the probe pings each cable's far end from: this machine, as tengig runs
+    # on the NAS in the plugin; the seam a host (or a test with a lab-backed stand-in) sets.
+    @staticmethod
+    def _nas_runner(argv):
+        return Runner().run(argv, timeout=10, check=False)
+
+    def _apply_truenas(self, job, request, options, cancel, await_checkin):
+        with api_errors(prefix="request"):
+            plan = plan_mesh(request)
+        names = [h.name for h in plan.hosts]
+        hosts = options.get("hosts", [])
+        with api_errors(prefix="options"):
+            if len(hosts) != 1 or hosts[0] not in names:
+                raise ValidationError.one("hosts", f"with system 'truenas', name the one plan host the TrueNAS is "
+                                          f"({', '.join(names)})")
+            if not plan.host(hosts[0]).kind.startswith("truenas"):
+                raise ValidationError.one("hosts.0", f"{hosts[0]} is a {plan.host(hosts[0]).kind} host in the plan; "
+                                          "make it truenas-scale or truenas-core")
+        with api_errors(), configured_truenas() as backend:
+            return apply_truenas(plan, hosts[0], backend, self._nas_runner,
+                                 checkin_timeout=options.get("checkin_timeout", 60),
+                                 confirm_session_interface=options.get("confirm_session_interface", False),
+                                 progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
+                                 await_checkin=await_checkin)
 
     @api_method(TenGigMeshCheckinArgs, TenGigMeshCheckinResult, roles=["NETWORK_INTERFACE_WRITE"])
     def checkin(self):

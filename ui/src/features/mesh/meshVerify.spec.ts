@@ -63,5 +63,6 @@ describe('applySummary', () => {
 
   it('names the hosts in the confirmation', () => {
     expect(applyConfirmation('lab', ['nas', 'desk'])).toMatch(/^Apply the plan on the lab: nas, desk will/)
+    expect(applyConfirmation('truenas', ['nas'])).toMatch(/^Apply the plan on the TrueNAS \(commit, probe, then checkin\): nas will/)
   })
 })

@@ -90,8 +90,8 @@ export function applySummary(results: MeshApplyResult[]): { host: string; lines:
 }
 
 /** The confirmation text before applying: which hosts will be reconfigured, on which system. */
-export function applyConfirmation(system: 'lab' | 'local', hosts: string[]): string {
-  const where = system === 'lab' ? 'the lab' : 'this machine'
+export function applyConfirmation(system: 'lab' | 'local' | 'truenas', hosts: string[]): string {
+  const where = system === 'lab' ? 'the lab' : system === 'truenas' ? 'the TrueNAS (commit, probe, then checkin)' : 'this machine'
   return `Apply the plan on ${where}: ${hosts.join(', ')} will get the planned addresses, MTU and hosts entries `
     + '(a host that already matches is left untouched).'
 }
