@@ -2,7 +2,8 @@
 #   make demo   set up, then run the main flow on the embedded lab
 #   make test   set up, then run every test (Python and panel) and print "N passed, N failed"
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
-.PHONY: setup demo test bench clean-lab
+# make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
+.PHONY: setup demo test bench clean-lab ui-fixtures
 
 setup:
 	@bash scripts/setup.sh
@@ -17,6 +18,9 @@ test: setup
 bench: setup
 	@.venv/bin/python scripts/bench_fidelity.py
 	@.venv/bin/python scripts/bench_api_ping.py
+
+ui-fixtures: setup
+	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py
 
 clean-lab: setup
 	@.venv/bin/tengig lab down

@@ -156,6 +156,81 @@ export const SCENARIOS = {
     return facts
   },
 
+  /** LAGG on the lab: ports, plan, what apply would run, then measure (progress moving, per-member shares). */
+  async 'lagg-measure'(page, ctx) {
+    const p = ctx.config.params ?? {}
+    await laggPlanned(page, ctx)
+    const facts = {
+      nics: await texts(page, `${T('lagg-nics')} tbody tr`),
+      headline: await page.locator(T('lagg-headline')).innerText(),
+      members: await texts(page, `${T('lagg-members')} tbody tr`),
+      throughput: await texts(page, `${T('lagg-throughput')} tbody tr`),
+    }
+    await ctx.shot('lagg-plan')
+    await page.click(T('lagg-validate'))
+    await page.waitForSelector(T('lagg-apply-steps'))
+    facts.applySteps = await page.locator(T('lagg-apply-steps')).innerText()
+    facts.undoSteps = await page.locator(T('lagg-undo-steps')).innerText()
+    await page.fill(T('lagg-measure-seconds'), String(p.seconds ?? 2))
+    await page.fill(T('lagg-measure-omit'), String(p.omit ?? 1))
+    await page.click(T('lagg-measure'))
+    const percents = []
+    const descriptions = []
+    const live = new Set()
+    let midShot = false
+    const deadline = Date.now() + (p.measureTimeoutMs ?? 120_000)
+    while (!(await page.locator(T('lagg-measure-headline')).count())) {
+      if (Date.now() > deadline) throw new Error(`no measurement after ${p.measureTimeoutMs ?? 120_000} ms; percents seen ${percents}`)
+      const state = await page.locator(T('lagg-measure-state')).innerText().catch(() => '')
+      if (state.startsWith('failed') || state.startsWith('stopped')) {
+        throw new Error(`the measurement ended ${state}: ${(await texts(page, T('error'))).join(' | ')} ${(await texts(page, T('lagg-measure-errors'))).join(' | ')}`)
+      }
+      const percent = await page.locator(T('lagg-measure-percent')).innerText({ timeout: 1000 }).catch(() => null)
+      if (percent !== null && percents.at(-1) !== Number(percent)) percents.push(Number(percent))
+      const d = await page.locator(T('lagg-measure-description')).innerText({ timeout: 1000 }).catch(() => null)
+      if (d && descriptions.at(-1) !== d) descriptions.push(d)
+      for (const item of await texts(page, `${T('lagg-measure-live')} li`)) live.add(item)
+      if (!midShot && live.size >= 1) {
+        await ctx.shot('lagg-measure-progress')
+        midShot = true
+      }
+      await page.waitForTimeout(200)
+    }
+    await page.locator(`${T('lagg')} .test`).last().scrollIntoViewIfNeeded()
+    await ctx.shot('lagg-measure')
+    return {
+      ...facts,
+      percents,
+      descriptions,
+      live: [...live],
+      state: await page.locator(T('lagg-measure-state')).innerText(),
+      measureHeadline: await page.locator(T('lagg-measure-headline')).innerText(),
+      tests: await laggTests(page),
+      measureErrors: await texts(page, T('lagg-measure-errors')),
+      errors: await texts(page, T('error')),
+    }
+  },
+
+  /** LAGG on the lab, measured with an option the server refuses: the error in words, no numbers. */
+  async 'lagg-measure-refused'(page, ctx) {
+    const p = ctx.config.params ?? {}
+    await laggPlanned(page, ctx)
+    await page.fill(T('lagg-measure-client'), p.client ?? 'printer')
+    await page.fill(T('lagg-measure-seconds'), '2')
+    await page.click(T('lagg-measure'))
+    await page.waitForSelector(`${T('lagg-measure-errors')}, ${T('error')}`, { timeout: p.measureTimeoutMs ?? 60_000 })
+    await page.waitForFunction(() => !document.querySelector('[data-test="lagg-measure-stop"]'))
+    await ctx.shot('lagg-measure-refused')
+    return {
+      measureErrors: await texts(page, `${T('lagg-measure-errors')} li`),
+      errors: await texts(page, T('error')),
+      state: await page.locator(T('lagg-measure-state')).innerText(),
+      progressText: await page.locator(T('lagg-measure-progress')).innerText(),
+      tests: await page.locator(`${T('lagg')} .test`).count(),
+      headline: await page.locator(T('lagg-measure-headline')).count(),
+    }
+  },
+
   /** Every view once: the caller checks that no request left this machine. */
   async 'tour'(page, ctx) {
     await loggedIn(page, ctx)
@@ -178,6 +253,41 @@ export const SCENARIOS = {
     await ctx.shot('targets')
     return { seen, errors: await texts(page, T('error')) }
   },
+}
+
+/** The LAGG view on the lab NAS: read its ports, plan (linux, LACP switch, N clients, member config cleared). */
+async function laggPlanned(page, ctx) {
+  const p = ctx.config.params ?? {}
+  await loggedIn(page, ctx)
+  await page.click(T('tab-lagg'))
+  await page.waitForSelector(T('lagg-form'))
+  await page.selectOption(T('lagg-system'), 'lab')
+  await page.fill(T('lagg-host'), p.host ?? 'nas')
+  await page.waitForSelector(`${T('lagg-load-nics')}:not([disabled])`)
+  await page.click(T('lagg-load-nics'))
+  await page.waitForSelector(`${T('lagg-nics')} tbody tr`)
+  await page.selectOption(T('lagg-platform'), p.platform ?? 'linux')
+  await page.selectOption(T('lagg-topology'), p.topology ?? 'lacp-switch')
+  await page.fill(T('lagg-clients'), String(p.clients ?? 4))
+  await page.check(T('lagg-clear-config'))
+  await page.click(T('lagg-plan'))
+  await page.waitForSelector(T('lagg-headline'))
+}
+
+/** What one finished measurement shows: per test its status, numbers, reason and member share bars. */
+async function laggTests(page) {
+  return page.locator(`${T('lagg')} .test`).evaluateAll((blocks) => blocks.map((b) => ({
+    key: b.dataset.test,
+    title: b.querySelector('h4')?.childNodes[0]?.textContent.trim(),
+    status: b.querySelector('[data-test="lagg-test-status"]')?.textContent.trim(),
+    measured: b.querySelector('[data-test="lagg-test-measured"]')?.textContent.trim(),
+    row: b.querySelector('tbody tr')?.innerText,
+    reason: b.querySelector('[data-test="lagg-test-reason"]')?.textContent.trim(),
+    shares: [...b.querySelectorAll('[data-test^="lagg-share-"]')].map((li) => ({
+      name: li.querySelector('code')?.textContent, idle: li.dataset.idle === 'true', text: li.innerText.replace(/\s+/g, ' ').trim(),
+      width: li.querySelector('.bar > span')?.style.width,
+    })),
+  })))
 }
 
 /** The mesh view's apply/verify controls; opens the apply confirmation and cancels it (nothing is applied). */

@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  BenchOutcome, BenchRunRequest, Comparison, Job, LaggPlan, LaggRequest, LaggValidation, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
+  BenchOutcome, BenchRunRequest, Comparison, Job, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -117,5 +117,11 @@ export class TengigApi {
   /** The plan and what applying it would run; an invalid request fails with field paths. */
   laggValidate(request: LaggRequest): Promise<LaggValidation> {
     return this.rpc.call(M.laggValidate, [request])
+  }
+
+  /** Starts tengig.lagg.verify (a job, abortable): iperf3 1/N flows both ways with member counters,
+   * against the plan the request gives. The answer is the job id; the result a LaggVerification. */
+  startLaggVerify(request: LaggRequest, options: LaggVerifyOptions): Promise<number> {
+    return this.startJob(M.laggVerify, [request, options])
   }
 }

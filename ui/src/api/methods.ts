@@ -22,6 +22,7 @@ export const API_METHODS = {
   nicQuery: 'tengig.nic.query',
   laggPlan: 'tengig.lagg.plan',
   laggValidate: 'tengig.lagg.validate',
+  laggVerify: 'tengig.lagg.verify',
 } as const
 
 export type ApiMethod = (typeof API_METHODS)[keyof typeof API_METHODS]

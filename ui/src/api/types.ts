@@ -451,3 +451,90 @@ export interface LaggValidation {
   plan: LaggPlan
   rendered: RenderedLagg
 }
+
+// --- LAGG verify (middleware/tengig/api/models/lagg.py, lagg/measure.py, lagg/verify.py) ---
+
+/** tengig.lagg.verify's options; the tests run between a client of the system (the lab) and its NAS. */
+export interface LaggVerifyOptions {
+  /** The host running the iperf3 client (the lab: desk or lab); default: the system's first client. */
+  client?: string | null
+  /** The NAS's address on the LAGG; default: the plan's, else the NAS's address on the client's link. */
+  lagg_address?: string | null
+  /** The client's address the tests are bound to; needed with lagg_address. */
+  client_address?: string | null
+  /** Measured seconds per test (4 tests: read/write x 1/N flows), 2..120. */
+  seconds?: number
+  /** Seconds of TCP ramp-up left out of each test, 0..10. */
+  omit?: number
+}
+
+export interface LaggFlowResult {
+  direction: Direction
+  flows: number
+  /** Receiver-side goodput, bits/s. */
+  bps: number
+}
+
+export interface LaggMemberBytes {
+  name: string
+  rx_bytes: number
+  tx_bytes: number
+}
+
+export interface LaggCounterWindow {
+  direction: Direction
+  flows: number
+  members: LaggMemberBytes[]
+}
+
+export interface LaggMeasurements {
+  results: LaggFlowResult[]
+  counters: LaggCounterWindow[]
+  tolerance_percent: number
+}
+
+export type LaggComparisonStatus = 'as-expected' | 'above' | 'low-end' | 'below'
+
+export interface LaggComparison {
+  direction: Direction
+  flows: number
+  measured_bps: number
+  expected_bps: number
+  low_bps: number
+  percent_of_expected: number
+  status: LaggComparisonStatus
+  reason: string
+}
+
+export interface LaggMemberShare {
+  name: string
+  /** Bytes in the test's direction (tx for read, rx for write). */
+  bytes: number
+  /** Fraction of all members' bytes, 0..1. */
+  share: number
+}
+
+export interface LaggBalance {
+  direction: Direction
+  flows: number
+  shares: LaggMemberShare[]
+  /** Busiest over quietest member's bytes; null when a member moved nothing. */
+  skew: number | null
+  cv: number
+  /** Members that carried under 1% of the bytes. */
+  idle: string[]
+}
+
+export interface LaggVerdict {
+  comparisons: LaggComparison[]
+  balance: LaggBalance[]
+  summary: string
+}
+
+export interface LaggVerification {
+  client: string
+  nas: string
+  lagg_address: string
+  measurements: LaggMeasurements
+  verdict: LaggVerdict
+}

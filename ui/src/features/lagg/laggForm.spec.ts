@@ -12,8 +12,14 @@ const { plan, rendered } = validation as unknown as LaggValidation
 describe('draftToRequest', () => {
   it('builds the request with pinned members', () => {
     const out = draftToRequest({ ...EMPTY_DRAFT, pinned: ['enp3s0f0', 'enp3s0f1'] }, nics)
-    expect(out.ok && out.request.options).toEqual({ mtu: 1500, members: ['enp3s0f0', 'enp3s0f1'], confirm_session_interface: false })
+    expect(out.ok && out.request.options).toEqual({ mtu: 1500, members: ['enp3s0f0', 'enp3s0f1'], confirm_session_interface: false,
+      clear_member_config: false })
     expect(out.ok && out.request.client_count).toBe(4)
+  })
+
+  it('asks the plan to clear members that have addresses of their own when told to', () => {
+    const out = draftToRequest({ ...EMPTY_DRAFT, clearMemberConfig: true }, nics)
+    expect(out.ok && out.request.options?.clear_member_config).toBe(true)
   })
 
   it('lets the planner pick when nothing is pinned', () => {

@@ -28,11 +28,13 @@ export interface LaggDraft {
   pinned: string[]
   mtu: string
   confirmSession: boolean
+  /** Members with their own addresses are reset by the plan (else refused, as TrueNAS does). */
+  clearMemberConfig: boolean
 }
 
 export const EMPTY_DRAFT: LaggDraft = {
   platform: 'truenas-scale', topology: 'lacp-switch', goal: 'aggregate-many-clients', clientCount: '4', pinned: [],
-  mtu: '1500', confirmSession: false,
+  mtu: '1500', confirmSession: false, clearMemberConfig: false,
 }
 
 /** Ports a LAGG can be made of: physical ones (bonds, bridges, VLANs and loopback never). */
@@ -67,7 +69,8 @@ export function draftToRequest(draft: LaggDraft, nics: Nic[]):
     ok: true,
     request: {
       nics, platform: draft.platform, topology: draft.topology, goal: draft.goal, client_count: clients!,
-      options: { mtu: mtu!, members: draft.pinned.length ? [...draft.pinned] : null, confirm_session_interface: draft.confirmSession },
+      options: { mtu: mtu!, members: draft.pinned.length ? [...draft.pinned] : null, confirm_session_interface: draft.confirmSession,
+        clear_member_config: draft.clearMemberConfig },
     },
   }
 }

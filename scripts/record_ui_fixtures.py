@@ -1,0 +1,200 @@
+"""Record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs, through the API.
+
+    make ui-fixtures        # = flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py
+
+Needs root and the lab's tools (`make setup`); it takes the machine's one lab, so run it under the lab
+lock as above (make does). Any lab that is up is taken down first, and the lab is down when it ends,
+also when it fails. It calls the methods in-process (tengig.api.host.Middleware with tengig's public
+services, the same code `tengig serve` runs), with the requests the panel sends, and writes what they
+answered, unedited:
+
+- mesh: `tengig lab up --bare` with desk-nas at 1g (cables, no addresses, as three machines freshly
+  cabled), then the mesh view's "The lab's three hosts" request (meshDraft.ts LAB_DRAFT):
+  tengig.mesh.plan -> mesh-plan-lab.json; tengig.mesh.apply {system: lab} on every host;
+  tengig.mesh.verify {system: lab, seconds: 3, min_percent: 90} -> mesh-verify-lab.json; then desk's
+  eth-nas MTU set to 1400 (an MTU mismatch on the 1 Gb/s cable, as test_mesh_lab.py makes one) and
+  verify again -> mesh-verify-lab-mtu.json (a real failure: the DF pings across C02 do not pass).
+- LAGG: `tengig lab up` with every cable at 1g; tengig.nic.query {system: lab, host: nas} ->
+  lagg-nics-lab.json; the LAGG view's request for it (linux, lacp-switch, 4 clients, clear member
+  config) through tengig.lagg.plan -> lagg-plan-lab.json and tengig.lagg.verify {client: desk,
+  seconds: 2, omit: 1} -> lagg-verify-lab.json, with the job's progress snapshots as the panel sees
+  them (percent, description, extra) -> lagg-verify-lab-progress.json.
+
+recorded-lab.json says when and with what (lab spec, requests, options) each file was recorded; the
+unit tests check that the recorded requests are the ones the panel builds. Re-record after a change
+to what these methods answer; the numbers move a little from run to run (the tests allow for that).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tengig.api import Registry
+from tengig.api.host import Middleware
+from tengig.api.jobs import JobState
+from tengig.lab import Lab, build_spec
+from tengig.lab.mesh_adapter import lab_network
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "ui" / "src" / "fixtures"
+JOB_TIMEOUT = 300
+
+# The mesh view's LAB_DRAFT (ui/src/features/mesh/meshDraft.ts) as draftToRequest sends it.
+MESH_REQUEST = {
+    "hosts": [
+        {"name": "nas", "kind": "truenas-scale", "ports": [
+            {"name": "eth-desk", "speed_bps": "1g", "peer": "desk"}, {"name": "eth-lab", "speed_bps": "10g", "peer": "lab"}]},
+        {"name": "desk", "kind": "linux", "ports": [
+            {"name": "eth-nas", "speed_bps": "1g", "peer": "nas"}, {"name": "eth-lab", "speed_bps": "10g", "peer": "lab"}]},
+        {"name": "lab", "kind": "linux", "ports": [
+            {"name": "eth-nas", "speed_bps": "10g", "peer": "nas"}, {"name": "eth-desk", "speed_bps": "10g", "peer": "desk"}]},
+    ],
+    "existing_networks": ["192.168.1.0/24"],
+    "options": {"prefix": 24, "mtu": 1500, "name_suffix": ""},
+}
+MESH_LAB = ["desk-nas=1g"]
+MESH_VERIFY_OPTIONS = {"system": "lab", "hosts": ["nas", "desk", "lab"], "measure_throughput": True, "seconds": 3,
+                       "min_percent": 90}
+
+LAGG_LAB = ["desk-nas=1g", "lab-nas=1g", "desk-lab=1g"]
+# The LAGG view's form for it (laggForm.ts draftToRequest): nothing pinned, clear member config.
+LAGG_FORM = {"platform": "linux", "topology": "lacp-switch", "goal": "aggregate-many-clients", "client_count": 4,
+             "options": {"mtu": 1500, "members": None, "confirm_session_interface": False, "clear_member_config": True}}
+LAGG_VERIFY_OPTIONS = {"client": "desk", "seconds": 2, "omit": 1}
+
+
+class Api:
+    """tengig's methods in-process; job events kept per job id, as core.get_jobs publishes them."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.events: list[tuple[Any, ...]] = []
+        self.middleware = Middleware(Registry.default(), lambda *event: self.events.append(event))
+
+    def call(self, name: str, *params: Any) -> Any:
+        return self.loop.run_until_complete(self.middleware.call(name, *params))
+
+    def job(self, name: str, *params: Any) -> Any:
+        async def go():
+            job = await self.middleware.call(name, *params)
+            return await self.middleware.wait_job(job)
+        job = self.loop.run_until_complete(asyncio.wait_for(go(), JOB_TIMEOUT))
+        if job.state != JobState.SUCCESS:
+            raise SystemExit(f"{name} ended {job.state}: {job.error}")
+        return job
+
+    def progress_of(self, job_id: int) -> list[dict[str, Any]]:
+        """Every distinct progress snapshot of one job, in order (what the panel's watcher receives)."""
+        out: list[dict[str, Any]] = []
+        for _kind, event_id, job in self.events:  # (ADDED|CHANGED, job id, the job encoded)
+            if event_id != job_id:
+                continue
+            snap = {"state": job.get("state"), **(job.get("progress") or {})}
+            if not out or out[-1] != snap:
+                out.append(snap)
+        return out
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def write(name: str, doc: Any) -> None:
+    path = FIXTURES / name
+    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+def lab_up(links: list[str], *, bare: bool) -> Lab:
+    lab = Lab()
+    lab.down()
+    print(f"lab up {' '.join(links)}{' --bare' if bare else ''}", flush=True)
+    lab.up(build_spec(links, bare=bare))
+    return lab
+
+
+def record_mesh(api: Api) -> dict[str, Any]:
+    lab = lab_up(MESH_LAB, bare=True)
+    plan = api.call("tengig.mesh.plan", MESH_REQUEST)
+    write("mesh-plan-lab.json", plan)
+    applied = api.job("tengig.mesh.apply", MESH_REQUEST, {"system": "lab", "hosts": MESH_VERIFY_OPTIONS["hosts"]}).result
+    print("applied: " + "; ".join(f"{r['host']}: {len(r['changes'])} change(s)" for r in applied))
+    verified = api.job("tengig.mesh.verify", MESH_REQUEST, MESH_VERIFY_OPTIONS).result
+    write("mesh-verify-lab.json", verified)
+    print(f"verify ok={verified['ok']}, problems: {verified['problems']}")
+    desk = lab_network(lab, "desk")
+    desk.set_mtu("eth-nas", 1400)
+    try:
+        mismatch = api.job("tengig.mesh.verify", MESH_REQUEST, MESH_VERIFY_OPTIONS).result
+    finally:
+        desk.set_mtu("eth-nas", 1500)
+    write("mesh-verify-lab-mtu.json", mismatch)
+    print(f"verify with desk eth-nas at MTU 1400: ok={mismatch['ok']}, {len(mismatch['problems'])} problem(s)")
+    return {
+        "lab": {"links": MESH_LAB, "bare": True},
+        "request": MESH_REQUEST,
+        "verify_options": MESH_VERIFY_OPTIONS,
+        "files": {"mesh-plan-lab.json": "tengig.mesh.plan(request)",
+                  "mesh-verify-lab.json": "tengig.mesh.verify(request, verify_options) after tengig.mesh.apply",
+                  "mesh-verify-lab-mtu.json": "the same verify with desk's eth-nas at MTU 1400 (the other end at 1500)"},
+    }
+
+
+def record_lagg(api: Api) -> dict[str, Any]:
+    lab_up(LAGG_LAB, bare=False)
+    nics = api.call("tengig.nic.query", {"system": "lab", "host": "nas"})
+    write("lagg-nics-lab.json", nics)
+    request = {"nics": nics, **LAGG_FORM}
+    write("lagg-plan-lab.json", api.call("tengig.lagg.plan", request))
+    job = api.job("tengig.lagg.verify", request, LAGG_VERIFY_OPTIONS)
+    write("lagg-verify-lab.json", job.result)
+    write("lagg-verify-lab-progress.json", api.progress_of(job.id))
+    print(job.result["verdict"]["summary"])
+    return {
+        "lab": {"links": LAGG_LAB, "bare": False},
+        "request": {"nics": "lagg-nics-lab.json", **LAGG_FORM},
+        "verify_options": LAGG_VERIFY_OPTIONS,
+        "files": {"lagg-nics-lab.json": "tengig.nic.query({system: lab, host: nas})",
+                  "lagg-plan-lab.json": "tengig.lagg.plan(request)",
+                  "lagg-verify-lab.json": "tengig.lagg.verify(request, verify_options)",
+                  "lagg-verify-lab-progress.json": "that job's progress snapshots (core.get_jobs events)"},
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("which", nargs="*", metavar="mesh|lagg", help="What to record (default: both).")
+    args = parser.parse_args()
+    which = args.which or ["mesh", "lagg"]
+    if set(which) - {"mesh", "lagg"}:
+        parser.error(f"record mesh, lagg or both, not {' '.join(sorted(set(which) - {'mesh', 'lagg'}))}")
+    if os.geteuid() != 0:
+        print("the lab needs root: run `make ui-fixtures` as root", file=sys.stderr)
+        return 2
+    index_path = FIXTURES / "recorded-lab.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    api = Api()
+    try:
+        for what in which:
+            started = time.time()
+            entry = (record_mesh if what == "mesh" else record_lagg)(api)
+            entry["recorded"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
+            entry["machine"] = {"kernel": platform.release(), "python": platform.python_version()}
+            index[what] = entry
+    finally:
+        api.close()
+        print("lab down", flush=True)
+        Lab().down()
+    index["how"] = "scripts/record_ui_fixtures.py (make ui-fixtures): real lab runs through the API, unedited"
+    write("recorded-lab.json", index)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

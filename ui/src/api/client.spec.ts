@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import { TengigApi } from './client'
+import { ApiError } from './errors'
+import { RpcClient, type SocketLike } from './rpc'
+
+class Socket implements SocketLike {
+  readyState = 0
+  sent: { id: number; method: string; params: unknown[] }[] = []
+  onopen: ((ev: unknown) => void) | null = null
+  onclose: ((ev: { code: number; reason: string }) => void) | null = null
+  onerror: ((ev: unknown) => void) | null = null
+  onmessage: ((ev: { data: unknown }) => void) | null = null
+  send(data: string) {
+    this.sent.push(JSON.parse(data))
+  }
+  close() {
+    this.readyState = 3
+  }
+  answer(result: unknown) {
+    this.onmessage?.({ data: JSON.stringify({ jsonrpc: '2.0', id: this.sent.at(-1)!.id, result }) })
+  }
+}
+
+async function api(): Promise<[TengigApi, Socket]> {
+  const socket = new Socket()
+  const rpc = new RpcClient('ws://nas/api/current', () => socket)
+  const opening = rpc.connect()
+  socket.readyState = 1
+  socket.onopen?.({})
+  await opening
+  return [new TengigApi(rpc), socket]
+}
+
+describe('TengigApi.startLaggVerify', () => {
+  const request = { nics: [], platform: 'linux' as const, topology: 'lacp-switch' as const, goal: 'aggregate-many-clients' as const }
+
+  it('calls tengig.lagg.verify with the request and the options, and answers the job id', async () => {
+    const [client, socket] = await api()
+    const started = client.startLaggVerify(request, { client: 'desk', seconds: 2, omit: 1 })
+    expect(socket.sent.at(-1)).toMatchObject({ method: 'tengig.lagg.verify', params: [request, { client: 'desk', seconds: 2, omit: 1 }] })
+    socket.answer(12)
+    await expect(started).resolves.toBe(12)
+  })
+
+  it('refuses an answer that is not a job id', async () => {
+    const [client, socket] = await api()
+    const started = client.startLaggVerify(request, {})
+    socket.answer({ client: 'desk' })
+    await expect(started).rejects.toBeInstanceOf(ApiError)
+  })
+})
