@@ -231,6 +231,45 @@ export const SCENARIOS = {
     }
   },
 
+  /**
+   * LAGG on the configured TrueNAS: its ports, a SCALE plan with an address, Apply with a probe and "keep
+   * it only if I confirm": the countdown shows (read twice), then Confirm; report what the page says.
+   */
+  async 'lagg-apply-truenas'(page, ctx) {
+    const p = ctx.config.params ?? {}
+    await loggedIn(page, ctx)
+    await page.click(T('tab-lagg'))
+    await page.selectOption(T('lagg-system'), 'truenas')
+    await page.click(T('lagg-load-nics'))
+    await page.waitForSelector(T('lagg-nics'))
+    await page.selectOption(T('lagg-platform'), 'truenas-scale')
+    await page.fill(T('lagg-address'), p.address ?? '10.20.0.5/24')
+    await page.click(T('lagg-plan'))
+    await page.waitForSelector(T('lagg-headline'))
+    await page.fill(T('lagg-apply-probe'), p.probe ?? '10.20.0.1')
+    await page.fill(T('lagg-apply-timeout'), String(p.checkinTimeout ?? 30))
+    await page.click(T('lagg-apply'))
+    await page.waitForSelector(T('lagg-apply-confirm'))
+    const question = await page.locator(T('lagg-apply-confirm')).innerText()
+    await page.click(T('lagg-apply-confirm-yes'))
+    await page.waitForSelector(T('lagg-checkin'), { timeout: 60_000 })
+    const first = await page.locator(T('lagg-checkin-seconds')).innerText()
+    await ctx.shot('lagg-checkin-countdown')
+    await page.waitForTimeout(2200)
+    const second = await page.locator(T('lagg-checkin-seconds')).innerText()
+    await page.click(T('lagg-checkin-confirm'))
+    await page.waitForSelector(T('lagg-applied'), { timeout: 30_000 })
+    await ctx.shot('lagg-applied')
+    return {
+      nics: await page.locator('[data-test^="lagg-nic-"]').evaluateAll((els) => els.map((e) => e.dataset.test)),
+      headline: await page.locator(T('lagg-headline')).innerText(),
+      question, first, second,
+      applied: await page.locator(T('lagg-applied')).innerText(),
+      checkinAfter: await page.locator(T('lagg-checkin')).count(),
+      errors: await texts(page, T('error')),
+    }
+  },
+
   /** Every view once: the caller checks that no request left this machine. */
   async 'tour'(page, ctx) {
     await loggedIn(page, ctx)

@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  BenchOutcome, BenchRunRequest, Comparison, Job, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
+  BenchOutcome, BenchRunRequest, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -106,7 +106,7 @@ export class TengigApi {
   }
 
   /** The ports of this machine ('local') or of a lab host. */
-  nics(options: { system: 'lab' | 'local'; host?: string | null }): Promise<Nic[]> {
+  nics(options: { system: 'lab' | 'local' | 'truenas'; host?: string | null }): Promise<Nic[]> {
     return this.rpc.call(M.nicQuery, [options])
   }
 
@@ -117,6 +117,12 @@ export class TengigApi {
   /** The plan and what applying it would run; an invalid request fails with field paths. */
   laggValidate(request: LaggRequest): Promise<LaggValidation> {
     return this.rpc.call(M.laggValidate, [request])
+  }
+
+  /** Starts tengig.lagg.apply (a job): the LAGG the request plans, on this Linux machine or the configured
+   * TrueNAS (commit, probe, then checkin, or a person's confirmation with wait_for_checkin). */
+  startLaggApply(request: LaggRequest, options: LaggApplyOptions): Promise<number> {
+    return this.startJob(M.laggApply, [request, options])
   }
 
   /** Starts tengig.lagg.verify (a job, abortable): iperf3 1/N flows both ways with member counters,

@@ -23,6 +23,7 @@ export const API_METHODS = {
   laggPlan: 'tengig.lagg.plan',
   laggValidate: 'tengig.lagg.validate',
   laggVerify: 'tengig.lagg.verify',
+  laggApply: 'tengig.lagg.apply',
 } as const
 
 export type ApiMethod = (typeof API_METHODS)[keyof typeof API_METHODS]

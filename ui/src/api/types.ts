@@ -455,6 +455,19 @@ export interface LaggValidation {
 // --- LAGG verify (middleware/tengig/api/models/lagg.py, lagg/measure.py, lagg/verify.py) ---
 
 /** tengig.lagg.verify's options; the tests run between a client of the system (the lab) and its NAS. */
+/** tengig.lagg.apply options (middleware/tengig/api/models/lagg.py). */
+export interface LaggApplyOptions extends CheckinOptions {
+  system: 'local' | 'truenas'
+  probe_address?: string | null
+  confirm_session_interface?: boolean
+}
+
+export interface LaggApplied {
+  name: string
+  ran: string[][]
+  api_calls: string[]
+}
+
 export interface LaggVerifyOptions {
   /** The host running the iperf3 client (the lab: desk or lab); default: the system's first client. */
   client?: string | null

@@ -30,6 +30,8 @@ export interface LaggDraft {
   confirmSession: boolean
   /** Members with their own addresses are reset by the plan (else refused, as TrueNAS does). */
   clearMemberConfig: boolean
+  /** Address/prefix the LAGG gets (e.g. 10.20.0.5/24); empty: none. */
+  address?: string
 }
 
 export const EMPTY_DRAFT: LaggDraft = {
@@ -62,6 +64,10 @@ export function draftToRequest(draft: LaggDraft, nics: Nic[]):
   if (clients === null || clients < 1) errors.push(['client_count', `${JSON.stringify(draft.clientCount)}: write how many clients, 1 or more`])
   const mtu = whole(draft.mtu)
   if (mtu === null) errors.push(['options.mtu', `${JSON.stringify(draft.mtu)} is not a whole number of bytes`])
+  const address = (draft.address ?? '').trim()
+  if (address && !/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(address)) {
+    errors.push(['options.address', `${JSON.stringify(address)}: write an IPv4 address with its prefix, e.g. 10.20.0.5/24`])
+  }
   const known = new Set(nics.map((n) => n.name))
   draft.pinned.filter((p) => !known.has(p)).forEach((p) => errors.push(['options.members', `${p} is not in the inventory`]))
   if (errors.length) return { ok: false, errors }
@@ -70,7 +76,7 @@ export function draftToRequest(draft: LaggDraft, nics: Nic[]):
     request: {
       nics, platform: draft.platform, topology: draft.topology, goal: draft.goal, client_count: clients!,
       options: { mtu: mtu!, members: draft.pinned.length ? [...draft.pinned] : null, confirm_session_interface: draft.confirmSession,
-        clear_member_config: draft.clearMemberConfig },
+        clear_member_config: draft.clearMemberConfig, ...(address ? { address } : {}) },
     },
   }
 }
