@@ -23,7 +23,7 @@ def bare_lab():
         pytest.fail("lab tests need root (run `make test` as root)")
     lab = Lab()
     lab.down()
-    lab.up(build_spec(["desk-nas=1g", "lab-nas=1g", "desk-lab=1g"], bare=True))
+    lab.up(build_spec(["desk-nas=1g", "lab-nas=10g", "desk-lab=10g"], bare=True))  # as the view's lab preset
     yield lab
     lab.down()
 
@@ -45,8 +45,12 @@ def test_unconfirmed_mesh_is_taken_back_and_the_page_says_why(bare_lab, panel):
 
 def test_confirmed_mesh_stays(bare_lab, panel):
     facts = run_scenario("mesh-apply-checkin", page_url(panel), panel.api_key,
-                         {"checkinTimeout": 60, "confirm": True})["facts"]
+                         {"checkinTimeout": 60, "confirm": True, "verifySeconds": 2})["facts"]
     assert facts["errors"] == [] and facts["barAfter"] == 0
     assert sorted(a.split("(")[0].strip() for a in facts["applied"]) == ["desk", "lab", "nas"], facts["applied"]
     after = _addresses(bare_lab)
     assert all(len(ports) == 2 and all(len(a) == 1 for a in ports.values()) for ports in after.values()), after
+    # Verified for real afterwards: every cable measured near its ceiling (1 and 10 Gb/s), shown on the diagram.
+    assert facts["verifySummary"] == "Every link works and reaches its ceiling.", facts
+    assert len(facts["edges"]) == 3 and all(e.split("|")[0] == "ok" for e in facts["edges"]), facts["edges"]
+    assert all("Mb/s" in e for e in facts["edges"]), facts["edges"]

@@ -146,6 +146,15 @@ export const SCENARIOS = {
       await ctx.shot('mesh-applied')
       facts.applied = await texts(page, '[data-test^="mesh-applied-"]')
       facts.barAfter = await page.locator(T('mesh-checkin')).count()
+      if (p.verifySeconds) { // then verify the applied mesh for real: the diagram gets measured numbers
+        await page.fill('[data-test="mesh-target"] input[type="number"]', String(p.verifySeconds))
+        await page.click(T('mesh-verify'))
+        await page.waitForSelector(T('mesh-verify-summary'), { timeout: 120_000 })
+        await page.locator(T('mesh-diagram')).scrollIntoViewIfNeeded()
+        await ctx.shot('mesh-verified')
+        facts.verifySummary = await page.locator(T('mesh-verify-summary')).innerText()
+        facts.edges = await page.locator('[data-test^="mesh-edge-"]').evaluateAll((els) => els.map((e) => `${e.dataset.state}|${e.textContent.replace(/\s+/g, ' ').trim()}`))
+      }
     } else {
       await page.waitForSelector(T('mesh-apply-failure'), { timeout: ((p.checkinTimeout ?? 30) + 30) * 1000 })
       await ctx.shot('mesh-not-confirmed')
