@@ -38,6 +38,16 @@ def one_lab_user_at_a_time(request):
         yield
 
 
+@pytest.fixture
+def api():
+    """tengig's methods in-process (tests/inprocess.py)."""
+    from .inprocess import InProcessApi
+
+    host = InProcessApi()
+    yield host
+    host.close()
+
+
 def _require_root():
     if os.geteuid() != 0:
         pytest.fail("lab tests need root (run `make test` as root)")

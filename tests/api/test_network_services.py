@@ -3,14 +3,12 @@ come out with argument-rooted field paths, and on this machine a Linux bond is r
 nothing changed (the kernel has no bonding driver)."""
 from __future__ import annotations
 
-import asyncio
 import errno
 import json
 
 import pytest
 
-from tengig.api import Registry, ValidationErrors
-from tengig.api.host import Middleware
+from tengig.api import ValidationErrors
 from tengig.api.jobs import JobState
 from tengig.backends.linux.bond import bonding_support
 from tengig.backends.linux.ip import LinuxNetwork
@@ -27,20 +25,8 @@ NICS = [_port("enp3s0f0", "0000:03:00"), _port("enp3s0f1", "0000:03:00"),
 
 
 @pytest.fixture
-def host():
-    loop = asyncio.new_event_loop()
-    middleware = Middleware(Registry.default(), lambda *a: None)
-
-    def call(name, *params):
-        return loop.run_until_complete(middleware.call(name, *params))
-
-    def run_job(name, *params):
-        async def go():
-            job = await middleware.call(name, *params)
-            return await middleware.wait_job(job)
-        return loop.run_until_complete(asyncio.wait_for(go(), 30))
-    yield call, run_job
-    loop.close()
+def host(api):
+    return api.call, api.run_job
 
 
 def test_lagg_plan_spreads_members_across_cards(host):

@@ -5,7 +5,6 @@ from tengig.bench.suite import BenchRunRequest, run_and_record
 from tengig.lab import Lab, build_spec
 from tengig.lab.bench_adapter import LabBenchSystem
 from tengig.results.store import ResultStore
-from tengig.units import MiB
 
 pytestmark = pytest.mark.lab
 

@@ -4,13 +4,11 @@ lab's inventory reports each cable end as the port it emulates) and the tests ru
 address on desk's cable: one member must carry every byte and the other be named idle."""
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 
-from tengig.api import Registry, ValidationErrors
-from tengig.api.host import Middleware
+from tengig.api import ValidationErrors
 from tengig.api.jobs import JobState
 from tengig.lab import Lab, build_spec
 from tengig.lab.nics import lab_nics
@@ -30,21 +28,8 @@ def even_lab():
 
 
 @pytest.fixture
-def host():
-    loop = asyncio.new_event_loop()
-    events = []
-    middleware = Middleware(Registry.default(), lambda *event: events.append(event))
-
-    def call(name, *params):
-        return loop.run_until_complete(middleware.call(name, *params))
-
-    def run_job(name, *params):
-        async def go():
-            job = await middleware.call(name, *params)
-            return await middleware.wait_job(job)
-        return loop.run_until_complete(asyncio.wait_for(go(), 120))
-    yield call, run_job, events
-    loop.close()
+def host(api):
+    return api.call, lambda name, *params: api.run_job(name, *params, timeout=120), api.events
 
 
 def _request(nics, **options):

@@ -192,42 +192,32 @@ def test_cli_apply_verify_on_the_lab(bare_lab, capsys):
     assert capsys.readouterr().out.count("already as planned, nothing changed") == 3
 
 
-def test_apply_job_keeps_the_mesh_only_when_checked_in(bare_lab):
+def test_apply_job_keeps_the_mesh_only_when_checked_in(bare_lab, api):
     """tengig.mesh.apply {wait_for_checkin}: unconfirmed, every host is taken back when the time is up;
     confirmed through tengig.mesh.checkin while it counts down, the mesh stays."""
-    import asyncio
     import errno
+    import time
 
-    from tengig.api import Registry
-    from tengig.api.host import Middleware
     from tengig.api.jobs import JobState
+
+    from ..inprocess import until_waiting_for_checkin
 
     _uncable(bare_lab)
     before = _state(bare_lab)
     request = lab_mesh_request(bare_lab).model_dump(mode="json")
-    middleware = Middleware(Registry.default(), lambda *a: None)
     options = {"system": "lab", "wait_for_checkin": True, "checkin_timeout": 5}
 
-    async def unconfirmed():
-        return await asyncio.wait_for(middleware.wait_job(await middleware.call("tengig.mesh.apply", request, options)), 60)
-
     async def confirmed():
-        job = await middleware.call("tengig.mesh.apply", request, {**options, "checkin_timeout": 30})
-        while not ((job.encode()["progress"].get("extra") or {}).get("checkin") or {}).get("waiting"):
-            assert job.state in (JobState.WAITING, JobState.RUNNING), job.error
-            await asyncio.sleep(0.1)
+        job = await api.middleware.call("tengig.mesh.apply", request, {**options, "checkin_timeout": 30})
+        await until_waiting_for_checkin(job)
         assert all(lab_network(bare_lab, h).interface("eth-" + peer).ipv4 for h in HOSTS for peer in HOSTS if peer != h)
-        assert await middleware.call("tengig.mesh.checkin") is True
-        return await asyncio.wait_for(middleware.wait_job(job), 30)
-    loop = asyncio.new_event_loop()
-    try:
-        started = loop.time()
-        job = loop.run_until_complete(unconfirmed())
-        assert job.state == JobState.FAILED and "nobody confirmed the mesh within 5 s" in job.error
-        assert job.exc_info["errno"] == errno.ETIMEDOUT and loop.time() - started >= 5
-        assert _state(bare_lab) == before  # every host taken back
-        job = loop.run_until_complete(confirmed())
-    finally:
-        loop.close()
+        assert await api.middleware.call("tengig.mesh.checkin") is True
+        return await api.middleware.wait_job(job)
+    started = time.monotonic()
+    job = api.run_job("tengig.mesh.apply", request, options, timeout=60)
+    assert job.state == JobState.FAILED and "nobody confirmed the mesh within 5 s" in job.error
+    assert job.exc_info["errno"] == errno.ETIMEDOUT and time.monotonic() - started >= 5
+    assert _state(bare_lab) == before  # every host taken back
+    job = api.run(confirmed(), timeout=60)
     assert job.state == JobState.SUCCESS, job.error
     assert all(r["changed"] for r in job.result) and _state(bare_lab) != before

@@ -137,47 +137,36 @@ def test_a_change_nobody_checks_in_rolls_back_by_itself(bare_lab):
         assert backend.checkin_waiting() is None and not backend.has_pending_changes()
 
 
-def test_apply_job_on_the_configured_truenas_waits_for_a_person(bare_lab, tmp_path, monkeypatch):
+def test_apply_job_on_the_configured_truenas_waits_for_a_person(bare_lab, tmp_path, monkeypatch, api):
     """tengig.mesh.apply {system: truenas, hosts: [nas], wait_for_checkin}: staged, committed, the NAS's
     pings answer, then the job counts down until tengig.mesh.checkin; TrueNAS gets interface.checkin and
     the lab's NAS ports keep their addresses. The probe runs in the lab NAS's namespace (the seam set to
     where the stand-in's changes land)."""
-    import asyncio
-
-    from tengig.api import Registry
-    from tengig.api.host import Middleware
     from tengig.api.jobs import JobState
     from tengig.api.services.mesh import TenGigMeshService
+
+    from ..inprocess import until_waiting_for_checkin
 
     lab, request = bare_lab, _nas_request(bare_lab)
     plan = plan_mesh(request)
     for h in ("desk", "lab"):
         apply_linux(request, plan, h, lab_network(lab, h), lab_hosts_file(lab, h))
     monkeypatch.setattr(TenGigMeshService, "_nas_runner", staticmethod(_run_on_nas(lab)))
-    middleware = Middleware(Registry.default(), lambda *a: None)
     with StandinThread(_seed(), on_active_change=_make_real(lab)) as nas:
         key_file = tmp_path / "key"
         key_file.write_text(nas.api_key)
         monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.url)
         monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
+        bad = api.run_job("tengig.mesh.apply", request.model_dump(mode="json"), {"system": "truenas", "hosts": ["desk"]})
 
-        async def scenario():
-            bad = await middleware.call("tengig.mesh.apply", request.model_dump(mode="json"),
-                                        {"system": "truenas", "hosts": ["desk"]})
-            bad = await middleware.wait_job(bad)
-            job = await middleware.call("tengig.mesh.apply", request.model_dump(mode="json"), {
+        async def confirmed():
+            job = await api.middleware.call("tengig.mesh.apply", request.model_dump(mode="json"), {
                 "system": "truenas", "hosts": ["nas"], "wait_for_checkin": True, "checkin_timeout": 30})
-            while not ((job.encode()["progress"].get("extra") or {}).get("checkin") or {}).get("waiting"):
-                assert job.state in (JobState.WAITING, JobState.RUNNING), job.error
-                await asyncio.sleep(0.1)
+            await until_waiting_for_checkin(job)
             waiting_addresses = _nas_addresses(lab)
-            assert await middleware.call("tengig.mesh.checkin") is True
-            return bad, waiting_addresses, await asyncio.wait_for(middleware.wait_job(job), 30)
-        loop = asyncio.new_event_loop()
-        try:
-            bad, waiting_addresses, job = loop.run_until_complete(asyncio.wait_for(scenario(), 60))
-        finally:
-            loop.close()
+            assert await api.middleware.call("tengig.mesh.checkin") is True
+            return waiting_addresses, await api.middleware.wait_job(job)
+        waiting_addresses, job = api.run(confirmed(), timeout=60)
         assert bad.state == JobState.FAILED and "options.hosts.0" in bad.error and "linux host" in bad.error
         assert job.state == JobState.SUCCESS, job.error
         assert all(len(a) == 1 for a in waiting_addresses.values())  # committed while it waited

@@ -6,7 +6,6 @@ import csv
 import errno
 import io
 import json
-import os
 import signal
 import sqlite3
 import subprocess

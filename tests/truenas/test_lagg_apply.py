@@ -140,38 +140,33 @@ def test_the_callers_own_interface_is_refused(standin):
         assert "enp3s0f0" in str(err.value) and not backend.has_pending_changes()
 
 
-def test_tengig_lagg_apply_job_against_the_configured_truenas(standin, tmp_path, monkeypatch):
-    """tengig.lagg.apply {system: truenas} through the API host: the probe is a real ping from here over
-    the new bond, which does not exist on this machine, so the bond never answers and the TrueNAS is
-    rolled back; the job fails saying so."""
-    import asyncio
-
-    from tengig.api import Registry
-    from tengig.api.host import Middleware
-    from tengig.api.jobs import JobState
-
-    nas = standin(seed=seed_001())
+def _configure(nas, tmp_path, monkeypatch) -> list[dict]:
+    """Make the stand-in the configured TrueNAS (as `tengig serve` next to it would be); its ports."""
     key_file = tmp_path / "key"
     key_file.write_text(nas.nas.api_key)
     monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.base)
     monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
     with nas.client() as client:
-        nics = [n.model_dump() for n in TrueNASBackend(client).nics()]
-    request = {"nics": nics, "platform": "truenas-scale", "topology": "lacp-switch", "goal": "aggregate-many-clients",
-               "options": {"address": "10.20.0.5/24"}}
-    middleware = Middleware(Registry.default(), lambda *a: None)
+        return [n.model_dump() for n in TrueNASBackend(client).nics()]
 
-    async def run(options):
-        job = await middleware.call("tengig.lagg.apply", request, options)
-        return await middleware.wait_job(job)
-    loop = asyncio.new_event_loop()
-    try:
-        missing = loop.run_until_complete(run({"system": "truenas"}))
-        assert missing.state == JobState.FAILED and missing.exc_info["extra"][0][0] == "options.probe_address"
-        job = loop.run_until_complete(asyncio.wait_for(run({"system": "truenas", "probe_address": "10.20.0.1",
-                                                             "checkin_timeout": 5}), 30))
-    finally:
-        loop.close()
+
+def _lagg_request(nics) -> dict:
+    return {"nics": nics, "platform": "truenas-scale", "topology": "lacp-switch", "goal": "aggregate-many-clients",
+            "options": {"address": "10.20.0.5/24"}}
+
+
+def test_tengig_lagg_apply_job_against_the_configured_truenas(standin, tmp_path, monkeypatch, api):
+    """tengig.lagg.apply {system: truenas} through the API host: the probe is a real ping from here over
+    the new bond, which does not exist on this machine, so the bond never answers and the TrueNAS is
+    rolled back; the job fails saying so."""
+    from tengig.api.jobs import JobState
+
+    nas = standin(seed=seed_001())
+    request = _lagg_request(_configure(nas, tmp_path, monkeypatch))
+    missing = api.run_job("tengig.lagg.apply", request, {"system": "truenas"})
+    assert missing.state == JobState.FAILED and missing.exc_info["extra"][0][0] == "options.probe_address"
+    job = api.run_job("tengig.lagg.apply", request, {"system": "truenas", "probe_address": "10.20.0.1",
+                                                      "checkin_timeout": 5})
     assert job.state == JobState.FAILED and "did not answer" in job.error, job.error
     with nas.client() as client:
         backend = TrueNASBackend(client)
@@ -198,55 +193,36 @@ def test_a_bond_the_person_does_not_confirm_is_rolled_back(standin):
         assert confirmed.changed and backend.interface("bond0") is not None and backend.checkin_waiting() is None
 
 
-def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, tmp_path, monkeypatch):
+def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, tmp_path, monkeypatch, api):
     """tengig.lagg.apply {wait_for_checkin} through the API host: after the probe the job counts down in
     progress.extra.checkin until tengig.lagg.checkin arrives; then TrueNAS gets interface.checkin. A
     checkin with nothing waiting is refused (ENOENT)."""
-    import asyncio
     import errno
 
-    from tengig.api import CallError, Registry
-    from tengig.api.host import Middleware
+    from tengig.api import CallError
     from tengig.api.jobs import JobState
     from tengig.api.services.lagg import TenGigLaggService
 
+    from ..inprocess import until_waiting_for_checkin
+
     nas = standin(seed=seed_001())
-    key_file = tmp_path / "key"
-    key_file.write_text(nas.nas.api_key)
-    monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.base)
-    monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
+    request = _lagg_request(_configure(nas, tmp_path, monkeypatch))
     # Stand-in for the ping through the new bond (no bond can exist on this machine's kernel).
     monkeypatch.setattr(TenGigLaggService, "_probe_factory", staticmethod(lambda name, address: lambda: ANSWERS))
-    with nas.client() as client:
-        nics = [n.model_dump() for n in TrueNASBackend(client).nics()]
-    request = {"nics": nics, "platform": "truenas-scale", "topology": "lacp-switch", "goal": "aggregate-many-clients",
-               "options": {"address": "10.20.0.5/24"}}
-    extras = []
-    middleware = Middleware(Registry.default(), lambda *event: extras.append(event))
+    with pytest.raises(CallError) as nothing:
+        api.call("tengig.lagg.checkin")
+    assert nothing.value.errno == errno.ENOENT
 
     async def scenario():
-        with pytest.raises(CallError) as nothing:
-            await middleware.call("tengig.lagg.checkin")
-        assert nothing.value.errno == errno.ENOENT
-        job = await middleware.call("tengig.lagg.apply", request, {
+        job = await api.middleware.call("tengig.lagg.apply", request, {
             "system": "truenas", "probe_address": "10.20.0.1", "checkin_timeout": 20, "wait_for_checkin": True})
-        for _ in range(100):  # until the job says it waits
-            await asyncio.sleep(0.1)
-            checkin = (job.encode().get("progress") or {}).get("extra") or {}
-            if checkin.get("checkin", {}).get("waiting"):
-                break
-        else:
-            pytest.fail(f"the job never waited for a checkin: {job.encode()}")
-        assert 5 < checkin["checkin"]["seconds_left"] <= 20 and checkin["checkin"]["method"] == "tengig.lagg.checkin"
+        checkin = await until_waiting_for_checkin(job, timeout=10)
+        assert 5 < checkin["seconds_left"] <= 20 and checkin["method"] == "tengig.lagg.checkin"
         with nas.client() as client:
             assert TrueNASBackend(client).checkin_waiting() is not None  # committed, TrueNAS's timer running
-        assert await middleware.call("tengig.lagg.checkin") is True
-        return await asyncio.wait_for(middleware.wait_job(job), 20)
-    loop = asyncio.new_event_loop()
-    try:
-        job = loop.run_until_complete(scenario())
-    finally:
-        loop.close()
+        assert await api.middleware.call("tengig.lagg.checkin") is True
+        return await api.middleware.wait_job(job)
+    job = api.run(scenario(), timeout=30)
     assert job.state == JobState.SUCCESS, job.error
     with nas.client() as client:
         backend = TrueNASBackend(client)
@@ -254,24 +230,10 @@ def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, t
         assert not backend.has_pending_changes() and backend.checkin_waiting() is None
 
 
-def test_nic_query_reads_the_configured_truenas(standin, tmp_path, monkeypatch):
+def test_nic_query_reads_the_configured_truenas(standin, tmp_path, monkeypatch, api):
     """tengig.nic.query {system: truenas}: the inventory a TrueNAS LAGG is planned from, the session's port marked."""
-    import asyncio
-
-    from tengig.api import Registry
-    from tengig.api.host import Middleware
-
-    nas = standin(seed=seed_001())
-    key_file = tmp_path / "key"
-    key_file.write_text(nas.nas.api_key)
-    monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.base)
-    monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
-    loop = asyncio.new_event_loop()
-    try:
-        nics = loop.run_until_complete(Middleware(Registry.default(), lambda *a: None).call(
-            "tengig.nic.query", {"system": "truenas"}))
-    finally:
-        loop.close()
+    _configure(standin(seed=seed_001()), tmp_path, monkeypatch)
+    nics = api.call("tengig.nic.query", {"system": "truenas"})
     by_name = {n["name"]: n for n in nics}
     assert sorted(by_name) == ["enp1s0", "enp3s0f0", "enp3s0f1", "enp4s0f0", "enp4s0f1"]
     assert by_name["enp1s0"]["carries_session"] and not by_name["enp3s0f0"]["carries_session"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from ..checkin import CheckinGate
 from ..errors import TengigError
@@ -19,17 +20,22 @@ def gate_for(namespace: str) -> CheckinGate:
         return _GATES.setdefault(namespace, CheckinGate())
 
 
-def waiter(job, namespace: str, cancel: threading.Event, timeout: int) -> Callable[[float], bool]:
-    """await_checkin for an apply: wait on the namespace's gate, telling the job the seconds left."""
+def waiter(job, namespace: str, options: dict[str, Any], cancel: threading.Event) -> Callable[[float], bool] | None:
+    """await_checkin for an apply whose options ask for one (wait_for_checkin), else None: wait on the
+    namespace's gate, telling the job the seconds left."""
+    if not options.get("wait_for_checkin"):
+        return None
+    timeout = options.get("checkin_timeout", 60)
+
+    def tell(waiting: bool, left: float) -> None:
+        job.set_progress(extra={"checkin": {"waiting": waiting, "seconds_left": round(left), "timeout": timeout,
+                                            "method": f"{namespace}.checkin"}})
+
     def await_checkin(seconds: float) -> bool:
-        def tick(left: float) -> None:
-            job.set_progress(extra={"checkin": {"waiting": True, "seconds_left": round(left), "timeout": timeout,
-                                                "method": f"{namespace}.checkin"}})
         try:
-            return gate_for(namespace).wait(seconds, cancel=cancel, tick=tick)
+            return gate_for(namespace).wait(seconds, cancel=cancel, tick=lambda left: tell(True, left))
         finally:
-            job.set_progress(extra={"checkin": {"waiting": False, "seconds_left": 0, "timeout": timeout,
-                                                "method": f"{namespace}.checkin"}})
+            tell(False, 0)
     return await_checkin
 
 

@@ -6,10 +6,10 @@ import threading
 from typing import Any
 
 from ...backends.linux.bond import apply_bond, bonding_support
-from ...errors import ValidationError
 from ...backends.truenas.connection import configured_truenas
-from ...lagg import analyse, plan_lagg, render
 from ...bench.context import BenchContext
+from ...errors import ValidationError
+from ...lagg import analyse, plan_lagg, render
 from ...lagg.apply_truenas import apply_lagg_truenas, ping_probe
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
@@ -71,11 +71,10 @@ class TenGigLaggService(Service):
                                           "without a probe nothing proves the change is safe to keep")
         cancel = threading.Event()
         job.on_abort(cancel.set)
-        timeout = options.get("checkin_timeout", 60)
-        await_checkin = waiter(job, "tengig.lagg", cancel, timeout) if options.get("wait_for_checkin") else None
+        await_checkin = waiter(job, "tengig.lagg", options, cancel)
         probe = self._probe_factory(plan.name, options["probe_address"])
         with api_errors(), configured_truenas() as backend:
-            result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=timeout,
+            result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.get("checkin_timeout", 60),
                                         confirm_session_interface=options.get("confirm_session_interface", False),
                                         progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
                                         await_checkin=await_checkin)

@@ -6,19 +6,19 @@ from typing import Any
 
 from ...backends.truenas.connection import configured_truenas
 from ...errors import ValidationError
-from ...mesh.apply_truenas import apply_truenas
-from ...runner import Runner
 from ...lab.mesh_adapter import LabMeshSystem
 from ...mesh import plan_mesh, render_host
+from ...mesh.apply_truenas import apply_truenas
 from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_on
 from ...mesh.request import MeshRequest
 from ...mesh.systems import LocalMeshSystem, MeshSystem
+from ...runner import Runner
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.mesh import (
-    TenGigMeshApplyArgs, TenGigMeshApplyResult, TenGigMeshCheckinArgs, TenGigMeshCheckinResult, TenGigMeshPlanArgs, TenGigMeshPlanResult, TenGigMeshRenderArgs,
-    TenGigMeshRenderResult, TenGigMeshVerifyArgs, TenGigMeshVerifyResult,
+    TenGigMeshApplyArgs, TenGigMeshApplyResult, TenGigMeshCheckinArgs, TenGigMeshCheckinResult, TenGigMeshPlanArgs,
+    TenGigMeshPlanResult, TenGigMeshRenderArgs, TenGigMeshRenderResult, TenGigMeshVerifyArgs, TenGigMeshVerifyResult,
 )
 from ..service import Service
 
@@ -65,14 +65,13 @@ class TenGigMeshService(Service):
         options = options or {}
         cancel = threading.Event()
         job.on_abort(cancel.set)
-        timeout = options.get("checkin_timeout", 60)
-        await_checkin = waiter(job, "tengig.mesh", cancel, timeout) if options.get("wait_for_checkin") else None
+        await_checkin = waiter(job, "tengig.mesh", options, cancel)
         if options.get("system") == "truenas":
             return [self._apply_truenas(job, request, options, cancel, await_checkin)]
         req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
             return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d),
-                              await_checkin=await_checkin, checkin_timeout=timeout)
+                              await_checkin=await_checkin, checkin_timeout=options.get("checkin_timeout", 60))
 
     # Runs argv on the NAS, where the probe pings each cable's far end from: this machine, as tengig runs
     # on the NAS in the plugin; the seam a host (or a test with a lab-backed stand-in) sets.

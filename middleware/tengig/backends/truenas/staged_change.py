@@ -12,9 +12,10 @@
 5. Run ``probe()`` ("do the new links answer?") until it succeeds or the time left before TrueNAS's own
    rollback runs out; then, when ``await_checkin`` is given, wait for a person to confirm
    (``await_checkin(seconds_left)`` returns True: the panel's Confirm arrived through the changed network;
-   False: nobody confirmed in time, or an abort, and it is rolled back); then ``interface.checkin()``. On failure, ``interface.rollback()`` at once and
-   raise StagedChangeFailed naming the links that did not answer. If this process dies in between,
-   nobody checks in and TrueNAS rolls back by itself when the timeout ends.
+   False: nobody confirmed in time, or an abort, and it is rolled back); then ``interface.checkin()``.
+   On failure, ``interface.rollback()`` at once and raise StagedChangeFailed naming the links that did not
+   answer. If this process dies in between, nobody checks in and TrueNAS rolls back by itself when the
+   timeout ends.
 6. network.configuration hosts is not staged by TrueNAS: it is written only after the checkin, with our
    lines rebased onto the current value (the user's lines kept), and put back as it was if that fails.
 
