@@ -1,8 +1,7 @@
 /**
  * One job from a view: start it, follow its core.get_jobs events (percent, description and the live
  * samples tengig puts in progress.extra as {phase, bytes_per_s}), stop it with core.job_abort, keep
- * its result or its error. One job at a time per use. The mesh view's useMeshJob is the same idea
- * without samples or abort; this is the shared form for new views.
+ * its result or its error. One job at a time per use; the mesh and LAGG views' jobs go through it.
  *
  * An error goes to `onError` once (default: the view's error list, in words); `state.failure` keeps
  * the same words for a caller that shows them elsewhere instead. A failed job never has a result.

@@ -3,6 +3,7 @@
  * what the answer says. Pure.
  */
 import type { LaggApplied, LaggApplyOptions, LaggPlan } from '../../api/types'
+import { IPV4 } from './laggVerify'
 
 export interface ApplyDraft {
   system: 'local' | 'truenas'
@@ -13,7 +14,6 @@ export interface ApplyDraft {
 
 export const EMPTY_APPLY: ApplyDraft = { system: 'truenas', probeAddress: '', waitForCheckin: true, checkinTimeout: '60' }
 
-const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/
 
 export function applyOptions(draft: ApplyDraft, plan: LaggPlan):
   { ok: true; options: LaggApplyOptions } | { ok: false; errors: [string, string][] } {

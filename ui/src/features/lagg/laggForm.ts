@@ -5,6 +5,7 @@
 import type {
   ApiCall, ExpectedThroughput, LaggGoal, LaggPlan, LaggPlatform, LaggRequest, LaggTopology, Nic, RenderedLagg,
 } from '../../api/types'
+import { formatGbps } from '../verdict/formatThroughput'
 
 export const PLATFORMS: LaggPlatform[] = ['truenas-scale', 'truenas-core', 'linux', 'freebsd']
 export const TOPOLOGIES: { value: LaggTopology; label: string }[] = [
@@ -90,7 +91,6 @@ export interface ThroughputRow {
   reason: string
 }
 
-const gbps = (bps: number) => `${(bps / 1e9).toFixed(2)} Gb/s`
 
 /** The plan's expectations per direction, 1 flow first, then N flows; read is the NAS sending. */
 export function throughputRows(throughput: ExpectedThroughput[]): ThroughputRow[] {
@@ -98,8 +98,8 @@ export function throughputRows(throughput: ExpectedThroughput[]): ThroughputRow[
   return [...throughput].sort((a, b) => order(a) - order(b)).map((t) => ({
     direction: t.direction === 'read' ? 'read (NAS sends)' : 'write (NAS receives)',
     flows: t.flows,
-    expected: gbps(t.bps),
-    worst: gbps(t.low_bps),
+    expected: formatGbps(t.bps),
+    worst: formatGbps(t.low_bps),
     multiple: `×${t.multiple.toFixed(1)}`,
     reason: t.reason,
   }))

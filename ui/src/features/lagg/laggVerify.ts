@@ -8,6 +8,7 @@ import type {
   Direction, LaggBalance, LaggComparison, LaggComparisonStatus, LaggVerification, LaggVerifyOptions,
 } from '../../api/types'
 import type { LiveSample } from '../run/benchProgress'
+import { formatBitRate } from '../verdict/formatThroughput'
 
 export interface MeasureDraft {
   /** The lab host that runs the iperf3 client; empty: the server's default (the first client). */
@@ -21,7 +22,8 @@ export interface MeasureDraft {
 export const EMPTY_MEASURE: MeasureDraft = { client: 'desk', seconds: '5', omit: '2', laggAddress: '', clientAddress: '' }
 
 const whole = (text: string) => (/^\d+$/.test(text.trim()) ? Number(text) : null)
-const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/
+/** A dotted-quad IPv4 address, each part 0-255. */
+export const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/
 const HOST = /^[a-z][a-z0-9-]{0,30}$/
 
 /** The options tengig.lagg.verify takes, or [field path, message] per mistake (paths as the server's). */
@@ -50,17 +52,7 @@ export function measureOptions(draft: MeasureDraft):
   return { ok: true, options }
 }
 
-function assertRate(bps: number): void {
-  if (typeof bps !== 'number' || !Number.isFinite(bps) || bps < 0) {
-    throw new Error(`Cannot show the rate ${String(bps)} bits/s: expected a finite number >= 0 (a failed measurement is an error, not a number)`)
-  }
-}
-
-/** 941_414_734 -> "941.4 Mb/s"; 1_765_279_583 -> "1.77 Gb/s" (bits per second, 10^6 and 10^9). */
-export function formatBitRate(bps: number): string {
-  assertRate(bps)
-  return bps >= 1e9 ? `${(bps / 1e9).toFixed(2)} Gb/s` : `${(bps / 1e6).toFixed(1)} Mb/s`
-}
+export { formatBitRate }
 
 /** Bytes with an explicit decimal unit: "336 B", "12.3 kB", "354.8 MB", "1.23 GB". */
 export function formatBytes(bytes: number): string {

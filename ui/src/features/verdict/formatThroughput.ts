@@ -2,6 +2,7 @@
  * Throughput display strings with explicit units:
  *   MB/s  = 10^6 bytes per second
  *   MiB/s = 2^20 bytes per second
+ *   Mb/s  = 10^6 bits per second
  *   Gb/s  = 10^9 bits per second
  *
  * A rate that is not a finite, non-negative number is a bug upstream (a failed
@@ -37,4 +38,10 @@ export function formatMiBps(bytesPerSecond: number): string {
 export function formatGbps(bitsPerSecond: number): string {
   assertRate(bitsPerSecond, 'bits/s')
   return `${(bitsPerSecond / BITS_PER_GB).toFixed(2)} Gb/s`
+}
+
+/** 941_414_734 bits/s -> "941.4 Mb/s"; 1_765_279_583 -> "1.77 Gb/s" (10^6 / 10^9 bits per second). */
+export function formatBitRate(bitsPerSecond: number): string {
+  assertRate(bitsPerSecond, 'bits/s')
+  return bitsPerSecond >= BITS_PER_GB ? formatGbps(bitsPerSecond) : `${(bitsPerSecond / 1e6).toFixed(1)} Mb/s`
 }
