@@ -1,9 +1,16 @@
 """Stand-ins for the native modules middlewared imports that have no PyPI package (tests only)."""
-import importlib.abc, importlib.machinery, itertools, sys, types
+import importlib.abc
+import importlib.machinery
+import itertools
+import os
+import sys
+import types
 
 _numbers = itertools.count(1)
 
-ROOTS = {"libzfs", "truenas_pylibzfs", "zettarepl", "wbclient", "cryptit", "samba", "tdb", "systemd", "ldap", "gssapi"}
+# SCALE 25.x's native modules; a test adds CORE's (FreeBSD) ones through TENGIG_TEST_STUBS=a,b,c.
+ROOTS = {"libzfs", "truenas_pylibzfs", "zettarepl", "wbclient", "cryptit", "samba", "tdb", "systemd", "ldap", "gssapi",
+         *filter(None, os.environ.get("TENGIG_TEST_STUBS", "").split(","))}
 
 
 class _AnyMeta(type):
@@ -21,7 +28,18 @@ class _AnyMeta(type):
 
 def _anything(name):
     return _AnyMeta(name, (), {"__init__": lambda self, *a, **k: None,
-                              "__getattr__": lambda self, n: _anything(n)})
+                              "__getattr__": lambda self, n: _anything(n)(),
+                              "__getitem__": lambda self, key: _anything("item")(),
+                              "__setitem__": lambda self, key, value: None,
+                              "__iter__": lambda self: iter(()),
+                              "__call__": _call})
+
+
+def _call(self, *args, **kwargs):
+    """An instance called as a decorator gives the function back; otherwise another stand-in."""
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return args[0]
+    return _anything("result")()
 
 
 class _StubModule(types.ModuleType):

@@ -2,14 +2,18 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
-from ..plugin_install import PluginInstaller, detect_target
+from ..plugin_install import InstallError, PluginInstaller, detect_target
 from ..plugin_install.installer import DEFAULT_TIMEOUT
 
 
-def _installer(timeout: float) -> PluginInstaller:
+def _installer(timeout: float, *, needs_root: bool = True) -> PluginInstaller:
+    if needs_root and os.geteuid() != 0:
+        raise InstallError("run as root (e.g. `sudo tengig plugin ...`): it writes middlewared's plugins directory "
+                           "and restarts middlewared; nothing was changed")
     return PluginInstaller(detect_target(), say=lambda line: click.echo(f"[plugin] {line}", err=True),
                            timeout=timeout)
 
@@ -33,7 +37,7 @@ def install_command(timeout: float, force: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable")
 def status_command(as_json: bool) -> None:
     """What is installed, which version, and whether middlewared serves it."""
-    status = _installer(DEFAULT_TIMEOUT).status()
+    status = _installer(DEFAULT_TIMEOUT, needs_root=False).status()
     if as_json:
         click.echo(json.dumps(status.__dict__, indent=2))
     else:
