@@ -153,9 +153,9 @@ def test_serves_the_packaged_panel(venv, tmp_path):
             said.append(line)
             if "tengig serving on " in line:
                 break
-        match = re.search(r"tengig serving on (http://127\.0\.0\.1:\d+/)", "".join(said))
+        match = re.search(r"tengig serving on ws://127\.0\.0\.1:(\d+)/", "".join(said))
         assert match, f"tengig serve did not start:\n{''.join(said)}"
-        url = match.group(1)
+        url = f"http://127.0.0.1:{match.group(1)}/"
         status, index = _get(url)
         assert status == 200
         assert index == (UI_DIST / "index.html").read_bytes()
