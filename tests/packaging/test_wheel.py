@@ -53,9 +53,9 @@ def _clean_copy(dest: Path) -> Path:
     listed = _run(["git", "-C", REPO, "ls-files", "-z"], cwd=REPO).stdout.split("\0")
     for rel in filter(None, listed):
         src = REPO / rel
-        if src.is_file() and not src.is_symlink():  # a tracked file deleted locally is not copied
+        if src.is_file() or src.is_symlink():  # a tracked file deleted locally is not copied
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
+            shutil.copy2(src, dest / rel, follow_symlinks=False)
     shutil.copytree(UI_DIST, dest / "ui" / "dist")
     return dest
 
