@@ -61,10 +61,16 @@ def _clean_copy(dest: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def src(tmp_path_factory) -> Path:
+    """The clean copy the wheel is built from; the tests compare with it, not with the checkout, which
+    may be rebuilt meanwhile (make test rebuilds ui/dist)."""
     if not (UI_DIST / "index.html").is_file():
         pytest.fail(f"{UI_DIST} is not built; `make setup` builds it (the wheel must carry the panel)")
-    src = _clean_copy(tmp_path_factory.mktemp("checkout"))
+    return _clean_copy(tmp_path_factory.mktemp("checkout"))
+
+
+@pytest.fixture(scope="module")
+def wheel(src, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", out, src], cwd=src)
     built = sorted(out.glob("*.whl"))
@@ -82,14 +88,14 @@ def venv(wheel, tmp_path_factory) -> Path:
     return root
 
 
-def test_the_wheel_holds_every_template_and_the_built_panel(wheel):
+def test_the_wheel_holds_every_template_and_the_built_panel(src, wheel):
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-        tracked = _run(["git", "-C", REPO, "ls-files", "middleware/tengig"], cwd=REPO).stdout.split()
-        templates = [p.removeprefix("middleware/") for p in tracked if "/templates/" in p]
+        templates = [p.relative_to(src / "middleware").as_posix() for p in (src / "middleware").rglob("templates/*")]
         assert {"tengig/lagg/templates/freebsd-rc.conf.j2", "tengig/mesh/templates/netplan.yaml.j2"} <= set(templates)
         assert [t for t in templates if t not in names] == []
-        panel = {f"tengig/panel/{p.relative_to(UI_DIST).as_posix()}": p for p in UI_DIST.rglob("*") if p.is_file()}
+        dist = src / "ui" / "dist"
+        panel = {f"tengig/panel/{p.relative_to(dist).as_posix()}": p for p in dist.rglob("*") if p.is_file()}
         assert any(name.endswith(".js") for name in panel)
         assert {name for name in names if name.startswith("tengig/panel/")} == set(panel)
         assert [name for name, p in panel.items() if zf.read(name) != p.read_bytes()] == []
@@ -143,7 +149,7 @@ def _get(url: str) -> tuple[int, bytes]:
         return response.status, response.read()
 
 
-def test_serves_the_packaged_panel(venv, tmp_path):
+def test_serves_the_packaged_panel(src, venv, tmp_path):
     env = _clean_env() | {"TENGIG_DB": str(tmp_path / "results.sqlite3")}
     server = subprocess.Popen([venv / "bin" / "tengig", "serve", "--host", "127.0.0.1", "--port", "0",
                                "--unix-socket", ""], cwd="/tmp", env=env, stderr=subprocess.PIPE, text=True)
@@ -158,12 +164,12 @@ def test_serves_the_packaged_panel(venv, tmp_path):
         url = f"http://127.0.0.1:{match.group(1)}/"
         status, index = _get(url)
         assert status == 200
-        assert index == (UI_DIST / "index.html").read_bytes()
+        assert index == (src / "ui" / "dist" / "index.html").read_bytes()
         scripts = re.findall(r'src="\./(assets/[^"]+\.js)"', index.decode())
         assert scripts, "index.html names no JS asset"
         status, script = _get(url + scripts[0])
         assert status == 200
-        assert script == (UI_DIST / scripts[0]).read_bytes()
+        assert script == (src / "ui" / "dist" / scripts[0]).read_bytes()
     finally:
         server.send_signal(signal.SIGTERM)
         _, rest = server.communicate(timeout=60)
