@@ -2,8 +2,9 @@
 #   make demo   set up, then run the main flow on the embedded lab
 #   make test   set up, then run every test (Python and panel) and print "N passed, N failed"
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
+# make wheel: dist/tengig-<version>-py3-none-any.whl, the panel inside (to install tengig elsewhere with pip)
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
-.PHONY: setup demo test bench clean-lab ui-fixtures
+.PHONY: setup demo test bench clean-lab ui-fixtures wheel
 
 setup:
 	@bash scripts/setup.sh
@@ -18,6 +19,12 @@ test: setup
 bench: setup
 	@.venv/bin/python scripts/bench_fidelity.py
 	@.venv/bin/python scripts/bench_api_ping.py
+
+# setuptools reuses build/ between builds: a module deleted since would end up in the wheel, so start clean.
+wheel: setup
+	@rm -rf build dist/tengig-*.whl
+	@.venv/bin/pip wheel -q --no-deps --disable-pip-version-check -w dist .
+	@ls dist/tengig-*-py3-none-any.whl
 
 ui-fixtures: setup
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py

@@ -26,14 +26,15 @@ KEY_ENV_VAR = "TENGIG_API_KEY"
 @click.option("--unix-socket", default="/run/tengig/tengig.sock", show_default=True,
               help="Unix socket path, where root is trusted without a key ('': none).")
 @click.option("--ui-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The built panel to serve at / (default: the repository's ui/dist).")
+              help="The built panel to serve at / (default: the one installed with tengig, else the checkout's ui/dist).")
 def serve(host: str, port: int, unix_socket: str, ui_dir: Path | None) -> None:
     """Serve the tengig API (JSON-RPC 2.0 over websocket at /api/current) and the panel, until SIGTERM."""
-    from ..server.app import DEFAULT_UI_DIR, TengigServer
+    from ..panel_files import panel_dir
+    from ..server.app import TengigServer
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     server = TengigServer(host=host or None, port=port, unix_socket=Path(unix_socket) if unix_socket else None,
-                          ui_dir=ui_dir or DEFAULT_UI_DIR)
+                          ui_dir=ui_dir or panel_dir())
 
     def announce(started: TengigServer) -> None:
         where = [started.url] if started.host else []

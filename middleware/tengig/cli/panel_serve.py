@@ -47,10 +47,12 @@ async def _check_panel(url: str) -> None:
 async def serve_panel(port: int, interactive: bool, ui_dir: Path | None = None,
                       echo: Callable[[str], None] = click.echo) -> str:
     """Serve on 127.0.0.1:`port` (any free port if it is taken); return the URL once stopped."""
-    from ..server.app import DEFAULT_UI_DIR, TengigServer
+    from ..panel_files import panel_dir
+    from ..server.app import TengigServer
 
     key = fresh_demo_key()
-    server = TengigServer(host="127.0.0.1", port=port, unix_socket=None, ui_dir=ui_dir or DEFAULT_UI_DIR)
+    ui_dir = ui_dir or panel_dir()
+    server = TengigServer(host="127.0.0.1", port=port, unix_socket=None, ui_dir=ui_dir)
     try:
         await server.start()
     except TengigError as exc:
@@ -58,7 +60,7 @@ async def serve_panel(port: int, interactive: bool, ui_dir: Path | None = None,
             raise
         await server.stop()
         echo(f"note: port {port} is taken; serving on a free port instead")
-        server = TengigServer(host="127.0.0.1", port=0, unix_socket=None, ui_dir=ui_dir or DEFAULT_UI_DIR)
+        server = TengigServer(host="127.0.0.1", port=0, unix_socket=None, ui_dir=ui_dir)
         await server.start()
     url = f"http://127.0.0.1:{server.port}/"
     try:

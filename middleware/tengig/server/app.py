@@ -20,6 +20,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..api.registry import Registry
 from ..errors import TengigError
+from ..panel_files import panel_dir
 from .apikeys import ApiKeyStore
 from .dispatcher import Dispatcher
 from .host import ServerMiddleware
@@ -34,7 +35,9 @@ API_PATH = "/api/current"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8610
 DEFAULT_UNIX_SOCKET = Path("/run/tengig/tengig.sock")
-DEFAULT_UI_DIR = Path(__file__).resolve().parents[3] / "ui" / "dist"
+# The built panel where this tengig finds it (packaged in the wheel, else the checkout's ui/dist; None:
+# not built). `tengig serve` and the demo look again when they start, so a panel built later is served.
+DEFAULT_UI_DIR = panel_dir()
 UNAUTHENTICATED_FRAME_LIMIT = 8192
 AUTHENTICATED_FRAME_LIMIT = 65536
 MAX_OUTBOX = 10_000
