@@ -3,7 +3,9 @@
 #   make test   set up, then run every test (Python and panel) and print "N passed, N failed"
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
-.PHONY: setup demo test bench clean-lab ui-fixtures
+# make iocage-artifact: the TrueNAS CORE jail plugin in dist/iocage (tengig.json and artifact/ with the
+#   tengig wheel), to copy to the NAS as IOCAGE_DIR (default /mnt/tank/tengig-iocage); plugin/iocage/README.md
+.PHONY: setup demo test bench clean-lab ui-fixtures iocage-artifact
 
 setup:
 	@bash scripts/setup.sh
@@ -18,6 +20,10 @@ test: setup
 bench: setup
 	@.venv/bin/python scripts/bench_fidelity.py
 	@.venv/bin/python scripts/bench_api_ping.py
+
+IOCAGE_DIR ?= /mnt/tank/tengig-iocage
+iocage-artifact: setup
+	@.venv/bin/python scripts/iocage_artifact.py --out dist/iocage --nas-dir "$(IOCAGE_DIR)"
 
 ui-fixtures: setup
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py
