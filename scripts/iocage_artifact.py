@@ -10,8 +10,8 @@ iocage copies a `file://` artifact folder into the jail's plugin/ directory and 
 the jail, so the wheel arrives at /usr/local/share/tengig/ before post_install.sh runs. tengig is
 not on PyPI, so the wheel is built here (`pip wheel --no-deps .`) unless --wheel names one.
 
-Then, on the TrueNAS shell: `iocage fetch -P NAS_DIR/tengig.json ip4_addr="em0|192.168.1.50/24"`
-(or nat=1, the manifest's default)."""
+Then, on the TrueNAS shell: `iocage fetch -P NAS_DIR/tengig.json -n tengig` (NAT, the manifest's
+default; add ip4_addr="em0|192.168.1.50/24" for an address of its own)."""
 from __future__ import annotations
 
 import argparse
@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     nas_dir = args.nas_dir.rstrip("/")
     print(f"iocage plugin: {out} (wheel: {(out / 'artifact' / WHEEL_DIR / WHEEL_POINTER).read_text().strip()})")
     print(f"copy it to the TrueNAS as {nas_dir} (tengig.json names that path), then on the TrueNAS shell:")
-    print(f'  iocage fetch -P {nas_dir}/{manifest.name} -n tengig ip4_addr="em0|192.168.1.50/24"')
+    print(f"  iocage fetch -P {nas_dir}/{manifest.name} -n tengig")
+    print('  (NAT, the manifest\'s default: the panel on port 8610 of the NAS; an address of its own: add ip4_addr="em0|192.168.1.50/24")')
     return 0
 
 
