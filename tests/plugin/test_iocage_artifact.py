@@ -454,12 +454,15 @@ def test_post_install_refuses_an_artifact_without_its_wheel(jail):
 
 def test_post_update_reinstalls_the_new_wheel_and_nothing_else(jail):
     root, env, log = jail
+    earlier = root / "usr/local/share/tengig/tengig-0.0.9-py3-none-any.whl"  # left by an earlier artifact
+    earlier.write_bytes(b"an older wheel")
     out = run(PLUGIN / "post_update.sh", env)
     assert out.returncode == 0, out.stderr
     calls = read_log(log)
     wheel = (root / "usr/local/share/tengig/current-wheel").read_text().strip()
     assert [c[0] for c in calls] == ["python3.11", "venv-python", "venv-python", "venv-python"]
     assert calls[1][-1] == f"{root}/usr/local/share/tengig/{wheel}" and "--force-reinstall" in calls[1]
+    assert not earlier.exists() and (root / "usr/local/share/tengig" / wheel).is_file()
 
 
 # ----- settings.json ---------------------------------------------------------------------------------
