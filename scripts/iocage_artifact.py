@@ -67,7 +67,8 @@ def assemble(out: Path, nas_dir: str, wheel: Path | None = None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "dist" / "iocage", help="Folder to write (default dist/iocage).")
+    parser.add_argument("--out", type=Path, default=ROOT / "dist" / "iocage",
+                        help="Folder to write (default dist/iocage).")
     parser.add_argument("--nas-dir", default=DEFAULT_NAS_DIR,
                         help=f"Where that folder will be on the TrueNAS (default {DEFAULT_NAS_DIR}).")
     parser.add_argument("--wheel", type=Path, default=None, help="Use this tengig wheel instead of building one.")
@@ -79,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"iocage plugin: {out} (wheel: {(out / 'artifact' / WHEEL_DIR / WHEEL_POINTER).read_text().strip()})")
     print(f"copy it to the TrueNAS as {nas_dir} (tengig.json names that path), then on the TrueNAS shell:")
     print(f"  iocage fetch -P {nas_dir}/{manifest.name} -n tengig")
-    print('  (NAT, the manifest\'s default: the panel on port 8610 of the NAS; an address of its own: add ip4_addr="em0|192.168.1.50/24")')
+    print("  (NAT, the manifest's default: the panel on port 8610 of the NAS;"
+          ' an address of its own: add ip4_addr="em0|192.168.1.50/24")')
     return 0
 
 

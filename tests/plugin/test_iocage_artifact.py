@@ -208,6 +208,7 @@ run_rc_command() {
   printf 'TENGIG_DB=%%s\\n' "${TENGIG_DB-}"
   printf 'TENGIG_TRUENAS_URL=%%s\\n' "${TENGIG_TRUENAS_URL-}"
   printf 'TENGIG_TRUENAS_API_KEY_FILE=%%s\\n' "${TENGIG_TRUENAS_API_KEY_FILE-}"
+  printf 'command_args_lines=%%s\\n' "$(printf '%%s\\n' "$command_args" | wc -l)"
   eval "set -- $command_args"
   for a in "$@"; do printf 'arg=%%s\\n' "$a"; done
 }
@@ -257,6 +258,8 @@ def test_rc_script_runs_tengig_serve_under_daemon_with_a_pidfile(tmp_path):
     v, argv = rc_values(run_rc_script(tmp_path, {"tengig_venv": str(tmp_path / "venv")}))
     assert v["name"] == "tengig" and v["rcvar"] == "tengig_enable"
     assert v["command"] == "/usr/sbin/daemon"
+    # rc.subr hands the command line to `su -m tengig -c 'sh -c "..."'`: it must be one line.
+    assert v["command_args_lines"].strip() == "1"
     # daemon(8): -p writes the server's own pid, which stop and status check against procname.
     assert argv[:4] == ["-p", v["pidfile"], "-o", "/var/log/tengig.log"]
     assert v["pidfile"] == "/var/run/tengig/tengig.pid"
