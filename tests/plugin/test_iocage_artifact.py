@@ -193,41 +193,51 @@ def test_rc_script_follows_rc_subr_conventions():
 
 RC_SUBR_STANDIN = """\
 # stand-in for /etc/rc.subr (test double, not FreeBSD's): load_rc_config sets the test's rc.conf values;
-# run_rc_command runs start_precmd as rc.subr does before a start, then prints what rc.subr would use.
+# run_rc_command does what rc.subr's start does: start_precmd, then the command line run as ${name}_user
+# through `su -m USER -c 'sh -c "..."'`, with ${name}_program in place of command (su and daemon are
+# stand-ins on PATH).
 load_rc_config() {
 %s
 }
 err() { shift; echo "err: $*" >&2; exit 1; }
 run_rc_command() {
-  eval "$start_precmd" || exit 1
   printf 'name=%%s\\n' "$name"
   printf 'rcvar=%%s\\n' "$rcvar"
   printf 'pidfile=%%s\\n' "$pidfile"
   printf 'procname=%%s\\n' "$procname"
   printf 'command=%%s\\n' "$command"
+  eval _override_command=\\$${name}_program
+  command=${_override_command:-$command}
+  eval rc_flags=\\$${name}_flags _user=\\$${name}_user
+  eval "$start_precmd" || exit 1
   printf 'TENGIG_DB=%%s\\n' "${TENGIG_DB-}"
   printf 'TENGIG_TRUENAS_URL=%%s\\n' "${TENGIG_TRUENAS_URL-}"
   printf 'TENGIG_TRUENAS_API_KEY_FILE=%%s\\n' "${TENGIG_TRUENAS_API_KEY_FILE-}"
-  printf 'command_args_lines=%%s\\n' "$(printf '%%s\\n' "$command_args" | wc -l)"
-  eval "set -- $command_args"
-  for a in "$@"; do printf 'arg=%%s\\n' "$a"; done
+  _doit="$command $rc_flags $command_args"
+  if [ -n "$_user" ]; then
+    _doit="su -m $_user -c 'sh -c \\"$_doit\\"'"
+  fi
+  eval "$_doit"
 }
 """
 
 
 def run_rc_script(tmp_path: Path, rc_conf: dict[str, str]) -> subprocess.CompletedProcess:
-    """The rc.d script under /bin/sh, `start`, with the stand-in above for /etc/rc.subr and one for
-    install(8)."""
+    """The rc.d script under /bin/sh, `start`, with the stand-in above for /etc/rc.subr and stand-ins
+    for install(8), su(1) and daemon(8) (rc.conf's tengig_program points rc.subr at the latter)."""
+    bin_dir = tmp_path / "rc-bin"
+    bin_dir.mkdir(exist_ok=True)
+    standin_bin(bin_dir, "install", "")
+    # su -m USER -c CMD: CMD run by a shell (as USER on FreeBSD; here only recorded).
+    standin_bin(bin_dir, "su", '[ "$1" = -m ] && [ "$3" = -c ] || exit 64\nexec /bin/sh -c "$4"')
+    daemon = standin_bin(bin_dir, "daemon", 'for a in "$@"; do printf \'arg=%s\\n\' "$a"; done')
+    conf = {"tengig_program": str(daemon), **rc_conf}
     standin = tmp_path / "rc.subr-standin"
-    assignments = "\n".join(f"  {k}='{v}'" for k, v in rc_conf.items()) or "  :"
-    standin.write_text(RC_SUBR_STANDIN % assignments)
+    standin.write_text(RC_SUBR_STANDIN % "\n".join(f"  {k}='{v}'" for k, v in conf.items()))
     text = RC_SCRIPT.read_text()
     assert text.count("\n. /etc/rc.subr\n") == 1
     script = tmp_path / "tengig-rc"
     script.write_text(text.replace("\n. /etc/rc.subr\n", f"\n. {standin}\n"))
-    bin_dir = tmp_path / "rc-bin"
-    bin_dir.mkdir(exist_ok=True)
-    standin_bin(bin_dir, "install", "")
     return subprocess.run(["/bin/sh", str(script), "start"], capture_output=True, text=True, timeout=60,
                           env={"PATH": f"{bin_dir}:/usr/bin:/bin", "STANDIN_LOG": str(tmp_path / "rc.log")})
 
@@ -258,8 +268,8 @@ def test_rc_script_runs_tengig_serve_under_daemon_with_a_pidfile(tmp_path):
     v, argv = rc_values(run_rc_script(tmp_path, {"tengig_venv": str(tmp_path / "venv")}))
     assert v["name"] == "tengig" and v["rcvar"] == "tengig_enable"
     assert v["command"] == "/usr/sbin/daemon"
-    # rc.subr hands the command line to `su -m tengig -c 'sh -c "..."'`: it must be one line.
-    assert v["command_args_lines"].strip() == "1"
+    # rc.subr ran it as the service user, through su -m and sh -c, and the arguments came through whole.
+    assert read_log(tmp_path / "rc.log")[-2][:4] == ["su", "-m", "tengig", "-c"]
     # daemon(8): -p writes the server's own pid, which stop and status check against procname.
     assert argv[:4] == ["-p", v["pidfile"], "-o", "/var/log/tengig.log"]
     assert v["pidfile"] == "/var/run/tengig/tengig.pid"
