@@ -189,6 +189,12 @@ def test_rc_script_follows_rc_subr_conventions():
     for var in ("tengig_user", "tengig_group", "tengig_port", "tengig_dbdir", "tengig_venv", "tengig_truenas_url",
                 "tengig_truenas_api_key_file"):
         assert rc_default(WRAPPER, var) == rc_default(RC_SCRIPT, var), var
+    # post_install.sh makes the user, directories and virtualenv the service then uses.
+    post_install = (PLUGIN / "post_install.sh").read_text()
+    for var, rc_var in (("user", "tengig_user"), ("dbdir", "tengig_dbdir"), ("venv", "tengig_venv")):
+        assert re.search(rf"^{var}=(\S+)", post_install, flags=re.M)[1] == rc_default(RC_SCRIPT, rc_var), var
+    assert f"venv=\"${{share}}/venv\"" in INSTALL_WHEEL.read_text()
+    assert rc_default(RC_SCRIPT, "tengig_venv") == "/usr/local/share/tengig/venv"
 
 
 RC_SUBR_STANDIN = """\
