@@ -16,7 +16,7 @@ SHAPED_LINKS = ["desk-nas=1g", "lab-nas=100m", "desk-lab=10g"]
 
 
 # Test directories whose tests use the machine's one lab (or may: tests/bench mixes pure and lab tests).
-LAB_TEST_DIRS = ("lab", "bench", "client", "ui")
+LAB_TEST_DIRS = ("lab", "bench", "client", "ui", "realmw")
 LAB_LOCK = Path("/run/tengig/lab.lock")
 
 

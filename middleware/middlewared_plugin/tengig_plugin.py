@@ -2,9 +2,12 @@
 
 For each tengig service (tengig.api.services.default_services()) it defines a middlewared Service
 subclass of the same name and Config whose methods delegate to tengig's, declared with middlewared's
-``@api_method`` (tengig's Args/Result models re-parented under ``middlewared.api.``, tengig's roles)
-and, for jobs, ``@job`` with tengig's lock, lock_queue_size and abortable. What to declare is
-computed by tengig.plugin_spec (tested without middlewared); this file only turns it into classes.
+``@api_method`` (tengig's Args/Result models re-parented under ``middlewared.api.`` and onto
+middlewared's own BaseModel, tengig's roles) and, for jobs, ``@job`` with tengig's lock,
+lock_queue_size and abortable. What to declare is computed by tengig.plugin_spec (tested without
+middlewared); this file only turns it into classes. It also serves the built panel at
+``/_plugins/tengig/`` (middleware.plugin_route_add), where the panel talks to middlewared's own
+``/api/current`` and logs in as TrueNAS users do.
 
 - Sync bodies stay sync, so middlewared runs them in its thread pool; async bodies stay async.
 - A job body gets a ``TenGigJob`` adapter (set_progress, aborted, check_aborted, on_abort) around
@@ -15,8 +18,14 @@ computed by tengig.plugin_spec (tested without middlewared); this file only turn
   (attribute, errmsg, errno)); JobAborted becomes JobCancelledException (26+) or
   asyncio.CancelledError; any other tengig error goes through tengig.api.translate() first.
 
-middlewared imports every plugin with no try/except, so this file must never raise at import when
-tengig is missing or broken: it then logs why and defines no service (middlewared still starts).
+This file must never take middlewared down. middlewared (SCALE and CORE alike) imports every plugin
+with no try/except, and builds every method's JSON schema at startup, after every import-time rule
+has passed. So: on a middlewared it cannot serve (no ``middlewared.api``: CORE 13.x, SCALE before
+25.04), or when tengig is missing, broken or does not conform, it logs one line and defines no
+service; and before defining any, it runs middlewared's own schema builder on every model
+(``_preflight``), so what would fail at startup fails here, where it only costs tengig's methods.
+The file is kept valid Python 3.9 (CORE 13.3's interpreter) so that even there it is imported and
+declines cleanly.
 """
 from __future__ import annotations
 
@@ -24,16 +33,20 @@ import asyncio
 import logging
 import threading
 
+TENGIG_SERVICES = []
+TENGIG_LOAD_ERROR = None
+
 try:
     from middlewared.api import api_method
+    from middlewared.api.base import BaseModel as MiddlewaredBaseModel
     from middlewared.service import CallError, Service, ValidationErrors, job
-except ImportError as exc:  # pragma: no cover - only middlewared imports this file
-    raise ImportError("tengig_plugin is a middlewared plugin: middlewared imports it from its plugins/ "
-                      "directory") from exc
+except ImportError as exc:
+    TENGIG_LOAD_ERROR = (f"this middlewared cannot host tengig's methods ({exc}); TrueNAS CORE 13.x and "
+                         "SCALE before 25.04 have no middlewared.api: run `tengig serve` beside it instead")
 
 try:  # 26+: a sync job ends ABORTED when it raises this after seeing job.aborted_event
     from middlewared.job import JobCancelledException as _JobCancelled
-except ImportError:  # 25.10 and earlier (and stand-ins)
+except ImportError:  # 25.10 and earlier
     _JobCancelled = asyncio.CancelledError
 
 logger = logging.getLogger(__name__)
@@ -189,12 +202,14 @@ def _make_method(method):
     return api_method(method.accepts, method.returns, roles=list(method.roles))(body)
 
 
-def _make_service(plan):
+def _make_service(plan, add_routes):
     source = plan.source
 
     def __init__(self, middleware):
         Service.__init__(self, middleware)
         self._tengig = source(middleware)
+        if add_routes:
+            _add_panel_route(middleware)
 
     config = type("Config", (), {"namespace": plan.namespace, "cli_namespace": plan.cli_namespace})
     namespace = {"__module__": __name__, "__qualname__": plan.class_name, "__doc__": plan.doc,
@@ -204,24 +219,64 @@ def _make_service(plan):
     return type(plan.class_name, (Service,), namespace)
 
 
+PANEL_ROUTE = ("tengig", "{path:.*}")  # /_plugins/tengig/<path>
+
+
+def _add_panel_route(middleware):
+    """Serve the built panel at /_plugins/tengig/ (TrueNAS's nginx proxies /_plugins/ to middlewared).
+    Added while middlewared constructs the services, before its web router is frozen. A failure
+    here costs the panel, never middlewared."""
+    try:
+        from aiohttp import web
+        from tengig.panel_files import panel_dir, panel_file
+
+        root = panel_dir()
+
+        async def serve_panel(request):
+            target = panel_file(root, request.match_info.get("path", "")) if root is not None else None
+            if target is None:
+                reason = "not found" if root is not None else "the tengig panel is not installed"
+                return web.Response(status=404, text=f"{reason}\n")
+            return web.FileResponse(target, headers={"X-Content-Type-Options": "nosniff"})
+
+        middleware.plugin_route_add(PANEL_ROUTE[0], PANEL_ROUTE[1], serve_panel)
+    except Exception as exc:
+        logger.error("tengig panel not served at /_plugins/tengig/: %s: %s", type(exc).__name__, exc)
+
+
+def _preflight(plan):
+    """Run middlewared's own startup work on every tengig model now: ``core.get_methods`` builds
+    each method's schema with ``get_json_schema`` while middlewared starts, and an exception there
+    stops middlewared; here it only keeps tengig out."""
+    from middlewared.api.base.jsonschema import get_json_schema
+
+    for service in plan:
+        for method in service.methods:
+            for model in (method.accepts, method.returns):
+                get_json_schema(model)
+
+
 def _load():
     from tengig.plugin_conformance import check_plugin
     from tengig.plugin_spec import build_plan
 
-    plan = build_plan()
+    plan = build_plan(model_base=MiddlewaredBaseModel)
     violations = check_plugin(plan)
     if violations:
-        raise RuntimeError("tengig plugin does not conform to middlewared's rules:\n" + "\n".join(violations))
-    return [_make_service(service) for service in plan]
+        raise RuntimeError("tengig plugin does not conform to middlewared's rules: " + "; ".join(violations))
+    _preflight(plan)
+    return [_make_service(service, add_routes=(i == 0)) for i, service in enumerate(plan)]
 
 
-TENGIG_LOAD_ERROR = None
-try:
-    TENGIG_SERVICES = _load()
-except Exception as exc:  # never stop middlewared: no tengig methods instead
-    TENGIG_SERVICES = []
-    TENGIG_LOAD_ERROR = f"{type(exc).__name__}: {exc}"
-    logger.error("tengig plugin not loaded: %s", TENGIG_LOAD_ERROR, exc_info=True)
+if TENGIG_LOAD_ERROR is None:
+    try:
+        TENGIG_SERVICES = _load()
+    except Exception as exc:  # never stop middlewared: no tengig methods instead
+        TENGIG_SERVICES = []
+        TENGIG_LOAD_ERROR = f"{type(exc).__name__}: {exc}"
+        logger.debug("tengig plugin load failure", exc_info=True)
+if TENGIG_LOAD_ERROR is not None:
+    logger.error("tengig plugin not loaded: %s", " ".join(TENGIG_LOAD_ERROR.split()))
 
 for _service in TENGIG_SERVICES:  # middlewared collects Service subclasses from the module's globals
     globals()[_service.__name__] = _service

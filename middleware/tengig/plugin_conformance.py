@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pydantic import BaseModel
 
 from .api.decorators import BUILTIN_ROLES
-from .plugin_spec import ServicePlan, plan_service
+from .plugin_spec import MIDDLEWARED_MODEL_METHODS, ServicePlan, plan_service
 
 # middlewared's built-in roles (one list, in api/decorators.py, where @api_method checks them too).
 
@@ -27,8 +27,9 @@ CONFIG_NAMESPACE = "config-namespace"
 JOB_SIGNATURE = "job-signature"
 FIELD_DESCRIPTION = "field-description"
 INPUT_FORBIDS_EXTRA = "input-forbids-extra"
+MODEL_BASE = "model-base"
 RULES = (RESULT_ONE_FIELD, MODEL_NAME, MODEL_MODULE, BUILTIN_ROLE, CONFIG_NAMESPACE, JOB_SIGNATURE,
-         FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA)
+         FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, MODEL_BASE)
 
 MODEL_MODULE_PREFIX = "middlewared.api."
 
@@ -43,10 +44,11 @@ def rule_of(violation: str) -> str:
     return violation[1:violation.index("]")]
 
 
-def check_plugin(services: Iterable[ServicePlan | type]) -> list[str]:
+def check_plugin(services: Iterable[ServicePlan | type], model_base: type[BaseModel] | None = None) -> list[str]:
+    """``model_base``: middlewared's BaseModel, for service classes planned here (a plan carries its own)."""
     violations: list[str] = []
     for service in services:
-        plan = service if isinstance(service, ServicePlan) else plan_service(service)
+        plan = service if isinstance(service, ServicePlan) else plan_service(service, model_base=model_base)
         violations.extend(_check_service(plan))
     return violations
 
@@ -69,6 +71,10 @@ def _check_service(plan: ServicePlan) -> Iterator[str]:
         for model, suffix in ((method.accepts, "Args"), (method.returns, "Result")):
             if model.__name__ != expected + suffix:
                 yield v(MODEL_NAME, where, f"model {model.__name__} must be named {expected + suffix}")
+            missing = [name for name in MIDDLEWARED_MODEL_METHODS if not callable(getattr(model, name, None))]
+            if missing:
+                yield v(MODEL_BASE, where, f"{model.__name__} lacks {', '.join(missing)}: it must derive from "
+                        "middlewared.api.base.BaseModel (middlewared exits at startup otherwise)")
             if not model.__module__.startswith(MODEL_MODULE_PREFIX):
                 yield v(MODEL_MODULE, where, f"{model.__name__}.__module__ is {model.__module__!r}, "
                         f"must start with {MODEL_MODULE_PREFIX!r}")

@@ -8,11 +8,16 @@ tengig.plugin_conformance checks a plan against TRUENAS.md §1.
 
 Models are re-parented, never mutated: each is a subclass with the same name and fields whose
 ``__module__`` is ``PLUGIN_MODEL_MODULE`` (middlewared refuses public models outside
-``middlewared.api.``). tengig's own classes keep their module.
+``middlewared.api.``) and which, inside middlewared, also derives from middlewared's own
+``middlewared.api.base.BaseModel`` (``model_base``): middlewared calls ``schema_model_fields``,
+``from_previous`` and ``to_previous`` on every method model when it builds its API at startup, so
+a plain pydantic model passes every import-time rule and then stops middlewared. tengig's own
+classes keep their module and bases.
 """
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -24,17 +29,23 @@ from .api.service import Service, public_method_names
 
 PLUGIN_MODEL_MODULE = "middlewared.api.tengig"
 
-_reparented: dict[tuple[type[BaseModel], str], type[BaseModel]] = {}
+# What middlewared calls on every method model while it builds its API (api/base/model.py BaseModel).
+MIDDLEWARED_MODEL_METHODS = ("schema_model_fields", "from_previous", "to_previous")
+
+_reparented: dict[tuple[type[BaseModel], str, type | None], type[BaseModel]] = {}
 
 
-def reparent(model: type[BaseModel], module: str = PLUGIN_MODEL_MODULE) -> type[BaseModel]:
-    """A subclass of ``model`` with the same name, fields and doc whose ``__module__`` is ``module``
-    (one per model and module, so a model used by two methods is one class)."""
-    key = (model, module)
+def reparent(model: type[BaseModel], module: str = PLUGIN_MODEL_MODULE,
+             model_base: type[BaseModel] | None = None) -> type[BaseModel]:
+    """A subclass of ``model`` (and of ``model_base``, middlewared's BaseModel, when given) with the
+    same name, fields and doc whose ``__module__`` is ``module``; one per model, module and base, so
+    a model used by two methods is one class. The metaclass is the most derived of the bases'
+    (middlewared's derives from pydantic's)."""
+    key = (model, module, model_base)
     if key not in _reparented:
-        _reparented[key] = type(model)(model.__name__, (model,), {
-            "__module__": module, "__qualname__": model.__name__, "__doc__": model.__doc__,
-        })
+        bases = (model,) if model_base is None else (model, model_base)
+        namespace = {"__module__": module, "__qualname__": model.__name__, "__doc__": model.__doc__}
+        _reparented[key] = types.new_class(model.__name__, bases, {}, lambda ns: ns.update(namespace))
     return _reparented[key]
 
 
@@ -62,7 +73,8 @@ class ServicePlan:
     doc: str
 
 
-def plan_service(cls: type[Service], module: str = PLUGIN_MODEL_MODULE) -> ServicePlan:
+def plan_service(cls: type[Service], module: str = PLUGIN_MODEL_MODULE,
+                 model_base: type[BaseModel] | None = None) -> ServicePlan:
     methods = []
     for name in public_method_names(cls):
         function = getattr(cls, name)
@@ -73,8 +85,8 @@ def plan_service(cls: type[Service], module: str = PLUGIN_MODEL_MODULE) -> Servi
             name=name,
             full_name=f"{cls.Config.namespace}.{name}",
             function=function,
-            accepts=reparent(spec.accepts, module),
-            returns=reparent(spec.returns, module),
+            accepts=reparent(spec.accepts, module, model_base),
+            returns=reparent(spec.returns, module, model_base),
             roles=tuple(spec.roles),
             job=job_options(function),
             is_async=inspect.iscoroutinefunction(function),
@@ -89,13 +101,15 @@ def plan_service(cls: type[Service], module: str = PLUGIN_MODEL_MODULE) -> Servi
     )
 
 
-def build_plan(services: Iterable[type[Service]] | None = None) -> list[ServicePlan]:
-    """The plan for ``services`` (default: tengig's public services)."""
+def build_plan(services: Iterable[type[Service]] | None = None,
+               model_base: type[BaseModel] | None = None) -> list[ServicePlan]:
+    """The plan for ``services`` (default: tengig's public services); ``model_base`` is
+    middlewared's BaseModel when the plan is for middlewared."""
     if services is None:
         from .api.services import default_services
 
         services = default_services()
-    return [plan_service(cls) for cls in services]
+    return [plan_service(cls, model_base=model_base) for cls in services]
 
 
 def method_names(plan: Iterable[ServicePlan]) -> list[str]:

@@ -12,11 +12,32 @@ from tengig.api.models.base import ApiInput, ApiOutput
 from tengig.api.models.bench import TenGigBenchRunArgs, TenGigBenchRunRequest, TenGigBenchRunResult
 from tengig.plugin_conformance import (
     BUILTIN_ROLE, BUILTIN_ROLES, CONFIG_NAMESPACE, FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, JOB_SIGNATURE,
-    MODEL_MODULE, MODEL_NAME, RESULT_ONE_FIELD, RULES, _models_in, check_plugin, rule_of,
+    MODEL_BASE, MODEL_MODULE, MODEL_NAME, RESULT_ONE_FIELD, RULES, _models_in, check_plugin, rule_of,
 )
 from tengig.plugin_spec import PLUGIN_MODEL_MODULE, build_plan, method_names, reparent
 
 MW = "middlewared.api.tengig_test"
+
+
+class MiddlewaredBaseStandIn(BaseModel):
+    """Stand-in for middlewared.api.base.BaseModel: the class methods middlewared calls at startup
+    (real middlewared is in tests/realmw)."""
+
+    @classmethod
+    def schema_model_fields(cls):
+        return dict(cls.model_fields)
+
+    @classmethod
+    def from_previous(cls, value):
+        return value
+
+    @classmethod
+    def to_previous(cls, value):
+        return value
+
+
+def check(services):
+    return check_plugin(services, model_base=MiddlewaredBaseStandIn)
 
 
 def rules(violations: list[str]) -> set[str]:
@@ -53,7 +74,7 @@ def service(name="FooService", namespace="foo", cli_namespace="foo", **methods):
 
 
 def bench_plan():
-    return [s for s in build_plan() if s.class_name == "TenGigBenchService"][0]
+    return [s for s in build_plan(model_base=MiddlewaredBaseStandIn) if s.class_name == "TenGigBenchService"][0]
 
 
 def replace_run(**changes):
@@ -65,7 +86,7 @@ def replace_run(**changes):
 # -- the real plugin -------------------------------------------------------------------------------
 
 def test_real_plan_has_no_violations():
-    assert check_plugin(build_plan()) == []
+    assert check(build_plan(model_base=MiddlewaredBaseStandIn)) == []
 
 
 def test_real_plan_declares_every_public_method():
@@ -92,7 +113,7 @@ def test_models_are_reparented_not_mutated():
     assert TenGigBenchRunArgs.__module__ == "tengig.api.models.bench"
     assert TenGigBenchRunResult.__module__ == "tengig.api.models.bench"
     assert list(run.returns.model_fields) == ["result"]
-    assert reparent(TenGigBenchRunArgs) is run.accepts  # one copy per model
+    assert reparent(TenGigBenchRunArgs, model_base=MiddlewaredBaseStandIn) is run.accepts  # one copy per model
     # a copy validates like the original, unknown keys refused
     assert run.accepts.model_validate({"request": {"pool": "tank"}}).request.pool == "tank"
     with pytest.raises(Exception):
@@ -112,18 +133,18 @@ def test_role_list_covers_what_trueNAS_md_names():
 def test_result_with_two_fields():
     two = model("TenGigBenchRunResult", ApiOutput, result=(int, Field(description="r")),
                 extra=(int, Field(description="e")))
-    assert rules(check_plugin([replace_run(returns=two)])) == {RESULT_ONE_FIELD}
+    assert rules(check([replace_run(returns=reparent(two, MW, MiddlewaredBaseStandIn))])) == {RESULT_ONE_FIELD}
 
 
 def test_result_field_not_named_result():
     one = model("FooPingResult", ApiOutput, value=(int, Field(description="v")))
     cls = service(ping=declare(lambda self, value: value, ok_args(), one))
-    assert rules(check_plugin([cls])) == {RESULT_ONE_FIELD}
+    assert rules(check([cls])) == {RESULT_ONE_FIELD}
 
 
 def test_wrong_model_names():
     cls = service(ping=declare(lambda self, value: value, ok_args("FooPingArguments"), ok_result("PingResult")))
-    violations = check_plugin([cls])
+    violations = check([cls])
     assert rules(violations) == {MODEL_NAME} and len(violations) == 2
     assert "FooPingArgs" in violations[0] and "FooPingResult" in violations[1]
 
@@ -132,57 +153,58 @@ def test_model_name_uses_middlewareds_camel_case():
     def get_jobs(self, value):
         return value
     cls = service(get_jobs=declare(get_jobs, ok_args("FooGetJobsArgs"), ok_result("FooGetJobsResult")))
-    assert check_plugin([cls]) == []
+    assert check([cls]) == []
 
 
 def test_models_outside_middlewared_api():
-    assert rules(check_plugin([replace_run(accepts=TenGigBenchRunArgs)])) == {MODEL_MODULE}
+    outside = reparent(TenGigBenchRunArgs, TenGigBenchRunArgs.__module__, MiddlewaredBaseStandIn)
+    assert rules(check([replace_run(accepts=outside)])) == {MODEL_MODULE}
     cls = service(ping=declare(lambda self, value: value, ok_args(), model(
         "FooPingResult", ApiOutput, module="tengig.api.models.foo", result=(int, Field(description="r")))))
-    assert check_plugin([cls]) == []  # a class is planned: its models are re-parented, whatever their module
+    assert check([cls]) == []  # a class is planned: its models are re-parented, whatever their module
 
 
 def test_made_up_role():
-    assert rules(check_plugin([replace_run(roles=("TENGIG_ADMIN",))])) == {BUILTIN_ROLE}
+    assert rules(check([replace_run(roles=("TENGIG_ADMIN",))])) == {BUILTIN_ROLE}
 
 
 def test_no_roles():
-    assert rules(check_plugin([replace_run(roles=())])) == {BUILTIN_ROLE}
+    assert rules(check([replace_run(roles=())])) == {BUILTIN_ROLE}
 
 
 def test_missing_cli_namespace():
-    violations = check_plugin([service(cli_namespace="")])
+    violations = check([service(cli_namespace="")])
     assert rules(violations) == {CONFIG_NAMESPACE} and "cli_namespace" in violations[0]
 
 
 def test_missing_namespace():
     config = type("Config", (), {"cli_namespace": "foo"})
-    assert rules(check_plugin([type("FooService", (), {"Config": config})])) == {CONFIG_NAMESPACE}
+    assert rules(check([type("FooService", (), {"Config": config})])) == {CONFIG_NAMESPACE}
 
 
 def test_job_without_job_parameter():
     def ping(self, value):
         return value
     cls = service(ping=declare(ping, ok_args(), ok_result(), job=JobOptions(lock="x", lock_queue_size=0)))
-    assert rules(check_plugin([cls])) == {JOB_SIGNATURE}
+    assert rules(check([cls])) == {JOB_SIGNATURE}
 
     def pong(self, value, job):
         return value
     cls = service(ping=declare(pong, ok_args(), ok_result(), job=JobOptions()))
-    assert rules(check_plugin([cls])) == {JOB_SIGNATURE}
+    assert rules(check([cls])) == {JOB_SIGNATURE}
 
 
 def test_job_with_job_parameter_passes():
     def ping(self, job, value):
         return value
     cls = service(ping=declare(ping, ok_args(), ok_result(), job=JobOptions()))
-    assert check_plugin([cls]) == []
+    assert check([cls]) == []
 
 
 def test_field_without_description_top_level():
     args = model("FooPingArgs", ApiInput, value=(int, 1))
     cls = service(ping=declare(lambda self, value: value, args, ok_result()))
-    violations = check_plugin([cls])
+    violations = check([cls])
     assert rules(violations) == {FIELD_DESCRIPTION} and "FooPingArgs.value" in violations[0]
 
 
@@ -190,19 +212,19 @@ def test_field_without_description_nested():
     inner = model("FooInner", ApiInput, depth=(int, 1))
     args = model("FooPingArgs", ApiInput, items=(list[inner] | None, Field(None, description="Items.")))
     cls = service(ping=declare(lambda self, items: items, args, ok_result()))
-    violations = check_plugin([cls])
+    violations = check([cls])
     assert rules(violations) == {FIELD_DESCRIPTION} and "FooInner.depth" in violations[0]
 
     inner_out = model("FooOut", ApiOutput, x=(int, Field()))
     result = model("FooPingResult", ApiOutput, result=(dict[str, inner_out], Field(description="r")))
     cls = service(ping=declare(lambda self, value: value, ok_args(), result))
-    assert rules(check_plugin([cls])) == {FIELD_DESCRIPTION}
+    assert rules(check([cls])) == {FIELD_DESCRIPTION}
 
 
 def test_input_allowing_extra_keys():
     loose = model("FooPingArgs", BaseModel, value=(int, Field(1, description="v")))
     cls = service(ping=declare(lambda self, value: value, loose, ok_result()))
-    assert rules(check_plugin([cls])) == {INPUT_FORBIDS_EXTRA}
+    assert rules(check([cls])) == {INPUT_FORBIDS_EXTRA}
 
 
 def test_nested_input_allowing_extra_keys():
@@ -211,11 +233,18 @@ def test_nested_input_allowing_extra_keys():
         x: int = Field(1, description="x")
     args = model("FooPingArgs", ApiInput, inner=(Loose, Field(default_factory=Loose, description="i")))
     cls = service(ping=declare(lambda self, inner: inner, args, ok_result()))
-    violations = check_plugin([cls])
+    violations = check([cls])
     assert rules(violations) == {INPUT_FORBIDS_EXTRA} and "Loose" in violations[0]
 
 
 def test_every_rule_has_a_test():
     tested = {RESULT_ONE_FIELD, MODEL_NAME, MODEL_MODULE, BUILTIN_ROLE, CONFIG_NAMESPACE, JOB_SIGNATURE,
-              FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA}
+              FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, MODEL_BASE}
     assert tested == set(RULES)
+
+
+def test_plain_pydantic_models_are_refused():
+    """What stopped real middlewared at startup: models that are not middlewared's BaseModel."""
+    violations = check_plugin(build_plan())
+    assert rules(violations) == {MODEL_BASE}
+    assert len(violations) == 2 * len(method_names(build_plan()))  # every Args and Result

@@ -12,6 +12,7 @@ from .demo_command import demo
 from .lab_commands import lab_group
 from .lagg_commands import lagg_group
 from .mesh_commands import mesh_group, nic_command
+from .plugin_commands import plugin_group
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -29,6 +30,7 @@ cli.add_command(bench_group)
 cli.add_command(mesh_group)
 cli.add_command(lagg_group)
 cli.add_command(nic_command)
+cli.add_command(plugin_group)
 for command in API_COMMANDS:
     cli.add_command(command)
 

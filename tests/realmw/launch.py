@@ -1,0 +1,88 @@
+"""Start TrueNAS's real middlewared (from an unpacked upstream source tree) with only the plugins a
+test names. Run by the middlewared virtualenv's python, never imported by tengig:
+
+    python launch.py --run-dir DIR --port PORT --version 25.10.6 --plugin tengig_plugin [--plugin datastore]
+
+What is ours (test scaffolding, named as stand-ins) and what is middlewared's:
+- middlewared's own: main.Middleware, its plugin loader (utils/plugins.py load_modules, which takes
+  a whitelist that Middleware never passes), api_method/job, the REST and websocket layers,
+  core.get_methods, jobs, /_plugins/ routes.
+- stand-ins: the native modules with no PyPI package (stubs.py); the paths middlewared hard-codes
+  (/var/run/middleware, /data/manifest.json, /data/freenas-v1.db) moved under --run-dir; a private ``system`` service
+  answering ``system.state`` and ``system.general.get_ui_allowlist``; a ``core.on_connect`` hook
+  that logs connections on the unix socket in as root (TrueNAS does this through SO_PEERCRED and
+  PAM); and ``auth.login_ex`` / ``auth.me`` for TCP clients against one test user and one API key
+  (--user NAME:PASSWORD, --api-key ID-KEY), because TrueNAS's auth plugin needs PAM, its users
+  database and utmp. The models of auth.login_ex are middlewared's own.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import stubs  # noqa: E402,F401  (installs the native-module stand-ins before middlewared imports them)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--run-dir", required=True, type=Path)
+    parser.add_argument("--port", required=True, type=int)
+    parser.add_argument("--version", required=True, help="the TrueNAS version to report, e.g. 25.10.6")
+    parser.add_argument("--plugin", action="append", default=[], help="module names under middlewared.plugins")
+    parser.add_argument("--user", default="truenas_admin:tengig-test", help="NAME:PASSWORD for auth.login_ex")
+    parser.add_argument("--api-key", default="", help="ID-KEY accepted by auth.login_ex API_KEY_PLAIN")
+    return parser.parse_args()
+
+
+def configure_paths(run_dir: Path, version: str) -> None:
+    import middlewared.utils as mw_utils
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    manifest = run_dir / "manifest.json"
+    manifest.write_text(json.dumps({"version": version, "codename": "tengig-test", "buildtime": 0}))
+    mw_utils.MIDDLEWARE_RUN_DIR = str(run_dir)
+    mw_utils.MIDDLEWARE_STARTED_SENTINEL_PATH = str(run_dir / "middlewared-started")
+    mw_utils.MANIFEST_FILE = str(manifest)
+    mw_utils.BOOTREADY = str(run_dir / ".bootready")
+    import middlewared.utils.db as mw_db  # the datastore plugin's sqlite file (/data/freenas-v1.db)
+
+    mw_db.FREENAS_DATABASE = str(run_dir / "freenas-v1.db")
+
+
+def main() -> None:
+    args = parse_args()
+    configure_paths(args.run_dir, args.version)
+
+    import middlewared.main as mw_main
+    from middlewared.utils.plugins import LoadPluginsMixin
+
+    from standins import install_standins
+
+    original_load = LoadPluginsMixin._load_plugins
+
+    def load_only(self, *a, **kw):
+        kw["whitelist"] = [f"middlewared.plugins.{name}" for name in args.plugin]
+        original_load(self, *a, **kw)
+        install_standins(self, args)
+
+    LoadPluginsMixin._load_plugins = load_only
+
+    async def start_tcp_site(self, host):
+        from aiohttp import web
+
+        site = web.TCPSite(self.runner, host, args.port, reuse_address=True)
+        await site.start()
+        return site
+
+    mw_main.Middleware.start_tcp_site = start_tcp_site
+    sys.argv = ["middlewared", "--disable-loop-monitor", "--debug-level", "INFO"]
+    mw_main.main()
+
+
+if __name__ == "__main__":
+    main()

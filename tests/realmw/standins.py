@@ -1,0 +1,93 @@
+"""Stand-ins that real middlewared needs in a test, next to the plugins it loads for real (see launch.py).
+
+Each one replaces a TrueNAS part that cannot run here (PAM, the users database, the system state
+machine) with the smallest thing that answers the same calls; the models they publish are
+middlewared's own, so a client sees TrueNAS's schemas."""
+from __future__ import annotations
+
+import hmac
+
+
+def install_standins(middleware, args) -> None:
+    from middlewared.api import api_method
+    from middlewared.api.current import AuthLoginExArgs, AuthLoginExResult
+    from middlewared.auth import SessionManagerCredentials
+    from middlewared.service import Service, pass_app, private
+
+    username, _, password = args.user.partition(":")
+    api_key = args.api_key
+
+    class TestAdminCredentials(SessionManagerCredentials):
+        """Full admin, as TrueNAS gives root on its unix socket and a FULL_ADMIN user after login."""
+        is_user_session = True
+
+        def __init__(self, name):
+            self.user = {"username": name, "privilege": {"roles": {"FULL_ADMIN"}}}
+
+        def authorize(self, method, resource):
+            return True
+
+        def has_role(self, role):
+            return True
+
+        def dump(self):
+            return {"username": self.user["username"]}
+
+    def log_in(app, name):
+        app.authenticated = True
+        app.authenticated_credentials = TestAdminCredentials(name)
+
+    class SystemService(Service):  # stand-in
+        class Config:
+            namespace = "system"
+            private = True
+
+        @private
+        async def state(self):
+            return "READY"
+
+        @private
+        async def ready(self):
+            return True
+
+    class SystemGeneralService(Service):  # stand-in
+        class Config:
+            namespace = "system.general"
+            private = True
+
+        @private
+        async def get_ui_allowlist(self):
+            return []
+
+    class AuthService(Service):  # stand-in
+        """auth.login_ex for one test user (PASSWORD_PLAIN) and one API key (API_KEY_PLAIN)."""
+
+        class Config:
+            namespace = "auth"
+            cli_namespace = "auth"
+
+        @api_method(AuthLoginExArgs, AuthLoginExResult, cli_private=True, authentication_required=False,
+                    pass_app=True)
+        async def login_ex(self, app, data):
+            mechanism = data["mechanism"]
+            ok = False
+            if mechanism == "PASSWORD_PLAIN":
+                ok = data["username"] == username and hmac.compare_digest(data["password"], password)
+            elif mechanism == "API_KEY_PLAIN" and api_key:
+                ok = data["username"] == username and hmac.compare_digest(data["api_key"], api_key)
+            if not ok:
+                return {"response_type": "AUTH_ERR"}
+            log_in(app, data["username"])
+            return {"response_type": "SUCCESS", "user_info": None, "authenticator": "LEVEL_1"}
+
+    services = [SystemService(middleware), SystemGeneralService(middleware),
+                AuthService(middleware)]
+    for service in services:
+        middleware.add_service(service)
+    middleware._resolve_methods(services, [])
+
+    async def unix_socket_is_root(middleware_, app):
+        if app.origin is not None and app.origin.is_unix_family:
+            log_in(app, "root")
+
+    middleware.register_hook("core.on_connect", unix_socket_is_root)
