@@ -4,7 +4,9 @@
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
 # make wheel: dist/tengig-<version>-py3-none-any.whl, the panel inside (to install tengig elsewhere with pip)
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
-.PHONY: setup demo test bench clean-lab ui-fixtures wheel
+# make iocage-artifact: the TrueNAS CORE jail plugin in dist/iocage (tengig.json and artifact/ with the
+#   tengig wheel), to copy to the NAS as IOCAGE_DIR (default /mnt/tank/tengig-iocage); plugin/iocage/README.md
+.PHONY: setup demo test bench clean-lab ui-fixtures wheel iocage-artifact
 
 setup:
 	@bash scripts/setup.sh
@@ -25,6 +27,10 @@ wheel: setup
 	@rm -rf build dist/tengig-*.whl
 	@.venv/bin/pip wheel -q --no-deps --disable-pip-version-check -w dist .
 	@ls dist/tengig-*-py3-none-any.whl
+
+IOCAGE_DIR ?= /mnt/tank/tengig-iocage
+iocage-artifact: setup
+	@.venv/bin/python scripts/iocage_artifact.py --out dist/iocage --nas-dir "$(IOCAGE_DIR)"
 
 ui-fixtures: setup
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py

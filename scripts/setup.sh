@@ -11,6 +11,7 @@ APT_PACKAGES=(
   iproute2 iputils-ping ethtool procps psmisc util-linux passwd time kmod
   python3 python3-venv                               # the virtualenv (if no other Python 3.11 is present)
   chromium fonts-dejavu-core                          # browser tests of the panel
+  shellcheck                                          # lints every shell script (tests/test_shellcheck.py)
 )
 
 say() { printf '[setup] %s\n' "$*"; }
@@ -32,13 +33,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # Debian's samba package may start its own daemons where systemd runs; tengig uses private ones.
 for svc in smbd nmbd samba-ad-dc; do
-  command -v systemctl >/dev/null 2>&1 && systemctl disable --now "$svc" >/dev/null 2>&1 || true
+  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now "$svc" >/dev/null 2>&1 || true; fi
 done
 
 # Python 3.11 (TrueNAS SCALE's version): the first python3.11 found, else Debian's.
 PY=""
 for cand in "${PYTHON:-}" python3.11 python3 /usr/bin/python3; do
-  [ -n "$cand" ] && command -v "$cand" >/dev/null 2>&1 || continue
+  if [ -z "$cand" ] || ! command -v "$cand" >/dev/null 2>&1; then continue; fi
   if "$cand" -c 'import sys, venv; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then PY=$cand; break; fi
 done
 [ -n "$PY" ] || { echo "setup: no Python 3.11 with venv found" >&2; exit 1; }

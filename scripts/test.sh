@@ -4,7 +4,7 @@
 # serve, so they are in pytest's junit report). Ends with the plain "N passed, N failed" line summed
 # over both runners; exits non-zero if anything failed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=test-output
 mkdir -p "$out"
 rm -f "$out"/pytest.xml "$out"/vitest.json
