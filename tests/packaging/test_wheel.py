@@ -99,6 +99,8 @@ def test_the_wheel_holds_every_template_and_the_built_panel(src, wheel):
         assert any(name.endswith(".js") for name in panel)
         assert {name for name in names if name.startswith("tengig/panel/")} == set(panel)
         assert [name for name, p in panel.items() if zf.read(name) != p.read_bytes()] == []
+        plugin = src / "middleware" / "middlewared_plugin" / "tengig_plugin.py"
+        assert zf.read("tengig/middlewared_plugin/tengig_plugin.py") == plugin.read_bytes()
     outside = [n for n in names if not n.startswith(("tengig/", f"tengig-{__version__}.dist-info/"))]
     assert outside == []
 
@@ -107,6 +109,9 @@ def test_the_venv_imports_its_own_tengig_not_the_checkout(venv):
     probe = "import json, sys, tengig, tengig.panel_files as p; " \
             "print(json.dumps([tengig.__file__, str(p.panel_dir()), sys.path]))"
     tengig_file, panel, path = json.loads(_run([venv / "bin" / "python", "-I", "-c", probe]).stdout)
+    plugin = _run([venv / "bin" / "python", "-I", "-c",
+                   "from tengig.plugin_install import plugin_source; print(plugin_source())"]).stdout.strip()
+    assert Path(plugin) == Path(tengig_file).parent / "middlewared_plugin" / "tengig_plugin.py"
     assert Path(tengig_file).is_relative_to(venv)
     assert Path(panel) == Path(tengig_file).parent / "panel"
     assert [p for p in path if p and Path(p).resolve().is_relative_to(REPO)] == []

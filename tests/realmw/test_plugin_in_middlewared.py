@@ -79,9 +79,44 @@ def test_the_panel_is_served_at_the_plugin_route(truenas):
 @pytest.mark.lab
 def test_midclt_runs_a_job_with_progress_on_the_lab(truenas, shaped_lab):
     done = truenas.midclt("call", "-j", "-jp", "description", "tengig.bench.run",
-                          json.dumps({"kind": "network", "clients": ["desk"], "net_seconds": 1}), timeout=600)
+                          json.dumps({"kind": "net", "clients": ["desk"], "net_seconds": 1}), timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["state"] == "succeeded" if "state" in result else True
-    progress = done.stdout + done.stderr
-    assert "%" in progress
+    # midclt -jp description prints each progress description as the job moves, then the result
+    steps = done.stderr.splitlines()
+    assert "iperf3 desk-nas read 1 stream(s)" in steps and "iperf3 desk-nas write 4 stream(s)" in steps
+    assert steps.index("iperf3 desk-nas read 1 stream(s)") < steps.index("verdict")
+    tests = list(_dicts_with(json.loads(done.stdout), "goodput_bps"))
+    assert len(tests) == 4 and all(t["bytes"] > 0 and 0.9e9 < t["goodput_bps"] < 0.95e9 for t in tests)
+
+
+def _dicts_with(value, key):
+    if isinstance(value, dict):
+        if key in value:
+            yield value
+        for item in value.values():
+            yield from _dicts_with(item, key)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _dicts_with(item, key)
+
+
+AGREEMENT = """
+import json
+from middlewared.api.base import BaseModel
+from tengig.plugin_conformance import check_plugin, rule_of
+from tengig.plugin_spec import build_plan
+print(json.dumps({"with_base": check_plugin(build_plan(model_base=BaseModel)),
+                  "plain": sorted({rule_of(v) for v in check_plugin(build_plan())})}))
+"""
+
+
+def test_the_conformance_check_agrees_with_real_middlewared(truenas):
+    """Inside middlewared's interpreter: the plan middlewared serves (the fixture started it) conforms;
+    the plain-pydantic plan that stopped middlewared at startup (test_installer) is refused, by the
+    rule that names why."""
+    import subprocess
+
+    done = subprocess.run([str(truenas.python), "-c", AGREEMENT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    verdict = json.loads(done.stdout.strip().splitlines()[-1])
+    assert verdict == {"with_base": [], "plain": ["model-base"]}

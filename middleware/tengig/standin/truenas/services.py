@@ -29,6 +29,8 @@ def _models(stem: str, method: str, args: dict[str, tuple[Any, Any]], result: An
     fields = {name: (kind, Field(default, description=name.replace("_", " ")) if default is not ... else
                      Field(description=name.replace("_", " "))) for name, (kind, default) in args.items()}
     accepts = pydantic.create_model(f"{base}Args", __base__=ApiInput, **fields)
+    # type(None), not None: pydantic before 2.11 reads a bare None as "no annotation" (TrueNAS ships 2.9)
+    result = type(None) if result is None else result
     returns = pydantic.create_model(f"{base}Result", __base__=ApiOutput, result=(result, Field(description=what)))
     return accepts, returns
 
