@@ -51,7 +51,7 @@ def test_tengig_call_job_shows_progress_and_the_verdict(served):
     url, key, env = served
     done = subprocess.run(
         [TENGIG, "call", "-u", url, "-K", key, "-j", "tengig.bench.run",
-         json.dumps({"kind": "all", "clients": ["desk"], "repeats": 1, "net_seconds": 1})],
+         json.dumps({"system": "lab", "kind": "all", "clients": ["desk"], "repeats": 1, "net_seconds": 1})],
         env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "tengig.bench.run [" in done.stderr and "100.0%" in done.stderr and "smb read" in done.stderr
@@ -68,10 +68,10 @@ def test_a_second_benchmark_on_the_same_pool_is_busy(served):
     url, key, _ = served
     with Client(url, api_key=key) as first, Client(url, api_key=key) as second:
         first.call("core.set_options", {"legacy_jobs": True})
-        job_id = first.call("tengig.bench.run", {"kind": "net", "net_seconds": 5})
+        job_id = first.call("tengig.bench.run", {"system": "lab", "kind": "net", "net_seconds": 5})
         try:
             with pytest.raises(ClientError) as err:
-                second.call("tengig.bench.smb", {}, job=True)
+                second.call("tengig.bench.smb", {"system": "lab"}, job=True)
             assert err.value.errno == 16  # EBUSY
         finally:
             first.call("core.job_abort", job_id)

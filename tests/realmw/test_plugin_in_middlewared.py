@@ -79,7 +79,7 @@ def test_the_panel_is_served_at_the_plugin_route(truenas):
 @pytest.mark.lab
 def test_midclt_runs_a_job_with_progress_on_the_lab(truenas, shaped_lab):
     done = truenas.midclt("call", "-j", "-jp", "description", "tengig.bench.run",
-                          json.dumps({"kind": "net", "clients": ["desk"], "net_seconds": 1}), timeout=600)
+                          json.dumps({"system": "lab", "kind": "net", "clients": ["desk"], "net_seconds": 1}), timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     # midclt -jp description prints each progress description as the job moves, then the result
     steps = done.stderr.splitlines()

@@ -28,7 +28,9 @@ export const SCENARIOS = {
     await loggedIn(page, ctx)
     await page.click(T('tab-run'))
     await page.waitForSelector(`${T('run-target')} option`, { state: 'attached' })
+    await page.waitForSelector(`${T('run-system')} option`, { state: 'attached' })
     const p = ctx.config.params ?? {}
+    await page.selectOption(T('run-system'), p.system ?? 'lab')  // said, never picked silently
     if (p.repeats) await page.fill(T('run-repeats'), String(p.repeats))
     if (p.netSeconds) await page.fill(T('run-net-seconds'), String(p.netSeconds))
     await page.click(T('run-start'))
@@ -79,7 +81,9 @@ export const SCENARIOS = {
     await loggedIn(page, ctx)
     await page.click(T('tab-run'))
     await page.waitForSelector(`${T('run-target')} option`, { state: 'attached' })
+    await page.waitForSelector(`${T('run-system')} option`, { state: 'attached' })
     const p = ctx.config.params ?? {}
+    await page.selectOption(T('run-system'), p.system ?? 'lab')
     await page.selectOption(T('run-kind'), p.kind ?? 'smb')
     await page.fill(T('run-repeats'), '1')
     await page.click(T('run-start'))

@@ -90,6 +90,10 @@ class BenchReport(BaseModel):
 
 def _clients(system: BenchSystem, req: BenchRunRequest) -> list[str]:
     clients = req.clients or system.default_clients[:1]
+    if not clients and req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing
+        hint = getattr(system, "clients_hint", "") or "name one with clients"
+        raise ValidationError.one("kind", f"{req.kind}: {system.name} has no client host to measure the network and "
+                                  f"SMB from; {hint}")
     for i, c in enumerate(clients):
         if not HOSTNAME_RE.match(c) or c == system.nas or c not in system.default_clients:
             raise ValidationError.one(f"clients.{i}", f"{c!r} is not a client host of {system.name}; "

@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  BenchOutcome, BenchRunRequest, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
+  BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -55,6 +55,11 @@ export class TengigApi {
 
   compare(a: number, b: number): Promise<Comparison> {
     return this.rpc.call(M.resultsCompare, [a, b])
+  }
+
+  /** Where a benchmark can run now, each system with the reason. */
+  benchSystems(): Promise<BenchSystemState[]> {
+    return this.rpc.call(M.benchSystems, [])
   }
 
   /** Starts tengig.bench.run; the answer is the job id (legacy_jobs, the protocol's default). */

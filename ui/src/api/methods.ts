@@ -7,6 +7,7 @@ export const API_METHODS = {
   jobAbort: 'core.job_abort',
   getMethods: 'core.get_methods',
   benchRun: 'tengig.bench.run',
+  benchSystems: 'tengig.bench.systems',
   resultsQuery: 'tengig.results.query',
   resultsGet: 'tengig.results.get',
   resultsCompare: 'tengig.results.compare',

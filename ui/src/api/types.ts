@@ -59,7 +59,18 @@ export interface Verdict {
   summary: string
 }
 
+/** Where a benchmark measures (tengig.bench.run's request.system). */
+export type BenchSystemName = 'local' | 'truenas' | 'lab'
+
+/** tengig.bench.systems: each system with whether it can be measured now and why. */
+export interface BenchSystemState {
+  name: BenchSystemName
+  usable: boolean
+  reason: string
+}
+
 export interface BenchRunRequest {
+  system?: BenchSystemName | null
   kind?: RunKind
   target?: string
   clients?: string[]

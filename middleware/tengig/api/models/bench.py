@@ -12,6 +12,10 @@ HOST_PATTERN = r"^[a-z][a-z0-9]{0,9}$"
 
 
 class TenGigBenchRequest(ApiInput):
+    system: Literal["local", "truenas", "lab"] | None = Field(
+        None, description="Where to measure: 'local' (this machine is the NAS: its own pool), 'lab' (the embedded "
+        "lab), 'truenas' (a TrueNAS over its API); null: this machine if it has a ZFS pool, never the lab "
+        "(tengig.bench.systems says what can be measured here and why).")
     target: str = Field(DEFAULT_TARGET, description="Target disk to beat (a name from tengig.targets.query).")
     clients: list[str] = Field(default_factory=list, max_length=8,
                                description="Client hosts that run iperf3 and smbclient (default: the first client).")
@@ -67,3 +71,18 @@ class TenGigBenchSmbArgs(TenGigBenchPoolArgs):
 
 class TenGigBenchSmbResult(TenGigBenchRunResult):
     pass
+
+
+class TenGigBenchSystemState(ApiOutput):
+    name: Literal["local", "truenas", "lab"] = Field(description="The system, as tengig.bench.run's request.system.")
+    usable: bool = Field(description="Whether it can be measured now.")
+    reason: str = Field(description="What was found: this machine's kind and pools, the lab's hosts, or why not.")
+
+
+class TenGigBenchSystemsArgs(ApiInput):
+    pass
+
+
+class TenGigBenchSystemsResult(ApiOutput):
+    result: list[TenGigBenchSystemState] = Field(description="local, truenas and lab, each with whether it can be "
+                                                             "measured now and why.")

@@ -1,29 +1,24 @@
 """tengig.bench: the benchmark suite as abortable jobs with progress (one per pool at a time: EBUSY).
 
-Where it measures: the lab (the embedded default) when tengig serves outside TrueNAS. The job's
-progress carries the latest live sample (phase, bytes/s) in `extra`, for the panel's chart."""
+Where it measures is the request's ``system``, resolved in one place (tengig.systems): this machine
+when it is the NAS, the lab only when named. The job's progress carries the latest live sample
+(phase, bytes/s) in `extra`, for the panel's chart."""
 from __future__ import annotations
 
 import threading
 from typing import Any
 
 from ...bench.suite import BenchRunRequest, run_and_record
-from ...errors import ValidationError
-from ...lab import Lab
-from ...lab.bench_adapter import LabBenchSystem
 from ...results import ResultStore
+from ...systems import bench_system, describe_systems
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.bench import (
     TenGigBenchNetworkArgs, TenGigBenchNetworkResult, TenGigBenchPoolArgs, TenGigBenchPoolResult,
-    TenGigBenchRunArgs, TenGigBenchRunResult, TenGigBenchSmbArgs, TenGigBenchSmbResult,
+    TenGigBenchRunArgs, TenGigBenchRunResult, TenGigBenchSmbArgs, TenGigBenchSmbResult, TenGigBenchSystemsArgs,
+    TenGigBenchSystemsResult,
 )
 from ..service import Service
-
-
-def lab_system() -> LabBenchSystem:
-    """The embedded default: the lab that is up (LabError "no lab is up" otherwise)."""
-    return LabBenchSystem(Lab())
 
 
 def _pool_lock(params: list[Any]) -> str:
@@ -38,17 +33,14 @@ class TenGigBenchService(Service):
         namespace = "tengig.bench"
         cli_namespace = "tengig.bench"
 
-    # Where benchmarks run; the seam a host (or a test) sets: the lab today, a TrueNAS or plain Linux later.
-    _system_factory = staticmethod(lab_system)
+    # Where benchmarks run: (system, pool) -> BenchSystem; the one resolver (a test may set another).
+    _system_factory = staticmethod(bench_system)
 
     def _run(self, job, request: dict[str, Any], kind: str) -> dict[str, Any]:
         cancel = threading.Event()
         job.on_abort(cancel.set)  # the runner kills the running tool; cleanup still runs
         with api_errors(prefix="request"):
-            system = self._system_factory()
-            pool = request.pop("pool", None)
-            if pool not in (None, system.pool):
-                raise ValidationError.one("pool", f"{pool!r} is not a pool of {system.name}; use {system.pool!r}")
+            system = self._system_factory(request.pop("system", None), request.pop("pool", None))
             req = BenchRunRequest(**{**request, "kind": kind})
             store = ResultStore()
             run_id, report = run_and_record(
@@ -59,6 +51,11 @@ class TenGigBenchService(Service):
         verdict = report.verdict
         return {"run_id": run_id, "summary": verdict.summary if verdict else "", "report": report.model_dump(mode="json"),
                 "verdict": verdict.model_dump(mode="json") if verdict else None}
+
+    @api_method(TenGigBenchSystemsArgs, TenGigBenchSystemsResult, roles=["READONLY_ADMIN"])
+    def systems(self) -> list[dict[str, Any]]:
+        """Where a benchmark can run now (local, truenas, lab), each with the reason."""
+        return describe_systems()
 
     @api_method(TenGigBenchRunArgs, TenGigBenchRunResult, roles=["FULL_ADMIN"])
     @job(lock=_pool_lock, lock_queue_size=0, abortable=True)

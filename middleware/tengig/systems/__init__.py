@@ -1,0 +1,9 @@
+"""Where tengig acts, decided in one place: ``local`` (tengig runs on the NAS itself: TrueNAS SCALE or
+CORE, or plain Linux or FreeBSD with a ZFS pool), ``truenas`` (a TrueNAS reached over its API) or
+``lab`` (the embedded lab, only when named). ``this_machine()`` says what the local machine is and
+why; ``resolve.bench_system()`` turns a request's ``system`` into the BenchSystem the benchmarks
+measure. Nothing chooses the lab silently: with nothing usable, the error says how to choose."""
+from .local import LocalFacts, this_machine
+from .resolve import SYSTEMS, SystemName, bench_system, describe_systems
+
+__all__ = ["LocalFacts", "SYSTEMS", "SystemName", "bench_system", "describe_systems", "this_machine"]

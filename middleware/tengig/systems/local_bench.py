@@ -1,0 +1,89 @@
+"""This machine as the NAS under test (system ``local``): programs run here, on its own pool, with its
+own ARC counters. The pool is measured here; what crosses the network (iperf3, SMB) needs a client
+on another machine, which joins the NAS's bench session (not in this version), so those kinds are
+refused with the way to measure them today."""
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import ValidationError
+from ..runner import Completed, Runner
+from .local import LocalFacts
+
+NAS_NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+
+
+class LocalHosts:
+    """bench.hosts.Hosts for one machine: the NAS is here, and it is the only host."""
+
+    def __init__(self, nas: str, runner: Runner | None = None, log_dir: Path | None = None):
+        self.nas = nas
+        self.runner = runner or Runner()
+        self.log_dir = log_dir or Path("/run/tengig/bench")
+
+    def _here(self, host: str) -> None:
+        if host != self.nas:
+            raise ValidationError.one("clients", f"{host!r} is another machine: system 'local' runs programs only on "
+                                      f"this NAS ({self.nas})")
+
+    def run(self, host: str, argv: Sequence[str], *, timeout: float, **kwargs) -> Completed:
+        self._here(host)
+        kwargs.pop("netns_mode", None)
+        return self.runner.run(argv, timeout=timeout, **kwargs)
+
+    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
+        self._here(host)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_dir / f"{log_name}.log", "ab")  # noqa: SIM115 (the child owns it)
+        return subprocess.Popen(list(argv), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+
+
+def nas_name() -> str:
+    short = socket.gethostname().split(".")[0].lower()
+    return short if NAS_NAME_RE.fullmatch(short) else "nas"
+
+
+class LocalBenchSystem:
+    """bench.suite.BenchSystem for the machine tengig runs on."""
+
+    name = "local"
+    clients_hint = ("the network and SMB are measured from a client on another machine, which joins the NAS's bench "
+                    "session (not in this version of tengig): measure them on the lab with --system lab")
+
+    def __init__(self, facts: LocalFacts, pool: str, runner: Runner | None = None):
+        self.facts = facts
+        self.nas = nas_name()
+        self.pool = pool
+        self.default_clients: list[str] = []
+        self.runner = runner or Runner()
+        self.hosts = LocalHosts(self.nas, self.runner)
+
+    def storage(self, ctx):
+        from ..backends.linux.zfs import ZfsCli
+
+        return ZfsCli(ctx, self.nas)
+
+    def _needs_a_client(self):
+        raise ValidationError.one("kind", f"system 'local' measures this NAS's pool; {self.clients_hint}")
+
+    def smb(self):
+        self._needs_a_client()
+
+    def smb_mounted(self):
+        self._needs_a_client()
+
+    def link(self, client: str):
+        self._needs_a_client()
+
+    def mtus(self, client: str) -> dict[str, int]:
+        return {}
+
+    def environment(self):
+        from ..results.environment import collect_environment
+
+        return collect_environment(self.runner, dataset=self.pool, netns=None)

@@ -1,0 +1,74 @@
+"""The one place that turns a request's ``system`` into something to act on. Every service and the
+CLI call it; nothing else picks a system. ``None`` means "this machine, if it is a NAS": never the lab.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from ..errors import ValidationError
+from ..runner import Runner
+from .local import LocalFacts, this_machine
+
+SystemName = Literal["local", "truenas", "lab"]
+SYSTEMS: tuple[str, ...] = ("local", "truenas", "lab")
+HOW_TO_CHOOSE = ("choose one: --system lab after `tengig lab up` (the embedded lab), --system local --pool NAME on "
+                 "a NAS with a ZFS pool, or run tengig on the NAS itself")
+
+
+def _lab_state() -> str:
+    from ..lab import Lab
+
+    try:
+        state = Lab().require_up()
+    except Exception as exc:  # any reason the lab is not usable is said, not raised
+        return f"not up ({exc})"
+    return "up: " + ", ".join(state.spec.hosts)
+
+
+def describe_systems(runner: Runner | None = None) -> list[dict[str, str | bool]]:
+    """Each system with whether it can be measured now and why (for the panel and `tengig bench systems`)."""
+    facts = this_machine(runner)
+    lab = _lab_state()
+    return [
+        {"name": "local", "usable": bool(facts.pools), "reason": facts.describe()},
+        {"name": "truenas", "usable": False,
+         "reason": "benchmarks of a TrueNAS over its API need tengig on the NAS (system local) or as its app"},
+        {"name": "lab", "usable": lab.startswith("up"), "reason": f"the embedded lab is {lab}"},
+    ]
+
+
+def _local(facts: LocalFacts, pool: str | None, named: bool):
+    from .local_bench import LocalBenchSystem
+
+    if not facts.pools:
+        lead = ("system 'local': this machine" if named else
+                "no system was named, and this machine")
+        raise ValidationError.one("system", f"{lead} ({facts.flavour}: {facts.reason}) has no ZFS pool to measure "
+                                  f"({facts.pools_error or 'zpool list shows none'}); {HOW_TO_CHOOSE}")
+    if pool is None:
+        if len(facts.pools) > 1:
+            raise ValidationError.one("pool", f"this machine has {len(facts.pools)} pools ({', '.join(facts.pools)}); "
+                                      "name the one to measure (--pool NAME)")
+        pool = facts.pools[0]
+    elif pool not in facts.pools:
+        raise ValidationError.one("pool", f"{pool!r} is not a pool of this machine; its pools: {', '.join(facts.pools)}")
+    return LocalBenchSystem(facts, pool)
+
+
+def bench_system(system: str | None, pool: str | None = None, *, runner: Runner | None = None):
+    """The BenchSystem for ``system`` (None: this machine if it has a pool). Raises ValidationError on
+    ``system`` or ``pool`` saying how to choose."""
+    if system == "lab":
+        from ..lab import Lab
+        from ..lab.bench_adapter import LabBenchSystem
+
+        lab_system = LabBenchSystem(Lab())
+        if pool not in (None, lab_system.pool):
+            raise ValidationError.one("pool", f"{pool!r} is not the lab's pool; use {lab_system.pool!r}")
+        return lab_system
+    if system == "truenas":
+        raise ValidationError.one("system", "benchmarks of a TrueNAS over its API need tengig on the NAS: install "
+                                  "it there (tengig plugin install, or the app) and use system 'local'")
+    if system not in (None, "local"):
+        raise ValidationError.one("system", f"{system!r} is not a system; use one of {', '.join(SYSTEMS)}")
+    return _local(this_machine(runner), pool, named=system == "local")
