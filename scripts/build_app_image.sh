@@ -14,6 +14,9 @@ PYTHON=${PYTHON:-.venv/bin/python}
 UI_DIST=${UI_DIST:-ui/dist}
 SUITE=bookworm
 # python3.11 as on TrueNAS 25.x; the tools tengig runs (fio, iperf3, smbclient, ip/tc, ethtool, ping, sysctl).
+# Not here: zfs/zpool (contrib, and they must match the NAS's kernel module; the app reaches pools through
+# middlewared) and smbd/smbstatus (the NAS's own Samba runs on the host).
+# Manual pages, info, translations and documentation other than the copyright files are left out (dpkg).
 IMAGE_PACKAGES=python3,python3-venv,ca-certificates,iperf3,fio,smbclient,iproute2,ethtool,iputils-ping,procps
 PREFIX=/opt/tengig
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' middleware/tengig/__init__.py)
@@ -51,6 +54,9 @@ cp requirements.lock "$WORK/wheels/"
 
 say "rootfs: mmdebstrap $SUITE (minbase) with $IMAGE_PACKAGES"
 timeout 1800 mmdebstrap --quiet --variant=minbase --include="$IMAGE_PACKAGES" \
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+  --dpkgopt='path-include=/usr/share/doc/*/copyright' \
   --customize-hook="mkdir -p \"\$1/tmp/wheels\"" \
   --customize-hook="copy-in $WORK/wheels/. /tmp/wheels" \
   --customize-hook="chroot \"\$1\" python3 -m venv $PREFIX/venv" \
