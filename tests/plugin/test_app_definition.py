@@ -1,6 +1,6 @@
 """tengig's SCALE app (`tengig app compose`), checked by TrueNAS's own code: the app.create body against
-middlewared 25.10.6's real ``AppCreateArgs`` (as middlewared accepts a call's params), the compose file
-with middlewared's custom-app check (``validate_payload``: ``docker compose config`` on it), and the
+the real ``AppCreateArgs`` of middlewared 25.10.6 and 25.04.2.6 (as middlewared accepts a call's
+params), the compose file with 25.10.6's custom-app check (``validate_payload``: ``docker compose config`` on it), and the
 rendered YAML read back with PyYAML (middlewared's venv) for what the app must do.
 
 middlewared runs in its own interpreter (tests/realmw/harness.py); a script gets the payload on stdin.
@@ -22,7 +22,7 @@ import pytest
 from tengig.app_compose import AppSettings, app_create_body, render_compose
 from tengig.cli.main import main as tengig_main
 
-from ..realmw.harness import MiddlewaredSystem, cache_root, middlewared_build
+from ..realmw.harness import SCALE_VERSIONS, MiddlewaredSystem, cache_root, middlewared_build
 
 HERE = Path(__file__).resolve().parent
 COMPOSE_LOCK = HERE / "requirements-compose.lock"
@@ -67,10 +67,27 @@ exec "{compose}" "$@"
 """
 
 
+_interpreters: dict[str, Path] = {}
+
+
+def interpreter_of(version: str, tmp_path_factory) -> Path:
+    """middlewared ``version``'s interpreter, made once per test session."""
+    if version not in _interpreters:
+        system = MiddlewaredSystem(middlewared_build(version), tmp_path_factory.mktemp(f"truenas-{version}"))
+        _interpreters[version] = system.python
+    return _interpreters[version]
+
+
+@pytest.fixture(scope="module", params=SCALE_VERSIONS)
+def any_middlewared_python(request, tmp_path_factory) -> Path:
+    """Each SCALE release's middlewared (25.10.6, 25.04.2.6): app.create's model."""
+    return interpreter_of(request.param, tmp_path_factory)
+
+
 @pytest.fixture(scope="module")
 def middlewared_python(tmp_path_factory) -> Path:
-    system = MiddlewaredSystem(middlewared_build("25.10.6"), tmp_path_factory.mktemp("truenas-25.10.6"))
-    return system.python
+    """middlewared 25.10.6: the release whose custom-app check runs docker compose."""
+    return interpreter_of("25.10.6", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +133,9 @@ def default_settings(**overrides) -> AppSettings:
 
 # -- middlewared's app.create model ------------------------------------------------------------------
 
-def test_app_create_body_is_accepted_by_middlewared(middlewared_python):
+def test_app_create_body_is_accepted_by_middlewared(any_middlewared_python):
     body = app_create_body(default_settings())
-    result = middlewared_check(middlewared_python, body)
+    result = middlewared_check(any_middlewared_python, body)
     assert result["ok"], result
     params = result["params"]
     assert params["custom_app"] is True
@@ -132,14 +149,14 @@ def test_app_create_body_is_accepted_by_middlewared(middlewared_python):
     ({"custom_app": "sometimes"}, "app_create.custom_app"),
     ({"compose": "services: {}"}, "app_create.compose"),       # a key app.create does not have
 ])
-def test_a_wrong_body_is_refused_by_the_same_model(middlewared_python, broken, field):
+def test_a_wrong_body_is_refused_by_the_same_model(any_middlewared_python, broken, field):
     body = app_create_body(default_settings())
     for key, value in broken.items():
         if value is None:
             del body[key]
         else:
             body[key] = value
-    result = middlewared_check(middlewared_python, body)
+    result = middlewared_check(any_middlewared_python, body)
     assert not result["ok"]
     assert field in [attribute for attribute, _ in result["errors"]], result
 
