@@ -62,9 +62,12 @@ timeout 1800 mmdebstrap --quiet --variant=minbase --include="$IMAGE_PACKAGES" \
   --customize-hook="chroot \"\$1\" python3 -m venv $PREFIX/venv" \
   --customize-hook="chroot \"\$1\" env -i PATH=/usr/bin:/bin $PREFIX/venv/bin/pip install -q --disable-pip-version-check --no-index \
 --find-links /tmp/wheels -c /tmp/wheels/requirements.lock /tmp/wheels/$(basename "$wheel")" \
+  --customize-hook="chroot \"\$1\" dpkg-query -W -f '\${Package}=\${Version}\n' >\"\$1$PREFIX/debian-packages.txt\"" \
   --customize-hook="rm -rf \"\$1/tmp/wheels\" \"\$1\"/var/cache/apt/archives/*.deb \"\$1\"/var/lib/apt/lists/*" \
   "$SUITE" "$ROOTFS" || die "mmdebstrap failed (above)"
 [ -x "$ROOTFS$PREFIX/venv/bin/tengig" ] || die "the root filesystem has no $PREFIX/venv/bin/tengig"
+say "in it: $(wc -l <"$ROOTFS$PREFIX/debian-packages.txt") Debian packages (listed in $PREFIX/debian-packages.txt), \
+$(grep -E '^(python3.11|iperf3|fio|smbclient|iproute2|ethtool)=' "$ROOTFS$PREFIX/debian-packages.txt" | tr '\n' ' ')"
 
 # The panel: the wheel's own copy (tengig/panel/) when it has one, else the checkout's build.
 packaged=$(ls -d "$ROOTFS$PREFIX"/venv/lib/python3*/site-packages/tengig/panel 2>/dev/null || true)

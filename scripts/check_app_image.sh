@@ -70,6 +70,10 @@ key=$("${PODMAN[@]}" exec "$NAME" "$IN_IMAGE" apikey create app-check 2>/dev/nul
 [ -f "$work/data/apikeys.sqlite3" ] || die "the key database is not on the host volume"
 say "API key made inside the container (tengig apikey create); its database is on the host volume"
 
+health=$("${PODMAN[@]}" exec "$NAME" "$IN_IMAGE" call --timeout 5 core.ping) || die "the healthcheck command failed"
+[ "$health" = pong ] || die "the healthcheck command answered $health"
+say "the compose healthcheck (tengig call core.ping on the container's unix socket, as root): $health"
+
 pong=$(api core.ping) || die "core.ping failed"
 [ "$pong" = pong ] || die "core.ping answered $pong"
 say "core.ping over ws://127.0.0.1:$port/api/current with that key: $pong"

@@ -271,3 +271,8 @@ def test_template_is_package_data():
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert '"tengig" = ["app/templates/*.j2"]' in pyproject
     assert (Path(__file__).resolve().parents[2] / "middleware/tengig/app/templates/compose.yaml.j2").is_file()
+
+
+def test_the_example_in_plugin_app_is_the_current_rendering():
+    example = Path(__file__).resolve().parents[2] / "plugin" / "app" / "compose.example.yaml"
+    assert example.read_text() == render_compose(default_settings())
