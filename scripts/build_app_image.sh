@@ -2,16 +2,15 @@
 # The image of tengig's SCALE app (`make app-image`), from Debian packages and PyPI only, no container
 # registry: mmdebstrap makes a minimal Debian 12 root filesystem with the tools tengig measures with,
 # a virtualenv in it gets the tengig wheel and its dependencies pinned by requirements.lock, and
-# `podman import` turns the tree into the image tengig:VERSION. Also writes build/app-image/
+# `podman import` turns the tree into the image tengig:VERSION. Also writes dist/app-image/
 # tengig-VERSION.docker.tar for `docker load` on the NAS. As root on Debian 12 (x86_64, like the NAS).
 #
-# Inputs (environment): PYTHON (default .venv/bin/python: builds the wheel and downloads dependencies),
-# UI_DIST (default ui/dist: the built panel, used when the wheel does not carry tengig/panel/).
+# PYTHON (default .venv/bin/python) builds the wheel (with the panel: ui/dist must be built, `make setup`)
+# and downloads the dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-.venv/bin/python}
-UI_DIST=${UI_DIST:-ui/dist}
 SUITE=bookworm
 # python3.11 as on TrueNAS 25.x; the tools tengig runs (fio, iperf3, smbclient, ip/tc, ethtool, ping, sysctl).
 # Not here: zfs/zpool (contrib, and they must match the NAS's kernel module; the app reaches pools through
@@ -21,7 +20,7 @@ IMAGE_PACKAGES=python3,python3-venv,ca-certificates,iperf3,fio,smbclient,iproute
 PREFIX=/opt/tengig
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' middleware/tengig/__init__.py)
 IMAGE=tengig:$VERSION
-WORK=build/app-image
+WORK=dist/app-image
 ROOTFS=$WORK/rootfs
 
 say() { printf '[app-image] %s\n' "$*"; }
@@ -45,8 +44,11 @@ rm -rf "$WORK"
 mkdir -p "$WORK/wheels"
 
 say "wheel: pip wheel --no-deps ."
+rm -rf build  # as `make wheel`: setuptools would reuse build/lib, with modules deleted since
 timeout 600 "$PYTHON" -m pip wheel -q --disable-pip-version-check --no-deps -w "$WORK/wheels" .
 wheel=$(ls "$WORK"/wheels/tengig-"$VERSION"-*.whl)
+"$PYTHON" -c 'import sys, zipfile; sys.exit("tengig/panel/index.html" not in zipfile.ZipFile(sys.argv[1]).namelist())' \
+  "$wheel" || die "$wheel has no panel (tengig/panel/index.html)"
 say "dependencies: pinned by requirements.lock, binary wheels for this machine's Python and platform"
 timeout 600 "$PYTHON" -m pip download -q --disable-pip-version-check --only-binary=:all: \
   -c requirements.lock -d "$WORK/wheels" "$wheel"
@@ -69,22 +71,12 @@ timeout 1800 mmdebstrap --quiet --variant=minbase --include="$IMAGE_PACKAGES" \
 say "in it: $(wc -l <"$ROOTFS$PREFIX/debian-packages.txt") Debian packages (listed in $PREFIX/debian-packages.txt), \
 $(grep -E '^(python3.11|iperf3|fio|smbclient|iproute2|ethtool)=' "$ROOTFS$PREFIX/debian-packages.txt" | tr '\n' ' ')"
 
-# The panel: the wheel's own copy (tengig/panel/) when it has one, else the checkout's build.
-packaged=$(ls -d "$ROOTFS$PREFIX"/venv/lib/python3*/site-packages/tengig/panel 2>/dev/null || true)
-if [ -n "$packaged" ] && [ -f "$packaged/index.html" ]; then
-  ln -s "${packaged#"$ROOTFS"}" "$ROOTFS$PREFIX/panel"
-  say "panel: the wheel's ${packaged#"$ROOTFS"}"
-else
-  [ -f "$UI_DIST/index.html" ] || die "the wheel has no panel and $UI_DIST/index.html is missing: run \`make setup\`"
-  cp -r "$UI_DIST" "$ROOTFS$PREFIX/panel"
-  say "panel: $UI_DIST (the wheel has none)"
-fi
 mkdir -p "$ROOTFS/var/lib/tengig" "$ROOTFS/run/tengig"
 
 say "image: podman import -> $IMAGE"
 podman rmi -f "$IMAGE" >/dev/null 2>&1 || true
 tar --numeric-owner -C "$ROOTFS" -c . | podman import \
-  --change "CMD [\"$PREFIX/venv/bin/tengig\", \"serve\", \"--host\", \"0.0.0.0\", \"--port\", \"8610\", \"--ui-dir\", \"$PREFIX/panel\"]" \
+  --change "CMD [\"$PREFIX/venv/bin/tengig\", \"serve\", \"--host\", \"0.0.0.0\", \"--port\", \"8610\"]" \
   --change "ENV PATH=$PREFIX/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
   --change "ENV LANG=C.UTF-8" \
   --change "EXPOSE 8610" \

@@ -57,7 +57,7 @@ start=$SECONDS
   -v "$work/data:/var/lib/tengig" -v "$work/truenas-api-key:/run/secrets/truenas_api_key:ro" \
   -e TENGIG_DB=/var/lib/tengig/results.sqlite3 -e TENGIG_TRUENAS_URL="$truenas_url" \
   -e TENGIG_TRUENAS_API_KEY_FILE=/run/secrets/truenas_api_key \
-  "$IMAGE" "$IN_IMAGE" serve --host 127.0.0.1 --port "$port" --ui-dir /opt/tengig/panel >/dev/null
+  "$IMAGE" "$IN_IMAGE" serve --host 127.0.0.1 --port "$port" >/dev/null
 for _ in $(seq 120); do
   "${PODMAN[@]}" logs "$NAME" 2>&1 | grep -q 'tengig serving on' && break
   [ "$("${PODMAN[@]}" inspect --format '{{.State.Running}}' "$NAME")" = true ] || break
@@ -78,14 +78,17 @@ pong=$(api core.ping) || die "core.ping failed"
 [ "$pong" = pong ] || die "core.ping answered $pong"
 say "core.ping over ws://127.0.0.1:$port/api/current with that key: $pong"
 
-"$PYTHON" - "$port" "$("${PODMAN[@]}" exec "$NAME" sha256sum /opt/tengig/panel/index.html | cut -d' ' -f1)" <<'EOF' || die "GET / did not serve the panel"
+panel_index=$("${PODMAN[@]}" exec "$NAME" /opt/tengig/venv/bin/python -c \
+  'from tengig.panel_files import panel_dir; print(panel_dir() / "index.html")')
+"$PYTHON" - "$port" "$("${PODMAN[@]}" exec "$NAME" sha256sum "$panel_index" | cut -d' ' -f1)" "$panel_index" <<'EOF' \
+  || die "GET / did not serve the panel"
 import hashlib, sys, urllib.request
-port, want = sys.argv[1], sys.argv[2]
+port, want, where = sys.argv[1:4]
 with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
     body, kind = response.read(), response.headers.get("Content-Type", "")
 got = hashlib.sha256(body).hexdigest()
 assert response.status == 200 and kind.startswith("text/html") and got == want, (response.status, kind, got, want)
-print(f"[app-check] GET / -> {response.status} {kind}, {len(body)} bytes, the image's panel index.html (sha256 {got[:12]})")
+print(f"[app-check] GET / -> {response.status} {kind}, {len(body)} bytes: the wheel's panel, {where} (sha256 {got[:12]})")
 EOF
 
 local_nics=$(api tengig.nic.query '{"system": "local"}') || die "tengig.nic.query local failed"

@@ -30,8 +30,7 @@ DEFAULT_IMAGE = f"tengig:{__version__}"
 # middlewared's own TCP listener: loopback, so API keys count as used over a secure transport.
 DEFAULT_TRUENAS_URL = "ws://127.0.0.1:6000/api/current"
 CONTAINER_DATA_DIR = "/var/lib/tengig"
-IMAGE_TENGIG = "/opt/tengig/venv/bin/tengig"  # where scripts/build_app_image.sh installs it
-IMAGE_PANEL_DIR = "/opt/tengig/panel"
+IMAGE_TENGIG = "/opt/tengig/venv/bin/tengig"  # where scripts/build_app_image.sh installs it (the panel inside)
 SECRET_NAME = "truenas_api_key"
 STOP_GRACE_SECONDS = 15  # tengig serve aborts running jobs and waits up to 10 s for them
 # app.create's app_name rule (middlewared AppCreateArgs).
@@ -87,8 +86,8 @@ class AppSettings(BaseModel):
 
 
 def serve_command(port: int) -> list[str]:
-    """What the container runs: the API and the panel on every address of the NAS."""
-    return [IMAGE_TENGIG, "serve", "--host", "0.0.0.0", "--port", str(port), "--ui-dir", IMAGE_PANEL_DIR]
+    """What the container runs: the API and the panel (the wheel's own) on every address of the NAS."""
+    return [IMAGE_TENGIG, "serve", "--host", "0.0.0.0", "--port", str(port)]
 
 
 def healthcheck_command() -> list[str]:

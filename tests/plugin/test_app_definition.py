@@ -198,8 +198,7 @@ def test_rendered_yaml_runs_tengig_serve_on_the_host_network(middlewared_python)
     assert service["image"] == "tengig:0.1.0" and service["pull_policy"] == "never"
     assert service["network_mode"] == "host"
     assert "ports" not in service  # host networking publishes nothing
-    assert service["command"] == ["/opt/tengig/venv/bin/tengig", "serve", "--host", "0.0.0.0", "--port", "8642",
-                                  "--ui-dir", "/opt/tengig/panel"]
+    assert service["command"] == ["/opt/tengig/venv/bin/tengig", "serve", "--host", "0.0.0.0", "--port", "8642"]
     assert service["volumes"] == [{"type": "bind", "source": "/mnt/tank/apps/tengig", "target": "/var/lib/tengig",
                                    "bind": {"create_host_path": True}}]
     assert service["environment"]["TENGIG_DB"] == "/var/lib/tengig/results.sqlite3"
