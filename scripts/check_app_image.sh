@@ -45,7 +45,8 @@ api() { TENGIG_API_KEY="$key" timeout 60 "$TENGIG" call -u "ws://127.0.0.1:$port
 PYTHONPATH=middleware "$PYTHON" -m tengig.standin.truenas --version 25.10 --port 0 >"$work/standin.out" 2>&1 &
 standin_pid=$!
 for _ in $(seq 60); do grep -q '^api_key: ' "$work/standin.out" && break; sleep 0.5; done
-truenas_url=$(sed -n 's/^url: //p' "$work/standin.out")
+# Without the path, as the app's default (ws://127.0.0.1:6000): the client finds /api/current by itself.
+truenas_url=$(sed -n 's|^url: \(ws://[^/]*\)/.*|\1|p' "$work/standin.out")
 [ -n "$truenas_url" ] || die "the stand-in TrueNAS did not start: $(cat "$work/standin.out")"
 install -m 600 /dev/null "$work/truenas-api-key"
 sed -n 's/^api_key: //p' "$work/standin.out" >"$work/truenas-api-key"
@@ -93,7 +94,7 @@ EOF
 
 local_nics=$(api tengig.nic.query '{"system": "local"}') || die "tengig.nic.query local failed"
 truenas_nics=$(api tengig.nic.query '{"system": "truenas"}') || die "tengig.nic.query truenas failed"
-"$PYTHON" - "$local_nics" "$truenas_nics" <<'EOF' || die "the NIC lists are wrong"
+TRUENAS_URL=$truenas_url "$PYTHON" - "$local_nics" "$truenas_nics" <<'EOF' || die "the NIC lists are wrong"
 import json, os, sys
 local, truenas = (json.loads(arg) for arg in sys.argv[1:3])
 names = lambda nics: [nic["name"] for nic in nics]
@@ -101,7 +102,7 @@ host = sorted(os.listdir("/sys/class/net"))
 assert set(names(local)) == set(host) - {"lo"}, (names(local), host)
 assert truenas, truenas
 print(f"[app-check] tengig.nic.query local (host network): {names(local)}; this machine: {host}")
-print(f"[app-check] tengig.nic.query truenas (stand-in, key from the file): {names(truenas)}")
+print(f"[app-check] tengig.nic.query truenas (stand-in at {os.environ['TRUENAS_URL']}, key from the file): {names(truenas)}")
 EOF
 
 stop_start=$SECONDS

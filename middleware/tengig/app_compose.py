@@ -27,8 +27,9 @@ from . import __version__
 DEFAULT_PORT = 8610
 DEFAULT_APP_NAME = "tengig"
 DEFAULT_IMAGE = f"tengig:{__version__}"
-# middlewared's own TCP listener: loopback, so API keys count as used over a secure transport.
-DEFAULT_TRUENAS_URL = "ws://127.0.0.1:6000/api/current"
+# middlewared's own TCP listener: loopback, so API keys count as used over a secure transport. No path:
+# tengig's client tries /api/current (25.04+), then the legacy /websocket (24.10).
+DEFAULT_TRUENAS_URL = "ws://127.0.0.1:6000"
 CONTAINER_DATA_DIR = "/var/lib/tengig"
 IMAGE_TENGIG = "/opt/tengig/venv/bin/tengig"  # where scripts/build_app_image.sh installs it (the panel inside)
 SECRET_NAME = "truenas_api_key"

@@ -202,7 +202,7 @@ def test_rendered_yaml_runs_tengig_serve_on_the_host_network(middlewared_python)
     assert service["volumes"] == [{"type": "bind", "source": "/mnt/tank/apps/tengig", "target": "/var/lib/tengig",
                                    "bind": {"create_host_path": True}}]
     assert service["environment"]["TENGIG_DB"] == "/var/lib/tengig/results.sqlite3"
-    assert service["environment"]["TENGIG_TRUENAS_URL"] == "ws://127.0.0.1:6000/api/current"
+    assert service["environment"]["TENGIG_TRUENAS_URL"] == "ws://127.0.0.1:6000"  # the client finds the protocol
 
 
 def test_the_api_key_travels_as_a_file_only(middlewared_python, tmp_path):

@@ -26,7 +26,7 @@ def app_group() -> None:
 @click.option("--image", default=None, help="Image to run  [default: tengig:VERSION, from `make app-image`]")
 @click.option("--app-name", default="tengig", show_default=True, help="The app's name in TrueNAS.")
 @click.option("--truenas-url", default=None,
-              help="middlewared as seen from the NAS  [default: ws://127.0.0.1:6000/api/current]")
+              help="middlewared as seen from the NAS  [default: ws://127.0.0.1:6000: /api/current, else the legacy /websocket of 24.10]")
 @click.option("--format", "output_format", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="yaml: the compose file (Install via YAML); json: the body of app.create.")
 def app_compose(api_key_file: str, data_dir: str | None, port: int, image: str | None, app_name: str,
