@@ -6,7 +6,9 @@
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
 # make iocage-artifact: the TrueNAS CORE jail plugin in dist/iocage (tengig.json and artifact/ with the
 #   tengig wheel), to copy to the NAS as IOCAGE_DIR (default /mnt/tank/tengig-iocage); plugin/iocage/README.md
-.PHONY: setup demo test bench clean-lab ui-fixtures wheel iocage-artifact
+# make app-image: the SCALE app's image tengig:VERSION (mmdebstrap + podman import) and
+#   dist/app-image/tengig-<version>.docker.tar, then run once with podman and checked (not a test); plugin/app/README.md
+.PHONY: setup demo test bench clean-lab ui-fixtures wheel iocage-artifact app-image
 
 setup:
 	@bash scripts/setup.sh
@@ -31,6 +33,10 @@ wheel: setup
 IOCAGE_DIR ?= /mnt/tank/tengig-iocage
 iocage-artifact: setup
 	@.venv/bin/python scripts/iocage_artifact.py --out dist/iocage --nas-dir "$(IOCAGE_DIR)"
+
+app-image: setup
+	@bash scripts/build_app_image.sh
+	@bash scripts/check_app_image.sh
 
 ui-fixtures: setup
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py

@@ -7,6 +7,7 @@ import click
 
 from ..errors import TengigError, ValidationError
 from .api_commands import API_COMMANDS
+from .app_commands import app_group
 from .bench_commands import bench_group
 from .demo_command import demo
 from .lab_commands import lab_group
@@ -31,6 +32,7 @@ cli.add_command(mesh_group)
 cli.add_command(lagg_group)
 cli.add_command(nic_command)
 cli.add_command(plugin_group)
+cli.add_command(app_group)
 for command in API_COMMANDS:
     cli.add_command(command)
 
