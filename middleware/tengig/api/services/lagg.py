@@ -13,6 +13,7 @@ from ...lagg import analyse, plan_lagg, render
 from ...lagg.apply_truenas import apply_lagg_truenas, ping_probe
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
+from ...systems import bench_system
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
@@ -22,7 +23,6 @@ from ..models.lagg import (
     TenGigLaggValidateResult, TenGigLaggVerifyArgs, TenGigLaggVerifyResult,
 )
 from ..service import Service
-from .bench import lab_system
 
 
 class TenGigLaggService(Service):
@@ -93,8 +93,9 @@ class TenGigLaggService(Service):
         runner = Runner()
         return ping_probe(name, address, lambda argv: runner.run(argv, timeout=10, check=False))
 
-    # Where verify measures (the bench's systems: the lab outside TrueNAS); the seam tests set.
-    _system_factory = staticmethod(lab_system)
+    # Where verify measures: the lab, the one system whose clients tengig can drive today (a NAS's own
+    # clients join over the network in a later version); resolved by tengig.systems; the seam tests set.
+    _system_factory = staticmethod(lambda: bench_system("lab"))
 
     @api_method(TenGigLaggVerifyArgs, TenGigLaggVerifyResult, roles=["FULL_ADMIN"])
     @job(lock="tengig.lagg", lock_queue_size=0, abortable=True)
