@@ -15,7 +15,7 @@ from tengig.backends.freebsd import (
 from tengig.backends.freebsd.arc import arcstats_from_text
 from tengig.backends.freebsd.ifconfig import parse_media
 from tengig.backends.freebsd.kernel_log import count_link_downs, parse_link_events
-from tengig.backends.freebsd.nics import pci_slot_of_location
+from tengig.backends.freebsd.nics import default_sysctl, freebsd_nics, pci_slot_of_location
 from tengig.bench.arc import ArcSample, parse_sysctl_values, read_arc
 from tengig.errors import TengigError, ToolOutputError
 from tengig.runner import Completed
@@ -283,3 +283,46 @@ def test_flaps_are_counted_only_from_a_boot_line():
     assert count_link_downs(log, "igb1") == 1
     assert [e.state for e in parse_link_events(log, "igb1")] == ["down", "up"]
     assert count_link_downs(log, "ix0") == 0
+
+
+class RecordedHost:
+    """A Runner that answers with recorded output: `ifconfig -v` and `sysctl NAME` as recorded,
+    `dmesg` not permitted (a jail, say)."""
+
+    def __init__(self, ifconfig: str, sysctl: str):
+        self.ifconfig, self.sysctl, self.argv = ifconfig, RecordedSysctl(sysctl), []
+
+    def run(self, argv, *, timeout, check=True, **kwargs):
+        self.argv.append(list(argv))
+        assert timeout > 0
+        if argv == ["ifconfig", "-v"]:
+            return Completed(tuple(argv), 0, self.ifconfig, "", 0.0)
+        if argv[0] == "sysctl" and (values := self.sysctl.values(argv[1])):
+            return Completed(tuple(argv), 0, "".join(f"{k}: {v}\n" for k, v in values.items()), "", 0.0)
+        if argv[0] == "sysctl":
+            return Completed(tuple(argv), 1, "", f"sysctl: unknown oid '{argv[1]}'", 0.0)
+        return Completed(tuple(argv), 1, "", "dmesg: sysctl kern.msgbuf: Operation not permitted", 0.0)
+
+
+def test_freebsd_nics_runs_ifconfig_and_reads_the_device_tree_with_the_sysctl_program():
+    host = RecordedHost(recorded("ifconfig-ix1-10gbase-sr-opnsense18.txt"), recorded("sysctl-dev-ix-1-x550t2.txt"))
+    nic, = freebsd_nics(host, session_interface="ix1")
+    assert (nic.pci_slot, nic.card, nic.kind, nic.carries_session) == ("0000:18:00.1", "0000:18:00", "physical", True)
+    assert nic.link_flaps is None and nic.flap_events == []  # dmesg refused: unknown, not zero
+    assert ["ifconfig", "-v"] in host.argv and ["dmesg"] in host.argv
+    assert ["sysctl", "dev.ix.1.%location"] in host.argv and ["sysctl", "dev.ix.1.%driver"] in host.argv
+
+
+def test_default_sysctl_prefers_the_library_on_freebsd(monkeypatch):
+    host = RecordedHost("", recorded("sysctl-dev-ix-1-x550t2.txt"))
+    monkeypatch.setattr(sys, "platform", "freebsd14")
+    library = RecordedSysctl("")
+    assert default_sysctl(host, library=lambda: library) is library
+
+    def not_installed():
+        raise TengigError("the freebsd-sysctl package is not installed")
+
+    fallback = default_sysctl(host, library=not_installed)
+    assert fallback.values("dev.ix.1.%driver") == {"dev.ix.1.%driver": "ix"}
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert isinstance(default_sysctl(host, library=lambda: library), ProgramSysctl)

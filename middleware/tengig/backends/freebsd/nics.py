@@ -99,8 +99,8 @@ def nics_from_ifconfig(ifconfig_text: str, sysctl: SysctlSource, kernel_log: str
         link = link_of(entry.status)
         speed, duplex = parse_media(entry.media) if link == "up" else (None, None)
         out.append(Nic(
-            name=entry.name, kind=_kind(entry, device), mac=entry.mac, link=link, speed_bps=speed, duplex=duplex, mtu=entry.mtu,
-            driver=driver, pci_slot=pci_slot, card=card_of_pci_slot(pci_slot), addresses=list(entry.addresses),
+            name=entry.name, kind=_kind(entry, device), mac=entry.mac, link=link, speed_bps=speed, duplex=duplex,
+            mtu=entry.mtu, driver=driver, pci_slot=pci_slot, card=card_of_pci_slot(pci_slot), addresses=list(entry.addresses),
             in_use_by=member_of.get(entry.name), carries_session=entry.name == session_interface,
             link_flaps=count_link_downs(kernel_log, entry.name),
             flap_events=parse_link_events(kernel_log, entry.name),
@@ -130,10 +130,14 @@ def default_sysctl(runner: Runner, *, library: Callable[[], SysctlSource] = Libr
 def freebsd_nics(runner: Runner | None = None, *, sysctl: SysctlSource | None = None,
                  session_interface: str | None = None, include_loopback: bool = False) -> list[Nic]:
     """Run `ifconfig -v` and `dmesg` (the message buffer: its boot line tells whether flaps can be
-    counted) and read the device tree; a kernel log that cannot be read leaves flaps unknown."""
+    counted) and read the device tree; a kernel log that cannot be read leaves flaps unknown. Without
+    a runner this host is read (its sysctl tree through freebsd-sysctl when installed); a given runner
+    may reach another host, so `sysctl` runs through it too."""
+    if sysctl is None:
+        sysctl = default_sysctl(Runner()) if runner is None else _program_sysctl(runner)
     runner = runner or Runner()
     ifconfig = runner.run(["ifconfig", "-v"], timeout=TOOL_TIMEOUT)
     log = runner.run(["dmesg"], timeout=TOOL_TIMEOUT, check=False)
-    return nics_from_ifconfig(ifconfig.stdout, sysctl or default_sysctl(runner),
+    return nics_from_ifconfig(ifconfig.stdout, sysctl,
                               log.stdout if log.returncode == 0 else "",
                               session_interface=session_interface, include_loopback=include_loopback)
