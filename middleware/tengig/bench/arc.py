@@ -45,13 +45,10 @@ def parse_grep_values(text: str) -> dict[str, int]:
 
 
 def parse_sysctl_values(text: str) -> dict[str, int]:
-    """`sysctl kstat.zfs.misc.arcstats.hits ...` -> {"hits": N, ...}."""
-    out = {}
-    for line in text.splitlines():
-        name, _, value = line.partition(":")
-        if value.strip().isdigit():
-            out[name.strip().rsplit(".", 1)[-1]] = int(value)
-    return out
+    """`sysctl kstat.zfs.misc.arcstats.hits ...` -> {"hits": N, ...}: FreeBSD's one arcstats parser."""
+    from ..backends.freebsd.arc import arcstats_from_text  # it imports ArcSample from here
+
+    return arcstats_from_text(text)
 
 
 def _complete(stats: dict[str, int], source: str) -> ArcSample | None:
