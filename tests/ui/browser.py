@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -60,3 +61,12 @@ def non_local(urls: list[str]) -> list[str]:
         if host not in LOCAL_HOSTS:
             out.append(url)
     return out
+
+
+def outside_origin(urls: list[str], origin: str) -> list[str]:
+    """Requests to anywhere but ``origin`` (``http://host:port``; its websockets, ``ws://host:port``, are
+    the same origin; data: and blob: URLs are never requests)."""
+    base = urlsplit(origin)
+    same = {(base.scheme, base.netloc), ({"http": "ws", "https": "wss"}[base.scheme], base.netloc)}
+    return [url for url in urls
+            if not url.startswith(("data:", "blob:")) and (urlsplit(url).scheme, urlsplit(url).netloc) not in same]
