@@ -22,6 +22,11 @@ def api_socket(truenas) -> str:
     return truenas.http_url.replace("http://", "ws://", 1) + "/api/current"
 
 
+def not_in_middlewared(truenas, calls: list[str]) -> set[str]:
+    """Methods the page called that this middlewared does not list (core.get_methods)."""
+    return set(calls) - set(truenas.methods())
+
+
 def test_middlewared_serves_this_checkouts_build_of_the_panel(truenas):
     with urllib.request.urlopen(panel_url(truenas), timeout=30) as response:
         assert response.read() == (UI_DIST / "index.html").read_bytes()
@@ -34,14 +39,17 @@ def test_password_login_shows_the_targets_tengig_answers(truenas):
     facts = report["facts"]
     assert facts["errors"] == [] and facts["consoleErrors"] == []
     assert facts["who"].startswith(f"{TEST_USER} ·")
-    # every row the view shows is a target tengig.targets.query answers in this middlewared, the built-in first
+    # the view shows every target tengig.targets.query answers in this middlewared, the built-in 15k HDD first
     done = truenas.midclt("call", "tengig.targets.query")
     assert done.returncode == 0, done.stderr
     titles = [t["title"] for t in json.loads(done.stdout)]
-    assert BUILTIN_TITLE in titles
+    assert titles[0].startswith(BUILTIN_TITLE)
     assert len(facts["targets"]) == len(titles)
     assert all(title in row for title, row in zip(titles, facts["targets"])), facts["targets"]
     assert TEST_PASSWORD not in facts["storage"]
+    assert facts["afterReload"] == {"passwordChosen": True, "username": TEST_USER, "password": "", "tabs": 0}
+    assert report["calls"][0] == "auth.login_ex" and "tengig.targets.query" in report["calls"]
+    assert not_in_middlewared(truenas, report["calls"]) == set()
     assert api_socket(truenas) in report["requests"]
     assert outside_origin(report["requests"], truenas.http_url) == []
     assert report["screenshots"] == [str(SCREENSHOTS / f"{shot}.png")]
@@ -56,6 +64,7 @@ def test_a_wrong_password_is_refused_in_words_once_and_shows_no_data(truenas):
     assert (facts["tabs"], facts["targets"]) == (0, 0)
     assert facts["passwordField"] == ""
     assert report["requests"].count(api_socket(truenas)) == 2
+    assert report["calls"] == ["auth.login_ex", "auth.login_ex"]  # no data asked, nor what TrueNAS fails unauthenticated
     assert outside_origin(report["requests"], truenas.http_url) == []
     assert report["screenshots"] == [str(SCREENSHOTS / f"{shot}.png")]
 
@@ -66,5 +75,6 @@ def test_an_api_key_login_opens_every_view(truenas):
     facts = report["facts"]
     assert facts["errors"] == [] and facts["consoleErrors"] == []
     assert set(facts["seen"]) == {"verdict", "run", "history", "mesh", "lagg", "targets"}
-    assert BUILTIN_TITLE in facts["seen"]["targets"]
+    assert "hdd-15k-best" in facts["seen"]["targets"]
+    assert not_in_middlewared(truenas, report["calls"]) == set()
     assert outside_origin(report["requests"], truenas.http_url) == []

@@ -33,8 +33,9 @@ def require_browser() -> None:
 
 def run_scenario(scenario: str, url: str, api_key: str, params: dict[str, Any] | None = None,
                  timeout: float = 200) -> dict[str, Any]:
-    """Run one scenario; its report ({ok, error, facts, requests, screenshots}). Fails the test when
-    the scenario could not finish (a wait timed out, the page threw)."""
+    """Run one scenario; its report ({ok, error, facts, requests, calls, screenshots}; calls are the
+    JSON-RPC method names the page sent). Fails the test when the scenario could not finish (a wait
+    timed out, the page threw)."""
     require_browser()
     config = {"scenario": scenario, "url": url, "apiKey": api_key, "outDir": str(SCREENSHOTS),
               "chromium": CHROMIUM, "params": params or {}}

@@ -47,12 +47,22 @@ export const SCENARIOS = {
     await page.waitForSelector(T('target-hdd-15k-best'))
     await page.waitForLoadState('networkidle')
     await ctx.shot(p.shot ?? 'password-targets')
-    return {
+    const facts = {
       who: await page.locator(`${T('tabs')} .who`).innerText(),
       targets: await texts(page, `${T('targets-table')} tbody tr`),
       errors: await texts(page, T('error')),
       storage: await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }])),
     }
+    // a reload asks again: the mechanism and the username are remembered, the password is not
+    await page.reload()
+    await page.waitForSelector(T('login-password'))
+    facts.afterReload = {
+      passwordChosen: await page.locator(T('login-mechanism-password')).isChecked(),
+      username: await page.locator(T('login-username')).inputValue(),
+      password: await page.locator(T('login-password')).inputValue(),
+      tabs: await page.locator(T('tabs')).count(),
+    }
+    return facts
   },
 
   /** A wrong password, submitted twice: the login stays, the refusal is shown in words (once). */

@@ -8,7 +8,7 @@ import { reactive, readonly } from 'vue'
 import { TengigApi } from '../api/client'
 import { ConnectionError, LoginRefusedError } from '../api/errors'
 import { RpcClient, apiUrlFromLocation } from '../api/rpc'
-import { attemptLogin, rememberChoice, rememberedChoice, type LoginForm } from '../features/login/login'
+import { asksMechanisms, attemptLogin, rememberChoice, rememberedChoice, type LoginForm } from '../features/login/login'
 import { clearErrors, reportError } from './useErrors'
 
 const KEY_STORAGE = 'tengig.apiKey'
@@ -32,7 +32,7 @@ export async function logIn(form: LoginForm, remember = true): Promise<boolean> 
   try {
     await rpc.connect()
     const candidate = new TengigApi(rpc)
-    const outcome = await attemptLogin(candidate, form)
+    const outcome = await attemptLogin(candidate, form, asksMechanisms(window.location))
     if (!outcome.ok) {
       rpc.close()
       state.status = 'logged-out'

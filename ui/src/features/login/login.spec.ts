@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../api/errors'
 import type { AuthLoginData, AuthLoginExResponse } from '../../api/types'
 import {
-  CHOICE_STORAGE, attemptLogin, canSubmit, loginData, loginOutcome, loginRefusal, rememberChoice, rememberedChoice,
+  CHOICE_STORAGE, asksMechanisms, attemptLogin, canSubmit, loginData, loginOutcome, loginRefusal, rememberChoice, rememberedChoice,
   type LoginApi, type LoginForm,
 } from './login'
 
@@ -111,6 +111,13 @@ describe('attemptLogin', () => {
   it('says "wrong password" when the server cannot say what it offers', async () => {
     const { api } = server({ response_type: 'AUTH_ERR' }, new ApiError('auth.mechanism_choices', -32601, 'Method not found'))
     await expect(attemptLogin(api, password)).resolves.toMatchObject({ reason: expect.stringMatching(/^Wrong username or password/) })
+  })
+  it('does not ask a TrueNAS (its auth.mechanism_choices fails before login), which is told by its plugin route', async () => {
+    const { api, calls } = server({ response_type: 'AUTH_ERR' })
+    await expect(attemptLogin(api, password, false)).resolves.toMatchObject({ reason: expect.stringMatching(/^Wrong username or password/) })
+    expect(calls).toHaveLength(1)
+    expect(asksMechanisms({ pathname: '/_plugins/tengig/' })).toBe(false)
+    expect(asksMechanisms({ pathname: '/' })).toBe(true)
   })
   it('does not ask after a refused key', async () => {
     const { api, calls } = server({ response_type: 'AUTH_ERR' })

@@ -100,8 +100,18 @@ export function loginRefusal(form: LoginForm, err: unknown): string | null {
   return null
 }
 
-/** One login: the answer, and for a refused password what the server offers (to say the right thing). */
-export async function attemptLogin(api: LoginApi, form: LoginForm): Promise<LoginOutcome> {
+/**
+ * Whether to ask auth.mechanism_choices after a refused password: not under TrueNAS's /_plugins/ route.
+ * TrueNAS's auth.mechanism_choices fails on a connection that is not logged in (it reads the session's
+ * credentials, and middlewared logs the exception); tengig serve answers it, and offers no password.
+ */
+export function asksMechanisms(loc: { pathname: string }): boolean {
+  return !loc.pathname.startsWith('/_plugins/')
+}
+
+/** One login: the answer, and for a refused password (when `askMechanisms`) what the server offers,
+ * to say the right thing. */
+export async function attemptLogin(api: LoginApi, form: LoginForm, askMechanisms = true): Promise<LoginOutcome> {
   let answer: AuthLoginExResponse
   try {
     answer = await api.login(loginData(form))
@@ -111,7 +121,7 @@ export async function attemptLogin(api: LoginApi, form: LoginForm): Promise<Logi
     return { ok: false, reason }
   }
   let offered: string[] | null = null
-  if (answer.response_type === 'AUTH_ERR' && form.mechanism === 'PASSWORD_PLAIN') {
+  if (askMechanisms && answer.response_type === 'AUTH_ERR' && form.mechanism === 'PASSWORD_PLAIN') {
     // A server without auth.mechanism_choices (or that fails it) gets the plain "wrong password".
     offered = await api.mechanismChoices().then((c) => (Array.isArray(c) ? c.map(String) : null), () => null)
   }
