@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../api/errors'
 import type { AuthLoginData, AuthLoginExResponse } from '../../api/types'
 import {
-  CHOICE_STORAGE, asksMechanisms, attemptLogin, canSubmit, loginData, loginOutcome, loginRefusal, rememberChoice, rememberedChoice,
+  CHOICE_STORAGE, asksMechanisms, attemptLogin, canSubmit, keyRisk, loginData, loginOutcome, loginRefusal, rememberChoice, rememberedChoice,
   type LoginApi, type LoginForm,
 } from './login'
 
@@ -72,7 +72,7 @@ describe('loginOutcome', () => {
     expect(loginOutcome(password, { response_type: 'EXPIRED' }))
       .toEqual({ ok: false, reason: expect.stringMatching(/^The password of truenas_admin has expired/) })
     expect(loginOutcome(key, { response_type: 'EXPIRED' }))
-      .toEqual({ ok: false, reason: expect.stringMatching(/^This API key of root has expired or was revoked/) })
+      .toEqual({ ok: false, reason: expect.stringMatching(/^This API key of root has expired or was revoked \(TrueNAS revokes a key sent over plain http\)/) })
     expect(loginOutcome(password, { response_type: 'OTP_REQUIRED', username: 'truenas_admin' }))
       .toEqual({ ok: false, reason: expect.stringMatching(/^truenas_admin has two-factor authentication: .*one-time password/) })
     expect(loginOutcome(password, { response_type: 'REDIRECT', urls: ['https://nas-b/'] }))
@@ -158,5 +158,23 @@ describe('remembering the choice', () => {
     expect(rememberedChoice(storage)).toEqual({ mechanism: 'PASSWORD_PLAIN', username: '' })
     storage.setItem(CHOICE_STORAGE, JSON.stringify({ mechanism: 'OTP_TOKEN', username: 7 }))
     expect(rememberedChoice(storage)).toEqual({ mechanism: 'PASSWORD_PLAIN', username: '' })
+  })
+})
+
+describe('keyRisk', () => {
+  const at = (url: string) => {
+    const u = new URL(url)
+    return { protocol: u.protocol, hostname: u.hostname, pathname: u.pathname }
+  }
+  it('warns where TrueNAS would revoke a key: its plugin route over plain http from another machine', () => {
+    expect(keyRisk(at('http://nas.local/_plugins/tengig/'))).toMatch(/TrueNAS revokes an API key sent that way/)
+    expect(keyRisk(at('http://192.168.1.5:81/_plugins/tengig/'))).not.toBeNull()
+  })
+  it('is quiet over https, on this machine, and on tengig serve (which revokes nothing)', () => {
+    expect(keyRisk(at('https://nas.local/_plugins/tengig/'))).toBeNull()
+    expect(keyRisk(at('http://127.0.0.1:6000/_plugins/tengig/'))).toBeNull()
+    expect(keyRisk(at('http://localhost/_plugins/tengig/'))).toBeNull()
+    expect(keyRisk(at('http://[::1]/_plugins/tengig/'))).toBeNull()
+    expect(keyRisk(at('http://nas.local:8610/'))).toBeNull()
   })
 })

@@ -3,6 +3,7 @@
  * API key (API_KEY_PLAIN), through auth.login_ex. Only the answer SUCCESS logs in; every other answer
  * (AUTH_ERR, EXPIRED, OTP_REQUIRED, REDIRECT, or one this panel does not know) is said in words.
  * What is remembered between visits is the chosen mechanism and the username, never the password.
+ * An API key is not sent where TrueNAS would revoke it (its plugin route over plain http, keyRisk).
  */
 import { ApiError, RPC_CODES } from '../../api/errors'
 import type { AuthLoginData, AuthLoginExResponse, AuthMechanism } from '../../api/types'
@@ -69,7 +70,8 @@ export function loginOutcome(form: LoginForm, answer: AuthLoginExResponse, offer
         ok: false,
         reason: form.mechanism === 'PASSWORD_PLAIN'
           ? `The password of ${username} has expired: set a new one in TrueNAS (Credentials → Users), then log in again.`
-          : `This API key of ${username} has expired or was revoked: create a new one in TrueNAS (Credentials → API Keys).`,
+          : `This API key of ${username} has expired or was revoked (TrueNAS revokes a key sent over plain http): `
+            + 'create a new one in TrueNAS (Credentials → API Keys).',
       }
     case 'OTP_REQUIRED':
       return {
@@ -100,13 +102,30 @@ export function loginRefusal(form: LoginForm, err: unknown): string | null {
   return null
 }
 
+/** The page is TrueNAS's plugin route (/_plugins/tengig/), not tengig serve. */
+export function servedByTrueNAS(loc: { pathname: string }): boolean {
+  return loc.pathname.startsWith('/_plugins/')
+}
+
 /**
- * Whether to ask auth.mechanism_choices after a refused password: not under TrueNAS's /_plugins/ route.
- * TrueNAS's auth.mechanism_choices fails on a connection that is not logged in (it reads the session's
+ * Whether to ask auth.mechanism_choices after a refused password: not on TrueNAS. TrueNAS's
+ * auth.mechanism_choices fails on a connection that is not logged in (it reads the session's
  * credentials, and middlewared logs the exception); tengig serve answers it, and offers no password.
  */
 export function asksMechanisms(loc: { pathname: string }): boolean {
-  return !loc.pathname.startsWith('/_plugins/')
+  return !servedByTrueNAS(loc)
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i
+
+/**
+ * Why an API key must not be sent from this page, or null. TrueNAS revokes an API key that logs in over
+ * an insecure transport (plain http from another machine) and answers EXPIRED: the key would be lost.
+ */
+export function keyRisk(loc: { protocol: string; hostname: string; pathname: string }): string | null {
+  if (!servedByTrueNAS(loc) || loc.protocol === 'https:' || LOOPBACK.test(loc.hostname)) return null
+  return 'This page came over plain http, and TrueNAS revokes an API key sent that way: open the panel over https, '
+    + 'or log in with your password.'
 }
 
 /** One login: the answer, and for a refused password (when `askMechanisms`) what the server offers,
