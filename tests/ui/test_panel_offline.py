@@ -27,7 +27,7 @@ def test_a_password_login_on_tengig_serve_says_it_takes_api_keys(panel):
                           params={"username": "root", "wrongPassword": "anything", "shot": "login-password-tengig-serve"})
     facts = report["facts"]
     assert (facts["tabs"], facts["passwordField"]) == (0, "")
-    assert facts["errors"] == ["This server does not log in with a password (it offers API_KEY_PLAIN): choose “API key” "
+    assert facts["errors"] == ["This server does not log in with a password (it takes: API key): choose “API key” "
                                "and log in with a key (for tengig serve: tengig apikey create NAME).\ndismiss"]
 
 

@@ -64,7 +64,7 @@ describe('loginOutcome', () => {
   })
   it('says a server that offers no password login refused the mechanism, not the password', () => {
     const outcome = loginOutcome(password, { response_type: 'AUTH_ERR' }, ['API_KEY_PLAIN'])
-    expect(outcome).toEqual({ ok: false, reason: expect.stringMatching(/^This server does not log in with a password \(it offers API_KEY_PLAIN\): choose “API key”/) })
+    expect(outcome).toEqual({ ok: false, reason: expect.stringMatching(/^This server does not log in with a password \(it takes: API key\): choose “API key”/) })
     expect(loginOutcome(password, { response_type: 'AUTH_ERR' }, ['PASSWORD_PLAIN', 'API_KEY_PLAIN']))
       .toMatchObject({ reason: expect.stringMatching(/^Wrong username or password/) })
   })
@@ -86,7 +86,7 @@ describe('loginOutcome', () => {
 
 describe('loginRefusal', () => {
   it('reads a schema that has no PASSWORD_PLAIN as "use an API key"', () => {
-    expect(loginRefusal(password, schemaRefusal)).toMatch(/^This server does not log in with a password \(it offers API_KEY_PLAIN\)/)
+    expect(loginRefusal(password, schemaRefusal)).toMatch(/^This server does not log in with a password \(it takes: API key\)/)
   })
   it('leaves other errors (and API-key logins) to the general error words', () => {
     expect(loginRefusal(key, schemaRefusal)).toBeNull()

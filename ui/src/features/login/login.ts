@@ -45,8 +45,13 @@ export function canSubmit(form: LoginForm): boolean {
 
 const secretName = (mechanism: AuthMechanism) => (mechanism === 'PASSWORD_PLAIN' ? 'password' : 'API key')
 
+const MECHANISM_WORDS: Record<string, string> = {
+  PASSWORD_PLAIN: 'password', API_KEY_PLAIN: 'API key', TOKEN_PLAIN: 'token', OTP_TOKEN: 'one-time password',
+}
+
 function passwordsNotTaken(offered: string[]): string {
-  return `This server does not log in with a password (it offers ${offered.join(', ') || 'no mechanism'}): `
+  const words = offered.map((m) => MECHANISM_WORDS[m] ?? m).join(', ') || 'nothing'
+  return `This server does not log in with a password (it takes: ${words}): `
     + 'choose “API key” and log in with a key (for tengig serve: tengig apikey create NAME).'
 }
 
