@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -32,8 +33,9 @@ def require_browser() -> None:
 
 def run_scenario(scenario: str, url: str, api_key: str, params: dict[str, Any] | None = None,
                  timeout: float = 200) -> dict[str, Any]:
-    """Run one scenario; its report ({ok, error, facts, requests, screenshots}). Fails the test when
-    the scenario could not finish (a wait timed out, the page threw)."""
+    """Run one scenario; its report ({ok, error, facts, requests, calls, screenshots}; calls are the
+    JSON-RPC method names the page sent). Fails the test when the scenario could not finish (a wait
+    timed out, the page threw)."""
     require_browser()
     config = {"scenario": scenario, "url": url, "apiKey": api_key, "outDir": str(SCREENSHOTS),
               "chromium": CHROMIUM, "params": params or {}}
@@ -60,3 +62,12 @@ def non_local(urls: list[str]) -> list[str]:
         if host not in LOCAL_HOSTS:
             out.append(url)
     return out
+
+
+def outside_origin(urls: list[str], origin: str) -> list[str]:
+    """Requests to anywhere but ``origin`` (``http://host:port``; its websockets, ``ws://host:port``, are
+    the same origin; data: and blob: URLs are never requests)."""
+    base = urlsplit(origin)
+    same = {(base.scheme, base.netloc), ({"http": "ws", "https": "wss"}[base.scheme], base.netloc)}
+    return [url for url in urls
+            if not url.startswith(("data:", "blob:")) and (urlsplit(url).scheme, urlsplit(url).netloc) not in same]

@@ -17,8 +17,18 @@ from .plugin_route import PREFIX, plugin_route_app
 def test_a_wrong_api_key_is_refused_in_words(panel):
     report = run_scenario("bad-key", page_url(panel), "1-not-a-real-key")
     assert report["facts"]["tabs"] == 0
-    assert report["facts"]["errors"] == ["The server refused the API key for user root; check the key and the user "
-                                         "name.\ndismiss"]
+    assert report["facts"]["errors"] == ["Wrong username or API key: the server refused to log in root.\ndismiss"]
+
+
+def test_a_password_login_on_tengig_serve_says_it_takes_api_keys(panel):
+    """tengig serve has no password login: its refusal (a schema error today, AUTH_ERR with
+    auth.mechanism_choices offering API_KEY_PLAIN only once it answers as TrueNAS does) reads as that."""
+    report = run_scenario("password-refused", page_url(panel), "",
+                          params={"username": "root", "wrongPassword": "anything", "shot": "login-password-tengig-serve"})
+    facts = report["facts"]
+    assert (facts["tabs"], facts["passwordField"]) == (0, "")
+    assert facts["errors"] == ["This server does not log in with a password (it takes: API key): choose “API key” "
+                               "and log in with a key (for tengig serve: tengig apikey create NAME).\ndismiss"]
 
 
 def test_production_build_served_by_tengig_makes_no_external_request(panel):

@@ -1,5 +1,5 @@
 // Drives Debian's chromium (playwright-core, no downloaded browser) through one scenario of the
-// panel and prints one JSON line: {ok, error, facts, requests, screenshots}. The assertions live in
+// panel and prints one JSON line: {ok, error, facts, requests, calls, screenshots}. The assertions live in
 // the caller (tests/ui/*.py); a scenario only acts, waits (a wait that times out fails it) and
 // reports what it saw.
 //
@@ -14,7 +14,7 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 
 const config = JSON.parse(process.argv[2] ?? '{}')
 const scenario = SCENARIOS[config.scenario]
-const report = { ok: false, error: null, facts: {}, requests: [], screenshots: [] }
+const report = { ok: false, error: null, facts: {}, requests: [], calls: [], screenshots: [] }
 
 if (!scenario) {
   report.error = `unknown scenario ${JSON.stringify(config.scenario)}; known: ${Object.keys(SCENARIOS).join(', ')}`
@@ -27,7 +27,16 @@ const browser = await chromium.launch({ executablePath: config.chromium ?? '/usr
 const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
 page.setDefaultTimeout(config.timeoutMs ?? 15_000)
 page.on('request', (r) => report.requests.push(r.url()))
-page.on('websocket', (ws) => report.requests.push(ws.url()))
+page.on('websocket', (ws) => {
+  report.requests.push(ws.url())
+  // the JSON-RPC methods the page called (names only: a login frame carries a secret)
+  ws.on('framesent', (f) => {
+    try {
+      const method = JSON.parse(String(f.payload)).method
+      if (typeof method === 'string') report.calls.push(method)
+    } catch { /* not JSON-RPC */ }
+  })
+})
 const consoleErrors = []
 page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()))
 page.on('pageerror', (e) => consoleErrors.push(String(e)))

@@ -1,9 +1,20 @@
 // What each browser test does in the panel. Selectors are the components' data-test hooks.
 const T = (name) => `[data-test="${name}"]`
 
+/** The login with an API key (tengig serve's only mechanism); params.username, else root. */
 async function logIn(page, ctx, key = ctx.config.apiKey) {
   await page.goto(ctx.config.url)
+  await page.check(T('login-mechanism-api-key'))
+  await page.fill(T('login-username'), ctx.config.params?.username ?? 'root')
   await page.fill(T('login-key'), key)
+  await page.click(T('login-submit'))
+}
+
+/** The login with a username and password (params.username, params.password), as on a TrueNAS. */
+async function logInWithPassword(page, ctx, password = ctx.config.params.password) {
+  await page.check(T('login-mechanism-password'))
+  await page.fill(T('login-username'), ctx.config.params.username)
+  await page.fill(T('login-password'), password)
   await page.click(T('login-submit'))
 }
 
@@ -21,6 +32,58 @@ export const SCENARIOS = {
     await page.waitForSelector(T('error'))
     await ctx.shot('login-refused')
     return { errors: await texts(page, T('error')), tabs: await page.locator(T('tabs')).count() }
+  },
+
+  /**
+   * Username and password, then the Targets view (tengig.targets.query). params.shot names the screenshot.
+   * Also reports that the password is not kept anywhere in the page's storage.
+   */
+  async 'password-targets'(page, ctx) {
+    const p = ctx.config.params
+    await page.goto(ctx.config.url)
+    await logInWithPassword(page, ctx)
+    await page.waitForSelector(T('tabs'))
+    await page.click(T('tab-targets'))
+    await page.waitForSelector(T('target-hdd-15k-best'))
+    await page.waitForLoadState('networkidle')
+    await ctx.shot(p.shot ?? 'password-targets')
+    const facts = {
+      who: await page.locator(`${T('tabs')} .who`).innerText(),
+      targets: await texts(page, `${T('targets-table')} tbody tr`),
+      errors: await texts(page, T('error')),
+      storage: await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }])),
+    }
+    // a reload asks again: the mechanism and the username are remembered, the password is not
+    await page.reload()
+    await page.waitForSelector(T('login-password'))
+    facts.afterReload = {
+      passwordChosen: await page.locator(T('login-mechanism-password')).isChecked(),
+      username: await page.locator(T('login-username')).inputValue(),
+      password: await page.locator(T('login-password')).inputValue(),
+      tabs: await page.locator(T('tabs')).count(),
+    }
+    return facts
+  },
+
+  /** A wrong password, submitted twice: the login stays, the refusal is shown in words (once). */
+  async 'password-refused'(page, ctx) {
+    const p = ctx.config.params
+    await page.goto(ctx.config.url)
+    for (let i = 0; i < 2; i++) { // each attempt is its own connection, closed once refused
+      const opened = page.waitForEvent('websocket')
+      await logInWithPassword(page, ctx, p.wrongPassword)
+      const ws = await opened
+      if (!ws.isClosed()) await ws.waitForEvent('close')
+      await page.waitForSelector(T('error'))
+    }
+    await page.waitForLoadState('networkidle')
+    await ctx.shot(p.shot ?? 'password-refused')
+    return {
+      errors: await texts(page, T('error')),
+      tabs: await page.locator(T('tabs')).count(),
+      targets: await page.locator(T('targets-table')).count(),
+      passwordField: await page.locator(T('login-password')).inputValue(),
+    }
   },
 
   /** Log in, start a quick benchmark, watch its progress move, land on its verdict. */
@@ -302,7 +365,7 @@ export const SCENARIOS = {
       await page.waitForLoadState('networkidle')
       seen[view] = (await page.locator(T(view)).innerText()).slice(0, 200)
     }
-    await ctx.shot('targets')
+    await ctx.shot(ctx.config.params?.shot ?? 'targets')
     return { seen, errors: await texts(page, T('error')) }
   },
 }

@@ -49,3 +49,31 @@ describe('TengigApi.startLaggVerify', () => {
     await expect(started).rejects.toBeInstanceOf(ApiError)
   })
 })
+
+describe('TengigApi.login', () => {
+  it('sends the login data as is and subscribes to job events only after SUCCESS', async () => {
+    const [client, socket] = await api()
+    const data = { mechanism: 'PASSWORD_PLAIN' as const, username: 'truenas_admin', password: 'pw' }
+    const refused = client.login(data)
+    expect(socket.sent.at(-1)).toMatchObject({ method: 'auth.login_ex', params: [data] })
+    socket.answer({ response_type: 'OTP_REQUIRED', username: 'truenas_admin' })
+    await expect(refused).resolves.toEqual({ response_type: 'OTP_REQUIRED', username: 'truenas_admin' })
+    expect(socket.sent.map((f) => f.method)).toEqual(['auth.login_ex'])
+
+    const accepted = client.login(data)
+    socket.answer({ response_type: 'SUCCESS', user_info: null, authenticator: 'LEVEL_1' })
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(socket.sent.at(-1)).toMatchObject({ method: 'core.subscribe', params: ['core.get_jobs'] })
+    socket.answer('sub-1')
+    await expect(accepted).resolves.toMatchObject({ response_type: 'SUCCESS' })
+  })
+
+  it('asks auth.mechanism_choices without logging in', async () => {
+    const [client, socket] = await api()
+    const choices = client.mechanismChoices()
+    expect(socket.sent.at(-1)).toMatchObject({ method: 'auth.mechanism_choices', params: [] })
+    socket.answer(['API_KEY_PLAIN'])
+    await expect(choices).resolves.toEqual(['API_KEY_PLAIN'])
+  })
+})

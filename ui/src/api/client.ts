@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
+  AuthLoginData, AuthLoginExResponse, BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -16,16 +16,17 @@ export class TengigApi {
     this.jobs = new JobWatcher(rpc)
   }
 
-  /** auth.login_ex with API_KEY_PLAIN; false when the key is refused. */
-  async login(username: string, apiKey: string): Promise<boolean> {
-    const answer = await this.rpc.call<{ response_type: string }>(M.loginEx, [
-      { mechanism: 'API_KEY_PLAIN', username, api_key: apiKey },
-    ])
-    if (answer.response_type === 'SUCCESS') {
-      await this.jobs.start()
-      return true
-    }
-    return false
+  /** auth.login_ex (PASSWORD_PLAIN or API_KEY_PLAIN): the server's answer; only SUCCESS is logged in, and
+   * then the job events are subscribed to. */
+  async login(data: AuthLoginData): Promise<AuthLoginExResponse> {
+    const answer = await this.rpc.call<AuthLoginExResponse>(M.loginEx, [data])
+    if (answer?.response_type === 'SUCCESS') await this.jobs.start()
+    return answer
+  }
+
+  /** The mechanisms auth.login_ex takes on this server (asked without logging in). */
+  mechanismChoices(): Promise<string[]> {
+    return this.rpc.call(M.mechanismChoices, [])
   }
 
   /** Names of every method the server offers (to show what this server can do). */

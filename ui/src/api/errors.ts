@@ -3,7 +3,8 @@
  *   PanelError
  *   ├─ ApiError         the server answered with a JSON-RPC error (code, errno, field errors)
  *   ├─ JobFailedError   a job ended FAILED or ABORTED (its error text, errno)
- *   └─ ConnectionError  no answer: the websocket could not open, closed, or timed out
+ *   ├─ ConnectionError  no answer: the websocket could not open, closed, or timed out
+ *   └─ LoginRefusedError auth.login_ex answered, but not SUCCESS (its words say why)
  * `describeError` turns any of them (or anything thrown) into words for a person.
  */
 
@@ -58,6 +59,13 @@ export class ConnectionError extends PanelError {
   }
 }
 
+export class LoginRefusedError extends PanelError {
+  constructor(message: string) {
+    super(message)
+    this.name = 'LoginRefusedError'
+  }
+}
+
 export const RPC_CODES = {
   parse: -32700,
   invalidRequest: -32600,
@@ -79,7 +87,7 @@ export function describeError(err: unknown): string {
       return `This server has no method ${err.method}: it runs a tengig without it; update tengig on the server.`
     }
     if (err.errname === 'ENOTAUTHENTICATED') {
-      return 'Not logged in (or the session ended): log in again with an API key.'
+      return 'Not logged in (or the session ended): log in again.'
     }
     if (err.code === RPC_CODES.invalidParams && err.fieldErrors.length) {
       return `${err.method} refused the input: ${fieldLines(err.fieldErrors)}`
@@ -96,7 +104,7 @@ export function describeError(err: unknown): string {
     const name = err.errname ? ` [${err.errname}]` : ''
     return `${err.method} failed${name}: ${err.message}${fields}`
   }
-  if (err instanceof ConnectionError) return err.message
+  if (err instanceof ConnectionError || err instanceof LoginRefusedError) return err.message
   if (err instanceof Error) return `Unexpected error: ${err.message}`
   return `Unexpected error: ${String(err)}`
 }

@@ -2,6 +2,7 @@
 export const API_METHODS = {
   ping: 'core.ping',
   loginEx: 'auth.login_ex',
+  mechanismChoices: 'auth.mechanism_choices',
   subscribe: 'core.subscribe',
   getJobs: 'core.get_jobs',
   jobAbort: 'core.job_abort',

@@ -562,3 +562,54 @@ export interface LaggVerification {
   measurements: LaggMeasurements
   verdict: LaggVerdict
 }
+
+// --- auth.login_ex (middlewared's AuthLoginEx models; tengig serve answers the same shapes) ---
+
+/** The two ways the panel logs in, as TrueNAS's own login offers them. */
+export type AuthMechanism = 'PASSWORD_PLAIN' | 'API_KEY_PLAIN'
+
+export interface AuthPasswordPlain {
+  mechanism: 'PASSWORD_PLAIN'
+  username: string
+  password: string
+}
+
+export interface AuthApiKeyPlain {
+  mechanism: 'API_KEY_PLAIN'
+  username: string
+  api_key: string
+}
+
+export type AuthLoginData = AuthPasswordPlain | AuthApiKeyPlain
+
+export interface AuthUserInfo {
+  username: string
+  privilege?: { roles?: string[] } | null
+}
+
+export interface AuthRespSuccess {
+  response_type: 'SUCCESS'
+  user_info: AuthUserInfo | null
+  authenticator: 'LEVEL_1' | 'LEVEL_2'
+}
+
+export interface AuthRespAuthErr {
+  response_type: 'AUTH_ERR'
+}
+
+export interface AuthRespExpired {
+  response_type: 'EXPIRED'
+}
+
+export interface AuthRespOtpRequired {
+  response_type: 'OTP_REQUIRED'
+  username: string
+}
+
+export interface AuthRespRedirect {
+  response_type: 'REDIRECT'
+  urls: string[]
+}
+
+/** What auth.login_ex answers: only SUCCESS is logged in. */
+export type AuthLoginExResponse = AuthRespSuccess | AuthRespAuthErr | AuthRespExpired | AuthRespOtpRequired | AuthRespRedirect

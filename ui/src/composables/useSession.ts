@@ -1,15 +1,17 @@
 /**
- * The one connection and login of the panel. The API key lives in sessionStorage (this tab only), so
- * a reload logs in again without asking, and closing the tab forgets it.
+ * The one connection and login of the panel (features/login/login.ts says what each answer means).
+ * The chosen mechanism and the username are remembered (localStorage); a password never is. An API
+ * key lives in sessionStorage (this tab only), so a reload logs in again without asking, and closing
+ * the tab forgets it; after a password login a reload asks again.
  */
 import { reactive, readonly } from 'vue'
 import { TengigApi } from '../api/client'
-import { ConnectionError } from '../api/errors'
+import { ConnectionError, LoginRefusedError } from '../api/errors'
 import { RpcClient, apiUrlFromLocation } from '../api/rpc'
-import { reportError } from './useErrors'
+import { asksMechanisms, attemptLogin, rememberChoice, rememberedChoice, type LoginForm } from '../features/login/login'
+import { clearErrors, reportError } from './useErrors'
 
 const KEY_STORAGE = 'tengig.apiKey'
-const USER_STORAGE = 'tengig.username'
 
 type Status = 'logged-out' | 'connecting' | 'logged-in'
 
@@ -17,11 +19,12 @@ const state = reactive({ status: 'logged-out' as Status, username: '', url: '' }
 let api: TengigApi | null = null
 
 export function currentApi(): TengigApi {
-  if (!api) throw new ConnectionError('Not logged in: log in with an API key first.')
+  if (!api) throw new ConnectionError('Not logged in: log in first.')
   return api
 }
 
-export async function logIn(username: string, apiKey: string, remember = true): Promise<boolean> {
+export async function logIn(form: LoginForm, remember = true): Promise<boolean> {
+  clearErrors('login') // the answer to this attempt replaces the last one's
   state.status = 'connecting'
   state.url = apiUrlFromLocation(window.location)
   api?.rpc.close()
@@ -29,11 +32,12 @@ export async function logIn(username: string, apiKey: string, remember = true): 
   try {
     await rpc.connect()
     const candidate = new TengigApi(rpc)
-    if (!(await candidate.login(username, apiKey))) {
+    const outcome = await attemptLogin(candidate, form, asksMechanisms(window.location))
+    if (!outcome.ok) {
       rpc.close()
       state.status = 'logged-out'
       sessionStorage.removeItem(KEY_STORAGE)
-      reportError(new ConnectionError(`The server refused the API key for user ${username}; check the key and the user name.`), 'login')
+      reportError(new LoginRefusedError(outcome.reason), 'login')
       return false
     }
     api = candidate
@@ -44,10 +48,11 @@ export async function logIn(username: string, apiKey: string, remember = true): 
       reportError(err, 'connection')
     })
     state.status = 'logged-in'
-    state.username = username
+    state.username = outcome.username
     if (remember) {
-      sessionStorage.setItem(KEY_STORAGE, apiKey)
-      sessionStorage.setItem(USER_STORAGE, username)
+      rememberChoice(localStorage, form)
+      if (form.mechanism === 'API_KEY_PLAIN') sessionStorage.setItem(KEY_STORAGE, form.secret.trim())
+      else sessionStorage.removeItem(KEY_STORAGE)
     }
     return true
   } catch (err) {
@@ -58,10 +63,13 @@ export async function logIn(username: string, apiKey: string, remember = true): 
   }
 }
 
-/** Logs in with the key this tab remembered, if any. */
+/** Logs in with the API key this tab remembered, if any (a password is never remembered). */
 export async function resumeSession(): Promise<void> {
   const key = sessionStorage.getItem(KEY_STORAGE)
-  if (key) await logIn(sessionStorage.getItem(USER_STORAGE) || 'root', key)
+  const choice = rememberedChoice(localStorage)
+  if (key && choice.mechanism === 'API_KEY_PLAIN' && choice.username) {
+    await logIn({ mechanism: 'API_KEY_PLAIN', username: choice.username, secret: key })
+  }
 }
 
 export function logOut(): void {
