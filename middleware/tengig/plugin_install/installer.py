@@ -34,7 +34,7 @@ from ..panel_files import panel_dir
 from ..runner import Runner
 from .target import DEVELOPER_MODE_HINT, InstallError, Target, read_only
 
-DEFAULT_TIMEOUT = 180.0
+DEFAULT_TIMEOUT = 300.0  # a SCALE middlewared with every plugin takes one to three minutes to start
 POLL_SECONDS = 1.0
 PLUGIN_NAME = "tengig_plugin.py"
 
