@@ -1,5 +1,5 @@
 """Does the middlewared plugin satisfy the rules middlewared checks when it imports a plugin
-(TRUENAS.md §1, 25.04/25.10)? ``check_plugin(services)`` lists every violation, one string each,
+(docs/truenas-api.md §1, 25.04/25.10)? ``check_plugin(services)`` lists every violation, one string each,
 starting with the rule's tag in brackets, e.g. ``[result-one-field] tengig.bench.run: ...``.
 
 ``services`` are ServicePlans (tengig.plugin_spec) or service classes (planned here). A class need
@@ -18,7 +18,7 @@ from .plugin_spec import MIDDLEWARED_MODEL_METHODS, ServicePlan, plan_service
 
 # middlewared's built-in roles (one list, in api/decorators.py, where @api_method checks them too).
 
-# Rule tags (one per TRUENAS.md §1 rule).
+# Rule tags (one per docs/truenas-api.md §1 rule).
 RESULT_ONE_FIELD = "result-one-field"
 MODEL_NAME = "model-name"
 MODEL_MODULE = "model-module"

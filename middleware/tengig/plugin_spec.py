@@ -4,7 +4,7 @@
 ``ServicePlan`` per class: the class name, the Config namespaces, and per public method the
 re-parented Args/Result models, the roles, the JobOptions and the parameter names. The plugin file
 (middleware/middlewared_plugin/tengig_plugin.py) only turns a plan into middlewared classes;
-tengig.plugin_conformance checks a plan against TRUENAS.md §1.
+tengig.plugin_conformance checks a plan against docs/truenas-api.md §1.
 
 Models are re-parented, never mutated: each is a subclass with the same name and fields whose
 ``__module__`` is ``PLUGIN_MODEL_MODULE`` (middlewared refuses public models outside

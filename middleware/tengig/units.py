@@ -1,4 +1,4 @@
-"""Units, explicitly. MB = 10^6 bytes, MiB = 2^20 bytes, Gb/s = 10^9 bits/s (MEASURE.md §1).
+"""Units, explicitly. MB = 10^6 bytes, MiB = 2^20 bytes, Gb/s = 10^9 bits/s (docs/physics.md).
 
 Rates inside tengig are bits per second (int or float) for links and bytes per second for
 storage; these helpers convert and print them with the unit always written out.

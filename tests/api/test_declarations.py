@@ -1,4 +1,4 @@
-"""The declaration rules (TRUENAS.md §1) are enforced when a service is defined, and every model of
+"""The declaration rules (docs/truenas-api.md §1) are enforced when a service is defined, and every model of
 every registered method follows the API model rules."""
 from __future__ import annotations
 

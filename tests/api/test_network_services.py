@@ -46,7 +46,7 @@ def test_lagg_validate_uses_truenas_words_and_field_paths(host):
 
 
 def test_lagg_apply_on_this_kernel_says_no_bonding_and_changes_nothing(host):
-    assert not bonding_support().supported  # this machine: no bonding driver (LAB.md)
+    assert not bonding_support().supported  # this machine: no bonding driver (docs/lab.md §1)
     _, run_job = host
     before = [i.name for i in LinuxNetwork().interfaces()]
     job = run_job("tengig.lagg.apply", {"nics": NICS, "platform": "linux", "topology": "lacp-switch",

@@ -14,7 +14,7 @@ def test_sequential_write_bytes_over_runtime():
     [job] = parse_fio_json((FIX / "seq1m-q8t1-write-zfs-fuse.json").read_text())
     io = require_io(job, "write")
     assert io.bytes == 256 * MiB and io.runtime_ms == 609
-    # bytes counted once, over fio's own runtime (MEASURE.md §3: a popular tool doubled this)
+    # bytes counted once, over fio's own runtime (docs/physics.md §6: a popular tool doubled this)
     assert io.bytes_per_s == pytest.approx(256 * MiB / 0.609)
     assert job.read is None
     with pytest.raises(ToolOutputError, match="moved no bytes in read"):

@@ -28,7 +28,7 @@ def test_fio_argv_incompressible_writes_and_time_based_random():
     r = fio_argv(RND4K_Q32T1, "read", "/p/f1", 256 * MiB, PRESETS["full"], "posixaio")
     assert "--rw=randread" in r and "--time_based" in r and "--runtime=10" in r and "--ramp_time=2" in r
     assert "--refill_buffers" not in r and "--ioengine=posixaio" in r
-    # one job per fio call: phases never run concurrently (MEASURE.md §3)
+    # one job per fio call: phases never run concurrently (docs/physics.md §6)
     assert sum(a.startswith("--name=") for a in w + r) == 2
 
 

@@ -45,7 +45,7 @@ def test_smbclient_reads_256_mib_random_file_with_matching_checksum(shaped_lab):
 
 @pytest.mark.parametrize("client, rate, tolerance", [("lab", 100 * 10**6, 0.02), ("desk", 10**9, 0.03)])
 def test_shaped_link_goodput_matches_ethernet_ceiling(shaped_lab, client, rate, tolerance):
-    result = measure(BenchContext(LabHosts(shaped_lab)), lab_link(shaped_lab, client), direction="write", seconds=5, omit=2)  # MEASURE.md §3: -O 2
+    result = measure(BenchContext(LabHosts(shaped_lab)), lab_link(shaped_lab, client), direction="write", seconds=5, omit=2)  # docs/physics.md §7: -O 2
     ceiling = tcp_goodput_bps(rate, 1500)  # 94.1 Mb/s at 100m, 941 Mb/s at 1g
     assert result.bytes > 0
     assert result.goodput_bps == pytest.approx(ceiling, rel=tolerance), (

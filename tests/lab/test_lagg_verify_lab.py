@@ -15,7 +15,7 @@ from tengig.lab.nics import lab_nics
 
 pytestmark = pytest.mark.lab
 
-GOODPUT_1G = 941e6  # TCP goodput of a 1 Gb/s link at MTU 1500 (MEASURE.md)
+GOODPUT_1G = 941e6  # TCP goodput of a 1 Gb/s link at MTU 1500 (docs/physics.md §1)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Apply through the TrueNAS backend against the stand-in of TRUENAS.md §3, with the stand-in's active
+"""Apply through the TrueNAS backend against the stand-in of docs/truenas-api.md §3, with the stand-in's active
 network made real in the lab NAS's namespace (its on_active_change hook): the probe is a real ping from
 the NAS to its peers, so "the new link never answers" is a real silence, and the rollback takes real
 addresses away again."""

@@ -13,7 +13,7 @@ def test_one_gigabit_link_both_directions_one_and_four_streams(shaped_lab):
     link = lab_link(shaped_lab, "desk")
     seen = []
     ctx = BenchContext(LabHosts(shaped_lab), progress=lambda p, d: seen.append(p))
-    results = measure_link(ctx, link, streams=4, seconds=3, omit=2)  # MEASURE.md §3: iperf3 -O 2
+    results = measure_link(ctx, link, streams=4, seconds=3, omit=2)  # docs/physics.md §7: iperf3 -O 2
     assert [(r.direction, r.streams) for r in results] == [("read", 1), ("write", 1), ("read", 4), ("write", 4)]
     for r in results:
         assert r.ceiling_bps == pytest.approx(941e6, rel=1e-3)

@@ -1,5 +1,5 @@
 """Rendered LAGGs for seed 001's and seed 002's layouts, against golden files, and the contract
-details that matter (TRUENAS.md §3 fields per platform, the order of iproute2 steps, rc.conf)."""
+details that matter (docs/truenas-api.md §3 fields per platform, the order of iproute2 steps, rc.conf)."""
 import pytest
 
 from tengig.lagg import merge_rc_block, plan_lagg, render

@@ -46,7 +46,7 @@ def seed000_core() -> dict:
 
 
 def lab_hosts(pinned: bool = True) -> dict:
-    """The lab's trio with its veth names: on host X the port to Y is eth-Y (LAB.md)."""
+    """The lab's trio with its veth names: on host X the port to Y is eth-Y (docs/lab.md §2)."""
     names = ("nas", "desk", "lab")
     return {
         "hosts": [

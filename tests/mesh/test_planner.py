@@ -77,7 +77,7 @@ def test_four_hosts_need_twelve_ports_and_six_cables():
 def test_goodput_ceiling_per_link():
     plan = plan_mesh(seed000_scale())
     assert all(c.goodput_bps == tcp_goodput_bps(TEN_G, 9000) for c in plan.cables)
-    assert plan.cables[0].goodput_bps == pytest.approx(9.900e9, rel=1e-3)  # MEASURE.md §1: 10 GbE at MTU 9000
+    assert plan.cables[0].goodput_bps == pytest.approx(9.900e9, rel=1e-3)  # docs/physics.md §1: 10 GbE at MTU 9000
 
 
 def test_lab_hosts_with_reserved_ports_cable_eth_peer_to_eth_peer():

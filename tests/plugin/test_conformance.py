@@ -1,4 +1,4 @@
-"""The middlewared plugin plan against TRUENAS.md §1: tengig's real services pass, and each rule,
+"""The middlewared plugin plan against docs/truenas-api.md §1: tengig's real services pass, and each rule,
 broken on purpose, is reported under its own tag (and only that one)."""
 from __future__ import annotations
 

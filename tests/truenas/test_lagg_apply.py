@@ -1,4 +1,4 @@
-"""Issue 6's must-show: a LAGG applied through the TrueNAS backend against the stand-in of TRUENAS.md
+"""Issue 6's must-show: a LAGG applied through the TrueNAS backend against the stand-in of docs/truenas-api.md
 §3 (a stand-in, not TrueNAS): the happy path from the NAS's own inventory, TrueNAS's validation errors
 with their field paths, a bond that never answers rolled back, a change nobody checks in rolled back by
 TrueNAS itself, and the caller's own interface refused."""

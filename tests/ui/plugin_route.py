@@ -1,7 +1,7 @@
 """A stand-in for TrueNAS's web server in front of the panel: it serves the built panel under
 `/_plugins/tengig/` and passes the websocket at `/api/current` through to a tengig API host, as
 TrueNAS serves a plugin's UI next to its middleware. It proves the build uses relative asset paths
-and finds the API from the page's own address; it is not TrueNAS (TRUENAS.md §2 is the contract)."""
+and finds the API from the page's own address; it is not TrueNAS (docs/truenas-api.md §2 is the contract)."""
 from __future__ import annotations
 
 import asyncio

@@ -1,6 +1,6 @@
 """The LAGG view applies on a TrueNAS the way TrueNAS's own Network page does: committed with a
 rollback timer, probed, then a countdown and Confirm in the page; the Confirm (tengig.lagg.checkin)
-makes tengig check in. The TrueNAS is the stand-in of TRUENAS.md §3 (seed 001's NAS); the probe
+makes tengig check in. The TrueNAS is the stand-in of docs/truenas-api.md §3 (seed 001's NAS); the probe
 "does the new bond answer?" is a stand-in too, since this kernel cannot make a bond to ping through."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MEASURE.md §1's table, computed."""
+"""docs/physics.md §1's table, computed."""
 import pytest
 
 from tengig.verdict.ceilings import tbf_rate_for_ethernet, tcp_goodput_bps

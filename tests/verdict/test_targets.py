@@ -1,4 +1,4 @@
-"""The target catalogue (MEASURE.md §4) and the user's own targets."""
+"""The target catalogue (docs/physics.md §5) and the user's own targets."""
 import pytest
 
 from tengig.errors import ValidationError

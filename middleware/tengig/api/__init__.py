@@ -31,7 +31,7 @@ tengig.server adds JSON-RPC 2.0 over websocket, sessions, auth and events around
 The seam for the middlewared plugin (written later, outside this package): for each service class,
 generate a middlewared Service subclass with the same Config whose methods call ours, with
 ``@api_method(Args, Result, roles=...)`` from middlewared using our models (set each model's
-``__module__`` to start with ``middlewared.api.``, TRUENAS.md §1) and ``@job(...)`` with the same
+``__module__`` to start with ``middlewared.api.``, docs/truenas-api.md §1) and ``@job(...)`` with the same
 JobOptions. It must
   - pass middlewared's Job through an adapter offering set_progress, aborted, check_aborted, on_abort
     (middlewared 26+ has job.aborted_event; on 25.10 abort only cancels coroutine jobs, so the

@@ -1,5 +1,5 @@
 """``@api_method`` and ``@job``: how a service method declares itself, with middlewared's names and
-rules (TRUENAS.md §1), checked when the module is imported, as middlewared checks them.
+rules (docs/truenas-api.md §1), checked when the module is imported, as middlewared checks them.
 
     @api_method(TenGigResultsGetArgs, TenGigResultsGetResult, roles=["READONLY_ADMIN"])
     def get(self, id): ...
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-# middlewared's built-in roles that tengig's methods may name (a plugin cannot add roles; TRUENAS.md §1).
+# middlewared's built-in roles that tengig's methods may name (a plugin cannot add roles; docs/truenas-api.md §1).
 # A subset of truenas/middleware src/middlewared/middlewared/role.py (ROLES dict, checked on master of
 # 2026-08 and 25.10): extend it from there, never invent one. plugin_conformance checks against it too.
 BUILTIN_ROLES = frozenset({

@@ -1,5 +1,5 @@
 """The ZFS ARC as a benchmark sees it: its size (to size a working set the cache cannot hold) and its
-hit/miss counters (to show the reads came from the disks, MEASURE.md §3).
+hit/miss counters (to show the reads came from the disks, docs/physics.md §6).
 
 Read on the NAS host, from whichever source its ZFS offers: OpenZFS on Linux's
 /proc/spl/kstat/zfs/arcstats, zfs-fuse's kstat mount (one file per value), FreeBSD's sysctl."""

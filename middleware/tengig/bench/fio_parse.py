@@ -3,7 +3,7 @@
 fio may print notes before its JSON, so parsing starts at the first `{`; in client/server mode it prints
 one JSON document per client (and one for all of them) in a row, decoded one after another. A job
 whose `error` is set, or that moved no bytes, is refused: a failed tool never becomes a number.
-Throughput is the job's own bytes over its own runtime (MEASURE.md §3: count bytes once)."""
+Throughput is the job's own bytes over its own runtime (docs/physics.md §6: count bytes once)."""
 from __future__ import annotations
 
 import errno as errno_mod

@@ -1,5 +1,5 @@
 """Parse `iperf3 -J` output (pure). iperf3 exits 0 even when it could not connect: the `error`
-key is checked first, and a result that moved no bytes is refused (MEASURE.md §3)."""
+key is checked first, and a result that moved no bytes is refused (docs/physics.md §7)."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,5 @@
 """Network benchmark: iperf3 per link, bound to the link's addresses, 1 stream and N streams, both
-directions, each result next to the link's goodput ceiling (MEASURE.md §1).
+directions, each result next to the link's goodput ceiling (docs/physics.md §1).
 
 Directions are named from the NAS's side as SMB users see them: "read" = the NAS sends (iperf3 -R
 with the client on the user's host), "write" = the user's host sends to the NAS.

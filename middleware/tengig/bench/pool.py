@@ -1,6 +1,6 @@
 """Pool benchmark: fio on a scratch dataset made for the run and always removed afterwards.
 
-Honest by construction (MEASURE.md §3):
+Honest by construction (docs/physics.md §6):
 - the working set is at least 2 x the ARC's maximum size (or the preset's minimum, whichever is larger),
   and the run is refused before writing anything if that would fill the pool past 80%;
 - data is incompressible (fio's random buffers, refilled) on a dataset with compression off, and the

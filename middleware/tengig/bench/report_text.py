@@ -88,5 +88,5 @@ def report_text(report: BenchReport) -> str:
             each = ", ".join(f"{c} {mb(r.median)}" for c, r in d.per_client.items())
             out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each})")
     out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
-            "(MEASURE.md §1), everything else measured."]
+            "(docs/physics.md §1), everything else measured."]
     return "\n".join(out)

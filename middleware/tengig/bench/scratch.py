@@ -1,6 +1,6 @@
 """The scratch dataset a pool benchmark writes to: what a storage backend must offer (ZFS CLI on
-Linux and in the lab; pool.dataset.* on TrueNAS), and the rules it follows (MEASURE.md §3,
-TRUENAS.md §4): compression off, atime off, the largest recordsize the pool takes, no quota, tagged with
+Linux and in the lab; pool.dataset.* on TrueNAS), and the rules it follows (docs/physics.md §6,
+docs/truenas-api.md §4): compression off, atime off, the largest recordsize the pool takes, no quota, tagged with
 a user property so a sweep can always find and remove what a crashed run left behind."""
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ encryption read from smbstatus on the server.
 
 Reads come from the disks, not from RAM: each run has its own file of at least 2 x the ARC (run i
 writes file i and later reads it once; see bench/pool.py for why), and caches are dropped before each
-read. Never a pure-Python SMB client: they measure themselves (LAB.md)."""
+read. Never a pure-Python SMB client: they measure themselves (docs/lab.md §6)."""
 from __future__ import annotations
 
 import os

@@ -99,7 +99,7 @@ def run_concurrent_smb(ctx: BenchContext, ep: MountedSmbEndpoint, clients: list[
     try:
         for c in clients:
             mounts[c] = ep.mount(ctx, c)
-        for c in clients:  # after the mounts: a server started before its mount does not see it (LAB.md)
+        for c in clients:  # after the mounts: a server started before its mount does not see it (docs/lab.md §6)
             servers.append(ctx.spawn(c, ["fio", "--server"], log_name=f"fio-server-{c}.log"))  # port 8765
         for c, proc in zip(clients, servers):
             wait_listening(ctx, c, FIO_PORT, proc, program="fio --server", timeout=15)

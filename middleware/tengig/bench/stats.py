@@ -1,4 +1,4 @@
-"""Repeat statistics (pure): median and coefficient of variation, as MEASURE.md §3 asks."""
+"""Repeat statistics (pure): median and coefficient of variation, as docs/physics.md §7 asks."""
 from __future__ import annotations
 
 import statistics

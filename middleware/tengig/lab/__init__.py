@@ -1,6 +1,6 @@
 """The lab: namespaced hosts, shaped direct cables, a real ZFS pool and a real Samba share.
 
-The embedded default every tengig command can run against (LAB.md has the recipes)."""
+The embedded default every tengig command can run against (docs/lab.md has the recipes)."""
 from .lab import Lab
 from .spec import LabSpec, build_spec
 

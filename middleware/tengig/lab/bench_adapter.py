@@ -124,7 +124,7 @@ class LabBenchSystem:
 
 
 class LabMountedSmbEndpoint(LabSmbEndpoint):
-    """The lab share mounted on each client with smbnetfs (no kernel CIFS here, LAB.md), for fio.
+    """The lab share mounted on each client with smbnetfs (no kernel CIFS here, docs/lab.md §7), for fio.
     smbnetfs runs in the client's network namespace but the root mount namespace, so the controller
     and the fio servers see the mount; it finds the server by address, with its own HOME for auth."""
 

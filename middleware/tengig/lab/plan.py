@@ -22,10 +22,8 @@ CGROUP_NAME = "tengig-lab"
 ADDRESS_BASE = "10.250"
 MIN_BURST = 64 * 1024
 TBF_LATENCY_MS = 10
-# Burst = 8 ms of traffic. LAB.md's 1 ms is enough on an idle machine, but on this VM (steal time,
-# zfs-fuse flushing) a 1 ms bucket empties whenever the tbf watchdog timer fires late: 1 Gb/s single
-# streams then measured 832-937 Mb/s. 8 ms measured 937-942 Mb/s under the same conditions; the
-# extra a full bucket can add is burst/omit-window (<0.3% over iperf3's 2 s warm-up), never sustained.
+# Burst = 8 ms of traffic, not the 1 ms that is enough on an idle machine: on a busy VM a 1 ms bucket
+# empties whenever the tbf watchdog fires late (measurements in docs/lab.md §3).
 BURST_MS = 8
 
 

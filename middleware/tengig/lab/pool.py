@@ -1,5 +1,5 @@
 """The lab NAS's storage: a zfs-fuse daemon, a pool on a sparse file (or on a throttled loop
-device for --slow-pool), and the dataset the share serves. Recipes from LAB.md."""
+device for --slow-pool), and the dataset the share serves. Recipes in docs/lab.md §4."""
 from __future__ import annotations
 
 import os

@@ -1,6 +1,6 @@
 """The lab NAS's SMB server: a real smbd with a private configuration, its own user, started in
 the nas namespace in a session of its own (smbd signals its process group when it stops: without
-setsid it would kill its caller, LAB.md)."""
+setsid it would kill its caller, docs/lab.md §6)."""
 from __future__ import annotations
 
 import os

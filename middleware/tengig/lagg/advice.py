@@ -1,6 +1,6 @@
 """Alternatives that serve the goal better than the planned LAGG, and notes worth reading first.
 
-The alternatives are the ones the seeds and MEASURE.md §2 support: SMB multichannel over separate
+The alternatives are the ones docs/physics.md §3 and §8 support: SMB multichannel over separate
 NICs for one fast client (not over a LAGG), round-robin where platform and topology allow it, an
 LACP switch to balance writes, Linux's balance-alb (seed 002: writes 12.8 Gb/s against 11.8).
 """

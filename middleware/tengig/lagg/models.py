@@ -1,6 +1,6 @@
 """What plan_lagg returns: the LAGG to build, what to expect from it, and what may serve better.
 
-Rates are bits per second of TCP payload (goodput, MEASURE.md §1). Directions are named from the
+Rates are bits per second of TCP payload (goodput, docs/physics.md §1). Directions are named from the
 NAS's side as SMB users see them: "read" = the NAS sends, "write" = the NAS receives.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Protocol vocabulary per platform, and which protocol fits which topology and goal.
 
 TrueNAS's names are tengig's own (LACP, FAILOVER, LOADBALANCE, ROUNDROBIN, NONE); each platform
-calls them something else (TRUENAS.md §3, MEASURE.md §2):
+calls them something else (docs/truenas-api.md §3, docs/physics.md §3):
 
 | TrueNAS     | Linux bonding | FreeBSD lagg(4) | SCALE | CORE |
 |-------------|---------------|-----------------|-------|------|
@@ -27,7 +27,7 @@ PLATFORM_TITLE: dict[Platform, str] = {
     "truenas-scale": "TrueNAS SCALE", "truenas-core": "TrueNAS CORE", "linux": "Linux bonding", "freebsd": "FreeBSD lagg",
 }
 
-# Protocols that hash each flow onto one member (MEASURE.md §2).
+# Protocols that hash each flow onto one member (docs/physics.md §3).
 HASHED: frozenset[LagProtocol] = frozenset({"LACP", "LOADBALANCE"})
 
 # Hash names: TrueNAS's API, Linux's xmit_hash_policy, FreeBSD's lagghash.

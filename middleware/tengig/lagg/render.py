@@ -1,7 +1,7 @@
 """A LaggPlan as what each platform takes: TrueNAS API calls, Linux iproute2 argv lists, FreeBSD
 ifconfig argv lists and rc.conf lines. Each comes with what undoes it.
 
-- TrueNAS (TRUENAS.md §3): `interface.create` with type LINK_AGGREGATION; `xmit_hash_policy` and
+- TrueNAS (docs/truenas-api.md §3): `interface.create` with type LINK_AGGREGATION; `xmit_hash_policy` and
   `lacpdu_rate` exist on SCALE only. A member with its own saved config is reset first with
   `interface.delete(member)` (for a physical port that drops its saved config, the port stays).
   Nothing takes effect until `interface.commit({"rollback": true, "checkin_timeout": 60})`, and the

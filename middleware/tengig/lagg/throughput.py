@@ -1,4 +1,4 @@
-"""What a LAGG can move, per direction, for one flow and for many (MEASURE.md §2), pure arithmetic.
+"""What a LAGG can move, per direction, for one flow and for many (docs/physics.md §3, §4), pure arithmetic.
 
 - Hashed protocols (LACP, LOADBALANCE) put each flow on one member: one flow never beats one link;
   N flows over n members keep n(1 - (1 - 1/n)^N) members busy on average, and all may land on one.

@@ -1,6 +1,6 @@
 """Checks that need the whole request, each error naming the input field it came from.
 
-Where TrueNAS has its own check (`interface.create` for a LINK_AGGREGATION, TRUENAS.md §3) the message
+Where TrueNAS has its own check (`interface.create` for a LINK_AGGREGATION, docs/truenas-api.md §3) the message
 is TrueNAS's, so a refusal reads the same before and after applying; `options.members.N` is the
 member TrueNAS calls `interface_create.lag_ports.N` (same index). tengig adds its own: mixed speeds,
 no link, the caller's own connection, round-robin where it cannot work. Errors are collected and

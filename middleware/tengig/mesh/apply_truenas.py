@@ -5,7 +5,7 @@ hosts entries merged into network.configuration (backends/truenas/staged_change.
 
 If a link stays silent, the change is rolled back at once and the error names the cable; if tengig
 dies in between, TrueNAS rolls back by itself when the checkin timeout ends. The interface carrying
-the caller's session is refused unless confirmed (TRUENAS.md §3).
+the caller's session is refused unless confirmed (docs/truenas-api.md §3).
 """
 from __future__ import annotations
 

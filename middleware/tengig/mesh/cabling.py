@@ -5,7 +5,7 @@ one speed; a 10G port and a 25G port are not cabled together here). With one spe
 this is a straight walk; with mixed speeds it is a small constraint search (fastest speed first,
 most constrained pair first, bounded so a hopeless request fails quickly). Then each host hands
 its ports to its peers, spreading cables across cards: a dual-port card shares one PCIe link and
-may not carry two full-rate cables (MEASURE.md §2, Intel X540-T2 ~14 Gb/s per card).
+may not carry two full-rate cables (docs/physics.md §4: an Intel X540-T2 carried ~14 Gb/s per card).
 
 Everything is ordered by names (natural order: enp3s0f2 before enp3s0f10), never by input order,
 so a shuffled request gives the same cabling.

@@ -31,7 +31,7 @@ class MeshCable(_Output):
     subnet: str = Field(description="The link's own subnet, e.g. 10.250.0.0/30.")
     prefix: int = Field(description="Prefix length of the subnet (also the TrueNAS alias netmask).")
     mtu: int = Field(description="MTU on both ends, bytes.")
-    goodput_bps: float = Field(description="TCP payload ceiling of this link at this MTU (MEASURE.md §1), bits/s.")
+    goodput_bps: float = Field(description="TCP payload ceiling of this link at this MTU (docs/physics.md §1), bits/s.")
 
     def end_of(self, host: str) -> CableEnd:
         return self.a if self.a.host == host else self.b

@@ -141,7 +141,7 @@ def _notes(hosts: list[MeshHost], cables: list[MeshCable], options: MeshOptions,
             notes.append(PlanNote(
                 code="shared-card", severity="info", host=host,
                 text=f"{host}: cables {', '.join(c.id for c in on_card)} share card {card}; check its PCIe "
-                "width and generation can carry them all at once (MEASURE.md: a dual-port X540 reached ~14 Gb/s)",
+                "width and generation can carry them all at once (docs/physics.md §4: a dual-port X540 reached ~14 Gb/s)",
             ))
     for host in hosts:
         if host.kind == "windows" and options.mtu > 1500 and options.mtu + 14 not in (4088, 9014):

@@ -1,4 +1,4 @@
-"""TrueNAS API calls for a mesh host (TRUENAS.md §3), as data: method plus positional params.
+"""TrueNAS API calls for a mesh host (docs/truenas-api.md §3), as data: method plus positional params.
 
 - `interface.update(name, {...})` per mesh port: one INET alias on the link's subnet and the MTU.
   The aliases list replaces the port's aliases: a mesh port carries only its link. DHCP and IPv6

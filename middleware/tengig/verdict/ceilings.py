@@ -1,4 +1,4 @@
-"""Physical ceilings (MEASURE.md §1): what TCP payload can move over an Ethernet link.
+"""Physical ceilings (docs/physics.md §1): what TCP payload can move over an Ethernet link.
 
 Per frame on the wire: preamble+SFD 8 + header 14 + FCS 4 + inter-frame gap 12 = 38 bytes.
 Inside the MTU: IPv4 20 + TCP 20 + timestamps 12 = 52 bytes (IPv6: 72; no timestamps: 12 fewer).
@@ -24,7 +24,7 @@ def tcp_goodput_bps(line_rate_bps: float, mtu: int = 1500, *, ipv6: bool = False
 
 
 def tbf_rate_for_ethernet(line_rate_bps: float, mtu: int = 1500) -> float:
-    """The tbf rate that makes a shaped veth carry what real Ethernet carries (LAB.md).
+    """The tbf rate that makes a shaped veth carry what real Ethernet carries (docs/lab.md §3).
 
     tbf counts frame bytes without preamble, FCS and gap (MTU + 14); the wire spends MTU + 38.
     Scaling the rate by (MTU + 14) / (MTU + 38) gives the same goodput: 1g -> 984.4 Mbit at 1500.

@@ -36,7 +36,7 @@ NETWORK_AT_LINK_RATIO = 0.90
 def _with_link_estimates(ceilings: Sequence[Ceiling], facts: Facts) -> list[Ceiling]:
     """Add the link's physical goodput (estimated) for directions that lack one, when the facts know the speed.
 
-    The link ceiling is pure physics (MEASURE.md §1), so leaving it out only because nobody passed it
+    The link ceiling is pure physics (docs/physics.md §1), so leaving it out only because nobody passed it
     would hide the most common bottleneck; it is marked estimated like every computed number.
     """
     out = list(ceilings)
@@ -52,7 +52,7 @@ def _with_link_estimates(ceilings: Sequence[Ceiling], facts: Facts) -> list[Ceil
                     direction=direction,
                     bytes_per_s=tcp_goodput_bps(facts.link_negotiated_bps, mtu) / 8,
                     provenance="estimated",
-                    label=f"link {format_rate(facts.link_negotiated_bps)} TCP goodput at MTU {mtu} bytes (MEASURE.md §1)",
+                    label=f"link {format_rate(facts.link_negotiated_bps)} TCP goodput at MTU {mtu} bytes (docs/physics.md §1)",
                 )
             )
     return out

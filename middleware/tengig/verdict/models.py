@@ -14,7 +14,7 @@ Provenance = Literal["measured", "estimated"]
 
 
 class Target(BaseModel):
-    """A reference disk to beat (MEASURE.md §4), with where its numbers come from."""
+    """A reference disk to beat (docs/physics.md §5), with where its numbers come from."""
 
     model_config = ConfigDict(extra="forbid")
 

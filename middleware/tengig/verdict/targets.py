@@ -1,4 +1,4 @@
-"""The reference disks a NAS over SMB is judged against (MEASURE.md §4), and the user's own.
+"""The reference disks a NAS over SMB is judged against (docs/physics.md §5), and the user's own.
 
 A verdict is only as honest as its target: every built-in carries the source of its figure, so a
 user can see why "223.4 MB/s" and not a rounder number. MB = 10^6 bytes throughout, the unit disk

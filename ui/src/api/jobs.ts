@@ -1,6 +1,6 @@
 /**
  * Jobs as the panel follows them: every state or progress change arrives as a core.get_jobs
- * collection_update (TRUENAS.md §2). `mergeJobUpdate` and `jobOutcome` are pure; JobWatcher keeps
+ * collection_update (docs/truenas-api.md §2). `mergeJobUpdate` and `jobOutcome` are pure; JobWatcher keeps
  * the latest snapshot of every job it has heard of, so events that arrive before the job id is
  * known (the start call's answer) are not lost.
  */

@@ -1,5 +1,5 @@
 /**
- * JSON-RPC 2.0 over one websocket, as TrueNAS middleware speaks it (TRUENAS.md §2): positional params,
+ * JSON-RPC 2.0 over one websocket, as TrueNAS middleware speaks it (docs/truenas-api.md §2): positional params,
  * `collection_update` notifications for subscriptions. Every failure leaves here as a PanelError.
  */
 import { ApiError, ConnectionError, type RpcErrorData } from './errors'

@@ -141,7 +141,7 @@ export interface JobProgress {
   extra: unknown
 }
 
-/** One job as core.get_jobs events carry it (TRUENAS.md §2). */
+/** One job as core.get_jobs events carry it (docs/truenas-api.md §2). */
 export interface Job {
   id: number
   method: string

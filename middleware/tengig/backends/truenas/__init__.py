@@ -1,4 +1,4 @@
-"""tengig's TrueNAS backend: drives a TrueNAS through its API only (TRUENAS.md §3, §4), the same code
+"""tengig's TrueNAS backend: drives a TrueNAS through its API only (docs/truenas-api.md §3, §4), the same code
 from outside (tengig.client.Client, either protocol) and inside the middlewared plugin (MiddlewareCaller).
 
     version.py        system.version -> platform, release, protocol and feature flags

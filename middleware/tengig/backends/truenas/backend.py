@@ -1,4 +1,4 @@
-"""TrueNASBackend: what tengig does on a TrueNAS, through its API only (TRUENAS.md §3), version-aware.
+"""TrueNASBackend: what tengig does on a TrueNAS, through its API only (docs/truenas-api.md §3), version-aware.
 
     backend = TrueNASBackend(client)           # any Caller: Client, MiddlewareCaller, a test fake
     backend.version.protocol                   # 'legacy' on 24.10 / CORE, 'jsonrpc' on 25.04+
@@ -110,7 +110,7 @@ class TrueNASBackend:
         self.set_hosts(value)
         return value
 
-    # -- SMB shares (TRUENAS.md §4: field names changed in 25.10) ------------------------------------
+    # -- SMB shares (docs/truenas-api.md §4: field names changed in 25.10) ---------------------------
 
     def smb_share_payload(self, name: str, path: str, *, readonly: bool = False, comment: str = "") -> dict[str, Any]:
         """sharing.smb.create's argument for this version: 'ro'/NO_PRESET before 25.10, 'readonly'/DEFAULT_SHARE from it."""

@@ -1,4 +1,4 @@
-"""The pool benchmark's scratch dataset through pool.dataset.* (TRUENAS.md §4); implements
+"""The pool benchmark's scratch dataset through pool.dataset.* (docs/truenas-api.md §4); implements
 bench.scratch.ScratchStorage, like backends/linux/zfs.py does with the zfs CLI.
 
     pool.dataset.create({"name": "tank/tengig-scratch-<tag>", "type": "FILESYSTEM", "compression": "OFF",

@@ -1,4 +1,4 @@
-"""A stand-in TrueNAS: it follows TRUENAS.md §2-§4, and is not TrueNAS.
+"""A stand-in TrueNAS: it follows docs/truenas-api.md §2-§4, and is not TrueNAS.
 
 It plays one release (24.10, 25.04, 25.10 or CORE 13.3): system.version, the network API with staging
 (interface.query/create/update/delete with middlewared's validation messages and field paths, commit

@@ -1,5 +1,5 @@
 """``python -m tengig.standin.truenas --version 25.04 --port 8620``: run a stand-in TrueNAS (not
-TrueNAS; TRUENAS.md §3/§4) seeded with example_seed, print its URL and API key, serve until Ctrl-C."""
+TrueNAS; docs/truenas-api.md §3/§4) seeded with example_seed, print its URL and API key, serve until Ctrl-C."""
 from __future__ import annotations
 
 import argparse

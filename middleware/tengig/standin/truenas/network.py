@@ -1,5 +1,5 @@
 """The stand-in's network: saved (staged) config versus active config, and interface.commit's rollback
-timer (a stand-in following TRUENAS.md §3, not TrueNAS).
+timer (a stand-in following docs/truenas-api.md §3, not TrueNAS).
 
 As in middlewared: create/update/delete edit only the saved config, and the first edit snapshots it
 (``original``, middlewared's _original_datastores); ``has_pending_changes`` is "a snapshot exists".

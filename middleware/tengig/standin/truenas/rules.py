@@ -1,4 +1,4 @@
-"""interface.create / interface.update validation as TrueNAS does it (a stand-in following TRUENAS.md §3,
+"""interface.create / interface.update validation as TrueNAS does it (a stand-in following docs/truenas-api.md §3,
 not TrueNAS). Pure functions over plain dicts; messages and field paths are middlewared's own
 (plugins/network.py ``_common_validation``, 24.10-25.10, and CORE 13.3 where it differs):
 
@@ -46,7 +46,7 @@ def _interface_model(*, core: bool, update: bool) -> type[BaseModel]:
         "bridge_members": (list[str] | None, None),
         "failover_critical": (bool | None, None),
     }
-    if not core:  # CORE's lagg(4) has neither (TRUENAS.md §3)
+    if not core:  # CORE's lagg(4) has neither (docs/truenas-api.md §3)
         fields["xmit_hash_policy"] = (Literal["LAYER2", "LAYER2+3", "LAYER3+4"] | None, None)
         fields["lacpdu_rate"] = (Literal["SLOW", "FAST"] | None, None)
     if not update:

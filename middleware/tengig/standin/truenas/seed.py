@@ -1,4 +1,4 @@
-"""What a stand-in TrueNAS starts with (a stand-in following TRUENAS.md §3/§4, not TrueNAS): the
+"""What a stand-in TrueNAS starts with (a stand-in following docs/truenas-api.md §3/§4, not TrueNAS): the
 version it plays, its ports and saved interface config, hosts, pools, and which interface the API
 session arrives on. Plain data; the stand-in's state is built from it.
 """

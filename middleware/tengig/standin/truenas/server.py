@@ -1,4 +1,4 @@
-"""Running the stand-in TrueNAS (a stand-in following TRUENAS.md §3/§4, not TrueNAS): tengig's own host
+"""Running the stand-in TrueNAS (a stand-in following docs/truenas-api.md §3/§4, not TrueNAS): tengig's own host
 (TengigServer) serving the stand-in services, on /api/current (25.04, 25.10) or /websocket (24.10,
 CORE 13.3), with one API key made at start.
 

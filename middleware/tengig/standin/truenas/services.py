@@ -1,5 +1,5 @@
 """The stand-in's API methods, declared as tengig declares its own (Service, @api_method), so tengig's
-host serves them with TrueNAS's wire protocol, errors and auth (a stand-in following TRUENAS.md §3/§4,
+host serves them with TrueNAS's wire protocol, errors and auth (a stand-in following docs/truenas-api.md §3/§4,
 not TrueNAS). Each method is one line into the state (network.py, storage.py), reached as
 ``self.middleware.truenas`` (the StandinState the server attaches).
 

@@ -1,4 +1,4 @@
-"""The stand-in's pools, datasets and SMB shares (a stand-in following TRUENAS.md §4, not TrueNAS).
+"""The stand-in's pools, datasets and SMB shares (a stand-in following docs/truenas-api.md §4, not TrueNAS).
 
 pool.dataset entries carry properties as middlewared shapes them ({"value", "rawvalue", "parsed",
 "source"}) and user properties as a dict by key. sharing.smb.create takes the fields of the release
