@@ -37,7 +37,7 @@ def test_link_negotiated_low_names_both_speeds():
     got = rules(HDD, [c("pool", "read", 400 * MB)], Facts(link_negotiated_bps=100_000_000, link_capable_bps=1 * G))
     text = got["link-negotiated-low"].text
     assert text.startswith("the link negotiated 100 Mb/s but the NICs can do 1 Gb/s")
-    assert "11.77 MB/s instead of 117.7 MB/s" in text and "seed 003" in text
+    assert "11.77 MB/s instead of 117.7 MB/s" in text and "field report 003 in docs/physics.md §8" in text
     assert got["link-negotiated-low"].severity == "critical"
 
 

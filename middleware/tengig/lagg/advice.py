@@ -43,14 +43,14 @@ def alternatives(request: LaggRequest, protocol: LagProtocol, members: Sequence[
             title="Protocol ROUNDROBIN (Linux balance-rr, FreeBSD roundrobin)",
             read_bps=total_bps, write_bps=write,
             why="it stripes even one flow over every member; on an unmanaged switch it balances only what the NAS "
-                "sends (reads from the NAS ~2x, writes to it ~1x with 2 members, seed 002)"))
+                "sends (reads from the NAS ~2x, writes to it ~1x with 2 members, field report 002 (docs/physics.md §8))"))
     if platform == "linux" and goal == "aggregate-many-clients" and topology in ("unmanaged-switch", "many-clients"):
         out.append(Alternative(
             code="balance-alb",
             title="Linux mode balance-alb (adaptive load balancing)",
             read_bps=total_bps, write_bps=None,
             why="it also spreads what the clients send, by answering each client's ARP with another member's MAC, "
-                "and needs nothing from the switch; seed 002 measured writes of 12.8 Gb/s against 11.8 with "
+                "and needs nothing from the switch; field report 002 (docs/physics.md §8) measured writes of 12.8 Gb/s against 11.8 with "
                 "round-robin over 2 x 10G: a small gain, not 2x. Not offered by TrueNAS"))
     return out
 
@@ -71,7 +71,7 @@ def notes(request: LaggRequest, protocol: LagProtocol, members: Sequence[LaggMem
             out.append(PlanNote(
                 code="shared-card", severity="warning",
                 text=f"{' and '.join(m.name for m in on_card)} share card {card}, one PCIe link: a dual-port X540 "
-                     f"topped out near 14 Gb/s in seed 001 while two cards gave 20 Gb/s{hint}, or measure the card "
+                     f"topped out near 14 Gb/s in field report 001 (docs/physics.md §8) while two cards gave 20 Gb/s{hint}, or measure the card "
                      "and set options.card_limits_bps"))
     unknown = [m.name for m in members if not m.card]
     if unknown:

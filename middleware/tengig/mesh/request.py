@@ -73,9 +73,9 @@ class MeshPrices(_Input):
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="ISO 4217 code the prices are in.")
     nic_port: float = Field(
         15.0, ge=0, description="One SFP+ port (a dual-port card counts as two). Estimate: used ConnectX-2/Chelsio "
-        "cards cost about 15 USD per port in seed 000."
+        "cards cost about 15 USD per port in field report 000 (docs/physics.md §8)."
     )
-    dac_cable: float = Field(10.0, ge=0, description="One direct-attach copper cable. Estimate: ~10 USD (seed 000).")
+    dac_cable: float = Field(10.0, ge=0, description="One direct-attach copper cable. Estimate: ~10 USD (field report 000, docs/physics.md §8).")
     switch: float = Field(
         270.0, ge=0, description="A switch with switch_ports SFP+ ports. Estimate: an 8-port SFP+ switch, new."
     )
@@ -96,14 +96,14 @@ class MeshOptions(_Input):
     prefix: LinkPrefix = Field(
         DEFAULT_PREFIX,
         description="Prefix length per link: 31 (2 addresses, RFC 3021), 30 (4, works everywhere) or 24 "
-        "(readable: host number N is .N on every link, as in seed 000 and the lab).",
+        "(readable: host number N is .N on every link, as in field report 000 (docs/physics.md §8) and the lab).",
     )
     name_suffix: str = Field(
         "",
         pattern=r"^(-?[a-z0-9]+)*$",
         max_length=20,
         description="Appended to peer names in hosts entries: '-10g' makes 'nas-10g'. Empty: the plain peer name "
-        "resolves to the direct link (seed 000's choice: \\\\nas then uses the fast cable by itself).",
+        "resolves to the direct link (field report 000's (docs/physics.md §8) choice: \\\\nas then uses the fast cable by itself).",
     )
     mtu: int = Field(1500, ge=1500, le=9216, description="MTU of every mesh port, bytes (both ends must match).")
     prices: MeshPrices = Field(default_factory=MeshPrices, description="Prices for the cost estimate.")

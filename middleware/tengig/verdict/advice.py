@@ -96,7 +96,7 @@ def _link_negotiated_low(target: Target, by_dir: ByDirection, facts: Facts) -> A
             f"the link negotiated {format_rate(neg)} but the NICs can do {format_rate(cap)}: TCP goodput is capped at "
             f"{mb_s(tcp_goodput_bps(neg, mtu) / 8)} instead of {mb_s(tcp_goodput_bps(cap, mtu) / 8)} (estimated, MTU "
             f"{mtu} bytes); check the cable, the switch port and any forced speed or duplex setting "
-            "(seed 003: a laptop NIC at 100 Mb/s capped network storage at about 10-12.5 MB/s)"
+            "(field report 003 in docs/physics.md §8: a laptop NIC at 100 Mb/s capped network storage at about 10-12.5 MB/s)"
         ),
     )
 
@@ -167,7 +167,7 @@ def _single_stream_low(target: Target, by_dir: ByDirection, facts: Facts) -> Adv
             f"one TCP stream reached {format_rate(one)} ({mb_s(one / 8)}), several streams {format_rate(many)} "
             f"({mb_s(many / 8)}): one stream gets {one / many:.0%} of the link, and one SMB connection is one stream; "
             "check the CPU and interrupt affinity of the NICs, the TCP window (net.core.rmem_max/wmem_max), or use "
-            "SMB multichannel (seed 000: 5.34 Gb/s with 1 stream vs 9.6 Gb/s with 8-10 streams)"
+            "SMB multichannel (field report 000 in docs/physics.md §8: 5.34 Gb/s with 1 stream vs 9.6 Gb/s with 8-10 streams)"
         ),
     )
 
