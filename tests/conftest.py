@@ -27,7 +27,8 @@ def one_lab_user_at_a_time(request):
     takes the same lock from a shell (a demo, a browser test run by hand)."""
     tests_root = Path(__file__).parent
     uses_lab = any(
-        item.path.is_relative_to(tests_root / d) for item in request.session.items for d in LAB_TEST_DIRS
+        item.path.is_relative_to(tests_root / d) and item.get_closest_marker("no_lab") is None
+        for item in request.session.items for d in LAB_TEST_DIRS
     )
     if not uses_lab:
         yield

@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  AuthLoginData, AuthLoginExResponse, BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, MeshApplyOptions, MeshPlan, MeshRequest,
+  AuthLoginData, AuthLoginExResponse, BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, NicQueryOptions, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -112,7 +112,7 @@ export class TengigApi {
   }
 
   /** The ports of this machine ('local') or of a lab host. */
-  nics(options: { system: 'lab' | 'local' | 'truenas'; host?: string | null }): Promise<Nic[]> {
+  nics(options: NicQueryOptions): Promise<Nic[]> {
     return this.rpc.call(M.nicQuery, [options])
   }
 

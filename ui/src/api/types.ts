@@ -24,7 +24,7 @@ export interface NewTarget {
   name: string
   title: string
   read_bytes_per_s: number
-  write_bytes_per_s: number | null
+  write_bytes_per_s?: number | null
   source: string
 }
 
@@ -103,10 +103,11 @@ export interface RunEntry {
 }
 
 export interface ResultsQueryOptions {
-  kind?: RunKind
-  status?: RunStatus
+  kind?: RunKind | null
+  status?: RunStatus | null
   limit?: number
   offset?: number
+  include_raw?: boolean
 }
 
 export interface RunSummary {
@@ -182,6 +183,7 @@ export interface MeshRequest {
     prefix?: 24 | 30 | 31
     name_suffix?: string
     mtu?: number
+    prices?: { currency?: string; nic_port?: number; dac_cable?: number; switch?: number; switch_ports?: number }
   }
 }
 
@@ -259,8 +261,12 @@ export interface MeshPlan {
   labels_text: string
   labels_csv: string
   counts: { hosts: number; cables: number; ports_used: number; ports_spare: number; dual_port_cards_to_buy: number }
-  cost: { currency: string; total: number; estimated_prices: string[] }
-  break_even: { summary: string; switch_cheaper_from: number | null }
+  cost: { currency: string; ports: number; port_price: number; cables: number; cable_price: number; total: number; estimated_prices: string[] }
+  break_even: {
+    rows: { hosts: number; mesh_ports: number; mesh_cables: number; mesh_cost: number; switch_cost: number; switch_fits: boolean }[]
+    summary: string
+    switch_cheaper_from: number | null
+  }
   diagram: { nodes: DiagramNode[]; edges: DiagramEdge[] }
   notes: PlanNote[]
 }
@@ -274,9 +280,10 @@ export interface RenderedFile {
 
 export interface RenderedConfig {
   host: string
-  flavour: string
+  flavour: 'truenas-api' | 'netplan' | 'networkd' | 'ifupdown' | 'freebsd-rc' | 'powershell'
   files: RenderedFile[]
   api_calls: { method: string; params: unknown[] }[]
+  warnings: string[]
 }
 
 // --- mesh apply and verify (middleware/tengig/api/models/mesh.py, mesh/apply_linux.py, mesh/verify.py) ---
@@ -292,7 +299,7 @@ export interface CheckinOptions {
   checkin_timeout?: number
 }
 
-export type MeshApplyOptions = Omit<MeshWhere, 'system'> & CheckinOptions & { system?: 'lab' | 'local' | 'truenas' }
+export type MeshApplyOptions = Omit<MeshWhere, 'system'> & CheckinOptions & { system?: 'lab' | 'local' | 'truenas'; confirm_session_interface?: boolean }
 
 /** progress.extra.checkin of an apply job that waits for a person's confirmation. */
 export interface CheckinProgress {
@@ -360,6 +367,13 @@ export interface MeshVerifyResult {
 
 // --- NIC inventory and LAGG (middleware/tengig/nic/models.py, lagg/request.py, lagg/models.py, lagg/render.py) ---
 
+/** tengig.nic.query's options: which machine's ports. */
+export interface NicQueryOptions {
+  system?: 'lab' | 'local' | 'truenas'
+  host?: string | null
+  include_virtual?: boolean
+}
+
 export interface Nic {
   name: string
   kind: 'physical' | 'virtual' | 'bond' | 'bridge' | 'vlan' | 'loopback'
@@ -398,6 +412,7 @@ export interface LaggRequest {
     member_count?: number | null
     mtu?: number
     address?: string | null
+    card_limits_bps?: Record<string, number>
     confirm_session_interface?: boolean
     clear_member_config?: boolean
   }
@@ -430,7 +445,7 @@ export interface LaggPlan {
   protocol_native: string
   protocol_reason: string
   members: LaggMember[]
-  xmit_hash_policy: string | null
+  xmit_hash_policy: 'LAYER2' | 'LAYER2+3' | 'LAYER3+4' | null
   lacpdu_rate: 'SLOW' | 'FAST' | null
   mtu: number
   address: string | null
@@ -448,7 +463,7 @@ export interface ApiCall {
 
 export interface RenderedLagg {
   platform: string
-  flavour: string
+  flavour: 'truenas-api' | 'iproute2' | 'freebsd'
   api_calls: ApiCall[]
   commit: ApiCall | null
   checkin: ApiCall | null
@@ -468,7 +483,7 @@ export interface LaggValidation {
 /** tengig.lagg.verify's options; the tests run between a client of the system (the lab) and its NAS. */
 /** tengig.lagg.apply options (middleware/tengig/api/models/lagg.py). */
 export interface LaggApplyOptions extends CheckinOptions {
-  system: 'local' | 'truenas'
+  system?: 'local' | 'truenas'
   probe_address?: string | null
   confirm_session_interface?: boolean
 }

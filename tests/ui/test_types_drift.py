@@ -1,0 +1,281 @@
+"""The panel's API types (ui/src/api/types.ts) against the server's pydantic models, failing on any drift
+(tests/ui/types_drift.py says what is compared). Pure: node reads types.ts with the TypeScript compiler;
+no browser, no lab.
+
+The mapping (TS name -> model) lives here, not next to types.ts: its right-hand side is Python classes,
+imported, so renaming or moving a model fails at import; the panel's build has no use for it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import Field
+
+from tengig.api.models.bench import (
+    TenGigBenchOutcome, TenGigBenchRequest, TenGigBenchRunRequest, TenGigBenchSystemState,
+)
+from tengig.api.models.lagg import (
+    TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
+)
+from tengig.api.models.mesh import TenGigMeshApplyOptions, TenGigMeshVerifyOptions
+from tengig.api.models.nic import TenGigNicQueryOptions
+from tengig.api.models.results import (
+    RunKind, RunStatus, TenGigResultsComparison, TenGigResultsEntry, TenGigResultsMetricDelta,
+    TenGigResultsQueryOptions, TenGigResultsRunSummary,
+)
+from tengig.api.models.targets import TenGigTargetsCreateTarget, TenGigTargetsEntry
+from tengig.lagg import models as lagg_models
+from tengig.lagg import request as lagg_request
+from tengig.lagg import verify as lagg_verify
+from tengig.lagg.measure import LaggVerification
+from tengig.lagg.render import RenderedLagg
+from tengig.mesh import models as mesh_models
+from tengig.mesh import request as mesh_request
+from tengig.mesh.apply_linux import MeshApplyResult
+from tengig.mesh.render import RenderedConfig, RenderedFile
+from tengig.mesh.truenas_api import ApiCall
+from tengig.mesh.verify import AsymmetricPair, LinkCheck, MeshVerifyResult, PairThroughput
+from tengig.nic.models import Nic
+from tengig.plugin_spec import build_plan
+from tengig.verdict import models as verdict_models
+
+from .types_drift import (
+    METHODS_TS, OUTPUT, TYPES_TS, Method, check_types, directions, export_ts, panel_methods, top_level_models,
+)
+
+# Node runs the TypeScript compiler (make setup installs both); without it this fails rather than skips.
+pytestmark = pytest.mark.no_lab
+
+# TS interface or alias -> the model (or Literal) it mirrors.
+MAPPING = {
+    # literal unions
+    "Direction": verdict_models.Direction,
+    "Component": verdict_models.Component,
+    "Provenance": verdict_models.Provenance,
+    "RunKind": RunKind,
+    "RunStatus": RunStatus,
+    "Preset": TenGigBenchRequest.model_fields["preset"].annotation,
+    "BenchSystemName": TenGigBenchSystemState.model_fields["name"].annotation,
+    "HostKind": mesh_request.HostKind,
+    "LaggPlatform": lagg_request.Platform,
+    "LaggTopology": lagg_request.Topology,
+    "LaggGoal": lagg_request.Goal,
+    "LagProtocol": lagg_request.LagProtocol,
+    "LaggComparisonStatus": lagg_verify.Comparison.model_fields["status"].annotation,
+    # targets, bench, results, verdict
+    "Target": TenGigTargetsEntry,
+    "NewTarget": TenGigTargetsCreateTarget,
+    "Verdict": verdict_models.Verdict,
+    "DirectionVerdict": verdict_models.DirectionVerdict,
+    "Ceiling": verdict_models.Ceiling,
+    "Advice": verdict_models.Advice,
+    "BenchSystemState": TenGigBenchSystemState,
+    "BenchRunRequest": TenGigBenchRunRequest,
+    "BenchOutcome": TenGigBenchOutcome,
+    "RunEntry": TenGigResultsEntry,
+    "ResultsQueryOptions": TenGigResultsQueryOptions,
+    "RunSummary": TenGigResultsRunSummary,
+    "MetricDelta": TenGigResultsMetricDelta,
+    "Comparison": TenGigResultsComparison,
+    # mesh
+    "MeshPortRequest": mesh_request.MeshPort,
+    "MeshHostRequest": mesh_request.MeshHost,
+    "MeshRequest": mesh_request.MeshRequest,
+    "CableEnd": mesh_models.CableEnd,
+    "MeshCable": mesh_models.MeshCable,
+    "HostsEntry": mesh_models.HostsEntry,
+    "HostPort": mesh_models.HostPort,
+    "HostPlan": mesh_models.HostPlan,
+    "DiagramNode": mesh_models.DiagramNode,
+    "DiagramEdge": mesh_models.DiagramEdge,
+    "PlanNote": mesh_models.PlanNote,
+    "MeshPlan": mesh_models.MeshPlan,
+    "RenderedFile": RenderedFile,
+    "RenderedConfig": RenderedConfig,
+    "MeshApplyOptions": TenGigMeshApplyOptions,
+    "MeshVerifyOptions": TenGigMeshVerifyOptions,
+    "MeshApplyResult": MeshApplyResult,
+    "LinkCheck": LinkCheck,
+    "PairThroughput": PairThroughput,
+    "AsymmetricPair": AsymmetricPair,
+    "MeshVerifyResult": MeshVerifyResult,
+    # NICs and LAGG
+    "NicQueryOptions": TenGigNicQueryOptions,
+    "Nic": Nic,
+    "LaggRequest": lagg_request.LaggRequest,
+    "LaggMember": lagg_models.LaggMember,
+    "ExpectedThroughput": lagg_models.ExpectedThroughput,
+    "LaggPlan": lagg_models.LaggPlan,
+    "ApiCall": ApiCall,
+    "RenderedLagg": RenderedLagg,
+    "LaggValidation": TenGigLaggValidation,
+    "LaggApplyOptions": TenGigLaggApplyOptions,
+    "LaggApplied": TenGigLaggApplied,
+    "LaggVerifyOptions": TenGigLaggVerifyOptions,
+    "LaggFlowResult": lagg_verify.FlowResult,
+    "LaggMemberBytes": lagg_verify.MemberBytes,
+    "LaggCounterWindow": lagg_verify.CounterWindow,
+    "LaggMeasurements": lagg_verify.VerifyRequest,
+    "LaggComparison": lagg_verify.Comparison,
+    "LaggMemberShare": lagg_verify.MemberShare,
+    "LaggBalance": lagg_verify.Balance,
+    "LaggVerdict": lagg_verify.LaggVerdict,
+    "LaggVerification": LaggVerification,
+}
+
+# Exported TS names that mirror no tengig model, and why.
+NOT_MIRRORED = {
+    "JobState": "middlewared's job states (core.get_jobs), not a tengig model",
+    "JobProgress": "middlewared's job progress (core.get_jobs)",
+    "Job": "middlewared's job as core.get_jobs events carry it",
+    "MeshWhere": "the base of MeshVerifyOptions (TenGigMeshWhere is no method's parameter): checked through it",
+    "CheckinOptions": "a fragment of MeshApplyOptions and LaggApplyOptions: checked through them",
+    "CheckinProgress": "progress.extra.checkin, a dict tengig/api/checkins.py builds, no model",
+    "AuthMechanism": "middlewared's auth.login_ex (tengig serve answers the same shapes), no tengig model",
+    "AuthPasswordPlain": "auth.login_ex",
+    "AuthApiKeyPlain": "auth.login_ex",
+    "AuthLoginData": "auth.login_ex",
+    "AuthUserInfo": "auth.login_ex",
+    "AuthRespSuccess": "auth.login_ex",
+    "AuthRespAuthErr": "auth.login_ex",
+    "AuthRespExpired": "auth.login_ex",
+    "AuthRespOtpRequired": "auth.login_ex",
+    "AuthRespRedirect": "auth.login_ex",
+    "AuthLoginExResponse": "auth.login_ex",
+}
+
+# Mapped models no method names (the server publishes them as dict[str, Any]), read as outputs.
+PUBLISHED_AS_DICT = {
+    verdict_models.Verdict: "TenGigBenchOutcome.verdict and TenGigResultsEntry.verdict are dict[str, Any], "
+                            "filled with Verdict.model_dump(mode='json')",
+    verdict_models.DirectionVerdict: "inside Verdict",
+    verdict_models.Ceiling: "inside Verdict",
+    verdict_models.Advice: "inside Verdict",
+}
+
+# Models tengig.* methods take or return at top level that no TS name mirrors: only methods the panel
+# does not call.
+UNMAPPED_UNUSED = {
+    TenGigBenchRequest: "tengig.bench.pool, .network and .smb (the panel runs tengig.bench.run)",
+}
+
+# (where, field) -> why TS leaves a server field out.
+OMITTED: dict[tuple[str, str], str] = {}
+
+# (where, prop) -> why TS's type differs from the schema's (nullability and optionality still checked).
+WIDENED = {
+    ("MeshPortRequest", "speed_bps"): "the server also accepts '10g' and the like (a BeforeValidator the "
+                                      "JSON schema does not show)",
+    ("LaggRequest", "client_link_bps"): "as MeshPortRequest.speed_bps",
+}
+
+
+def server_methods() -> list[Method]:
+    return [Method(m.full_name, m.accepts, m.returns) for service in build_plan() for m in service.methods]
+
+
+def model_directions(methods: list[Method]) -> dict:
+    found = directions(methods)
+    for model in PUBLISHED_AS_DICT:
+        found.setdefault(model, set()).add(OUTPUT)
+    return found
+
+
+@pytest.fixture(scope="module")
+def ts_types() -> dict:
+    return export_ts(TYPES_TS)
+
+
+def used_methods() -> list[Method]:
+    names = panel_methods(METHODS_TS)
+    return [m for m in server_methods() if m.name in names]
+
+
+def test_every_tengig_method_the_panel_names_exists_on_the_server():
+    names = panel_methods(METHODS_TS)
+    assert names, "methods.ts names no tengig.* method: the pattern no longer matches"
+    assert sorted(names - {m.name for m in server_methods()}) == []
+
+
+def test_every_exported_ts_name_is_mapped_or_says_why_not(ts_types):
+    assert set(MAPPING).isdisjoint(NOT_MIRRORED)
+    assert sorted(set(ts_types) - set(MAPPING) - set(NOT_MIRRORED)) == []
+    assert sorted((set(MAPPING) | set(NOT_MIRRORED)) - set(ts_types)) == []
+
+
+def test_every_top_level_model_of_a_panel_method_is_mapped():
+    mapped = set(MAPPING.values())
+    used = {model for m in used_methods() for model in top_level_models(m.args, m.result)}
+    every = {model for m in server_methods() for model in top_level_models(m.args, m.result)}
+    assert sorted(model.__name__ for model in used - mapped) == []
+    assert sorted(model.__name__ for model in every - mapped) == sorted(m.__name__ for m in UNMAPPED_UNUSED)
+
+
+def test_every_mapped_model_is_reached_by_a_panel_method_or_published_as_a_dict():
+    reached = directions(used_methods())
+    models = {v for v in MAPPING.values() if isinstance(v, type)}
+    assert sorted(m.__name__ for m in models - set(reached) - set(PUBLISHED_AS_DICT)) == []
+    assert sorted(m.__name__ for m in set(PUBLISHED_AS_DICT) & set(reached)) == []
+
+
+def test_types_ts_agrees_with_the_server(ts_types):
+    assert check_types(ts_types, MAPPING, model_directions(used_methods()), omitted=OMITTED, widened=WIDENED) == []
+
+
+# --- the check fails on drift ----------------------------------------------------------------------
+
+def test_a_renamed_ts_property_and_a_new_model_field_are_reported(tmp_path: Path):
+    source = TYPES_TS.read_text()
+    old = "export interface RunSummary {\n  id: number\n"
+    assert source.count(old) == 1
+    drifted = tmp_path / "types.ts"
+    drifted.write_text(source.replace(old, "export interface RunSummary {\n  run_id: number\n"))
+
+    class TenGigTargetsEntry2(TenGigTargetsEntry):
+        vendor: str | None = Field(description="A field the panel does not know yet.")
+
+    mapping = {**MAPPING, "Target": TenGigTargetsEntry2}
+    found = directions(used_methods())
+    found[TenGigTargetsEntry2] = found[TenGigTargetsEntry]
+    for model in PUBLISHED_AS_DICT:
+        found.setdefault(model, set()).add(OUTPUT)
+
+    assert check_types(export_ts(drifted), mapping, found, omitted=OMITTED, widened=WIDENED) == [
+        "RunSummary.id: a field of the server's model, missing from TS",
+        "RunSummary.run_id: in TS, not a field of the server's model",
+        "Target.vendor: a field of the server's model, missing from TS",
+    ]
+
+
+def test_nullability_optionality_and_literals_are_reported(tmp_path: Path):
+    source = TYPES_TS.read_text()
+    edits = [
+        ("export type RunKind = 'pool' | 'net' | 'smb' | 'all'", "export type RunKind = 'pool' | 'net' | 'smb'"),
+        ("  delta_percent: number | null\n", "  delta_percent: number\n"),
+        ("  streams?: number\n", "  streams: number\n"),
+    ]
+    for old, new in edits:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    drifted = tmp_path / "types.ts"
+    drifted.write_text(source)
+    found = check_types(export_ts(drifted), MAPPING, model_directions(used_methods()), omitted=OMITTED,
+                        widened=WIDENED)
+    assert "BenchRunRequest.streams: required in TS, but the field has a default" in found
+    assert "MetricDelta.delta_percent: | null on the server, no null in TS" in found
+    assert 'RunKind: literals "all" | "net" | "pool" | "smb" on the server, "net" | "pool" | "smb" in TS' in found
+
+
+def test_an_omission_must_be_listed_and_a_stale_listing_is_reported(tmp_path: Path):
+    source = TYPES_TS.read_text()
+    old = "export interface RunSummary {\n  id: number\n"
+    drifted = tmp_path / "types.ts"
+    drifted.write_text(source.replace(old, "export interface RunSummary {\n"))
+    omitted = {("RunSummary", "id"): "a test: the panel would not read it",
+               ("MetricDelta", "unit"): "a test: stale, TS has it"}
+    widened = {**WIDENED, ("MetricDelta", "delta"): "a test: stale, the types agree"}
+    assert check_types(export_ts(drifted), MAPPING, model_directions(used_methods()), omitted=omitted,
+                       widened=widened) == [
+        "MetricDelta.delta: listed as widened, but TS agrees with the server",
+        "MetricDelta.unit: listed as omitted, but TS has it or the model does not",
+    ]
