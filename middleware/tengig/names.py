@@ -59,3 +59,8 @@ def freebsd_ifname(value: str, *, field: str = "interface") -> str:
 
 def windows_adapter(value: str, *, field: str = "interface") -> str:
     return check(WINDOWS_ADAPTER_RE, value, field=field, what="Windows network adapter name")
+
+
+def natural_key(text: str) -> tuple:
+    """'enp3s0f10' sorts after 'enp3s0f2', 'Ethernet 10' after 'Ethernet 9'."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)

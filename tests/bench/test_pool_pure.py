@@ -5,7 +5,7 @@ from tengig.backends.linux.zfs import parse_ratio
 from tengig.bench.arc import ArcDelta, parse_grep_values, parse_sysctl_values
 from tengig.bench.pool import fio_argv, working_set_for
 from tengig.bench.pool_presets import PRESETS, RND4K_Q32T1, SEQ1M_Q8T1
-from tengig.bench.scratch import PoolSpace
+from tengig.backends.scratch import PoolSpace
 from tengig.bench.stats import summarize
 from tengig.errors import ToolOutputError, ValidationError
 from tengig.units import GiB, MiB

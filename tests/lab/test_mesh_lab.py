@@ -32,7 +32,7 @@ def _state(lab):
 
 def _uncable(lab):
     """Back to freshly cabled hosts: no addresses, no tengig block."""
-    from tengig.mesh.hostsfile import merge_marked_block
+    from tengig.hostsblock import merge_marked_block
 
     for h in HOSTS:
         net = lab_network(lab, h)

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from tengig.mesh import merge_hosts_block, merge_hosts_list, plan_mesh
-from tengig.mesh.hostsfile import BEGIN_MARK, END_MARK, ENTRY_TAG, merge_marked_block, user_lines_naming
+from tengig.hostsblock import BEGIN_MARK, END_MARK, ENTRY_TAG, merge_marked_block, user_lines_naming
 from tengig.mesh.models import HostsEntry
 
 from .layouts import seed000_scale

@@ -5,7 +5,7 @@ import jinja2
 import pytest
 
 from tengig.mesh import FLAVOURS_BY_KIND, merge_marked_block, plan_mesh, render_all, render_host
-from tengig.mesh.hostsfile import BEGIN_MARK, END_MARK
+from tengig.hostsblock import BEGIN_MARK, END_MARK
 from tengig.mesh.render import _environment
 
 from .golden import assert_golden, dump

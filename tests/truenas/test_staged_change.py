@@ -5,7 +5,7 @@ import pytest
 
 from tengig.backends.truenas import ProbeResult, ProbeTarget, StagedChangeFailed, TrueNASBackend, apply_staged
 from tengig.errors import Aborted, TengigError, ValidationError
-from tengig.mesh.truenas_api import ApiCall
+from tengig.changes import ApiCall
 
 ALIAS = [{"type": "INET", "address": "10.250.0.1", "netmask": 30}]
 CALLS = [

@@ -33,7 +33,7 @@ from tengig.mesh import models as mesh_models
 from tengig.mesh import request as mesh_request
 from tengig.mesh.apply_linux import MeshApplyResult
 from tengig.mesh.render import RenderedConfig, RenderedFile
-from tengig.mesh.truenas_api import ApiCall
+from tengig.changes import ApiCall
 from tengig.mesh.verify import AsymmetricPair, LinkCheck, MeshVerifyResult, PairThroughput
 from tengig.nic.models import Nic
 from tengig.plugin_spec import build_plan

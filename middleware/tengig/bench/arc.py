@@ -5,8 +5,9 @@ Read on the NAS host, from whichever source its ZFS offers: OpenZFS on Linux's
 /proc/spl/kstat/zfs/arcstats, zfs-fuse's kstat mount (one file per value), FreeBSD's sysctl."""
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
+from ..backends.arcstats import NEEDED, ArcSample
 from ..errors import ToolOutputError
 from ..results.environment import parse_arcstats
 from .context import BenchContext
@@ -14,14 +15,6 @@ from .context import BenchContext
 PROC_ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
 ZFS_FUSE_KSTAT = "/zfs-kstat/zfs/arcstats"
 FREEBSD_SYSCTL = "kstat.zfs.misc.arcstats"
-NEEDED = ("hits", "misses", "c_max")
-
-
-class ArcSample(BaseModel):
-    hits: int
-    misses: int
-    c_max: int = Field(description="ARC maximum size, bytes.")
-    source: str
 
 
 class ArcDelta(BaseModel):
@@ -46,7 +39,7 @@ def parse_grep_values(text: str) -> dict[str, int]:
 
 def parse_sysctl_values(text: str) -> dict[str, int]:
     """`sysctl kstat.zfs.misc.arcstats.hits ...` -> {"hits": N, ...}: FreeBSD's one arcstats parser."""
-    from ..backends.freebsd.arc import arcstats_from_text  # it imports ArcSample from here
+    from ..backends.freebsd.arc import arcstats_from_text
 
     return arcstats_from_text(text)
 

@@ -29,7 +29,7 @@ from .arc import ArcDelta, delta, read_arc
 from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, PoolPreset, PoolTest, PresetName
-from .scratch import MAX_FILL, ScratchStorage
+from ..backends.scratch import MAX_FILL, ScratchStorage
 from .stats import Repeated, summarize
 
 ARC_FACTOR = 2

@@ -24,7 +24,7 @@ from .hosts import Hosts
 from .network import LinkUnderTest, NetMeasurement, measure_link
 from .pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from .pool_presets import PresetName
-from .scratch import ScratchStorage
+from ..backends.scratch import ScratchStorage
 from .smb import SmbBenchRequest, SmbBenchResult, SmbEndpoint, run_smb_bench
 from .smb_multi import MountedSmbEndpoint, SmbConcurrentResult, run_concurrent_smb
 

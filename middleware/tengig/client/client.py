@@ -40,6 +40,7 @@ UNIX_PREFIX = "ws+unix://"
 DEFAULT_URI = f"{UNIX_PREFIX}/run/tengig/tengig.sock"
 CALL_TIMEOUT = 60.0
 FINAL_JOB_STATES = ("SUCCESS", "FAILED", "ABORTED")
+FINISHED_KEPT = 1000  # final job states remembered for a waiter that has not arrived yet (legacy jobs)
 
 JobCallback = Callable[[dict[str, Any]], Any]
 EventCallback = Callable[..., Any]
@@ -57,6 +58,9 @@ class Client:
         self._job_callbacks_by_call: dict[int, JobCallback] = {}
         self._job_callbacks: dict[int, JobCallback] = {}
         self._job_ends: dict[int, asyncio.Future[dict[str, Any]]] = {}  # legacy servers only
+        # Legacy jobs: a job can end (its FAILED or SUCCESS event) before the answer with its id is read;
+        # the last FINISHED_KEPT final states are kept so waiting for such a job ends at once.
+        self._finished_jobs: dict[Any, dict[str, Any]] = {}
         self._event_callbacks: dict[str, list[tuple[str, EventCallback]]] = {}
         self._jobs_subscription: str | None = None
         self._callbacks = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tengig-client-callback")
@@ -209,10 +213,12 @@ class Client:
         await self._ws.send_str(json.dumps(frame))
 
     async def _wait_legacy_job(self, job_id: int, callback: JobCallback | None) -> Any:
-        end = self._job_ends.setdefault(job_id, asyncio.get_running_loop().create_future())
-        if callback is not None:
-            self._job_callbacks[job_id] = callback
-        fields = await end
+        fields = self._finished_jobs.pop(job_id, None)
+        if fields is None:  # still running (the usual case)
+            end = self._job_ends.setdefault(job_id, asyncio.get_running_loop().create_future())
+            if callback is not None:
+                self._job_callbacks[job_id] = callback
+            fields = await end
         if fields["state"] == "SUCCESS":
             return fields.get("result")
         raise ClientError.from_job(fields)
@@ -259,6 +265,10 @@ class Client:
                 self._job_callbacks.pop(job_id, None)
                 if (end := self._job_ends.pop(job_id, None)) is not None and not end.done():
                     end.set_result(fields)
+                elif end is None:
+                    self._finished_jobs[job_id] = fields
+                    while len(self._finished_jobs) > FINISHED_KEPT:
+                        self._finished_jobs.pop(next(iter(self._finished_jobs)))
         mtype = str(params.get("msg", "")).upper()
         for name in (collection, "*"):
             for _, callback in self._event_callbacks.get(name, []):

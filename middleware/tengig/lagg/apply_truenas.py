@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from ..backends.truenas import ProbeResult, ProbeTarget, TrueNASBackend, apply_staged
 from ..errors import ValidationError
-from ..mesh.verify import ping_once
+from ..ping import ping_once
 from ..runner import CancelToken, Completed
 from .models import LaggPlan
 from .render import render

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..errors import ValidationError
-from ..mesh.cabling import natural_key
+from ..names import natural_key
 from ..nic import Nic
 from ..units import format_rate
 from .models import SkippedNic

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..mesh import ApiCall, RenderedFile
+from ..changes import ApiCall, RenderedFile
 from .models import LaggMember, LaggPlan
 from .protocols import HASH_FREEBSD, HASH_LINUX
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..backends.linux.ip import Iface
 from ..errors import ValidationError
-from .hostsfile import merge_hosts_block
+from ..hostsblock import merge_hosts_block
 from .models import MeshPlan
 from .request import MeshRequest
 

@@ -16,7 +16,7 @@ from ..runner import CancelToken, Completed
 from .apply_linux import MeshApplyResult
 from .models import MeshPlan
 from .truenas_api import truenas_calls
-from .verify import ping_once
+from ..ping import ping_once
 
 RunOnNas = Callable[[Sequence[str]], Completed]  # run argv on the NAS (where the probe must start)
 

@@ -12,13 +12,13 @@ so a shuffled request gives the same cabling.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 from ..errors import ValidationError
+from ..names import natural_key
 from ..units import format_rate
 from .request import MeshHost, MeshPort
 
@@ -34,11 +34,6 @@ class Wire:
     speed_bps: int
     port_a: MeshPort
     port_b: MeshPort
-
-
-def natural_key(text: str) -> tuple:
-    """'enp3s0f10' sorts after 'enp3s0f2', 'Ethernet 10' after 'Ethernet 9'."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
 
 
 def wire_mesh(hosts: Sequence[MeshHost], input_index: Mapping[str, int]) -> list[Wire]:

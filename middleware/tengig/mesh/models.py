@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..hostsblock import HostsEntry
 from .request import HostKind, MeshOptions
 
 
@@ -38,13 +39,6 @@ class MeshCable(_Output):
 
     def far_end_of(self, host: str) -> CableEnd:
         return self.b if self.a.host == host else self.a
-
-
-class HostsEntry(_Output):
-    address: str = Field(description="The peer's address on the direct cable.")
-    name: str = Field(description="Name that resolves to it: the peer name plus options.name_suffix.")
-    peer: str = Field(description="The peer host.")
-    cable: str = Field(description="Cable id the address is reached over.")
 
 
 class HostPort(_Output):

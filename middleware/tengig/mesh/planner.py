@@ -14,7 +14,8 @@ from typing import Any
 from ..units import format_rate
 from ..verdict.ceilings import tcp_goodput_bps
 from . import addressing, costs, labels
-from .cabling import Wire, natural_key, wire_mesh
+from ..names import natural_key
+from .cabling import Wire, wire_mesh
 from .models import (
     CableEnd,
     Diagram,

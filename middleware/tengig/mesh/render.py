@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ValidationError
 from ..units import format_rate
-from . import hostsfile
+from .. import hostsblock
+from ..changes import RenderedFile
 from .models import HostPlan, MeshPlan
 from .truenas_api import ApiCall, truenas_calls
 
@@ -33,18 +34,6 @@ FLAVOURS_BY_KIND: dict[str, tuple[Flavour, ...]] = {
     "freebsd": ("freebsd-rc",),
     "windows": ("powershell",),
 }
-
-
-class RenderedFile(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    path: str = Field(description="Where it goes on the host.")
-    content: str = Field(description="Whole file (replace), block lines (marked-block) or script (run).")
-    how: Literal["replace", "marked-block", "run"] = Field(
-        description="replace: write the whole file. marked-block: merge the lines into tengig's block "
-        "(hostsfile.merge_marked_block), leaving the rest of the file alone. run: a script to run as admin."
-    )
-    mode: str = Field("0644", description="File permissions (octal) for replace.")
 
 
 class RenderedConfig(BaseModel):
@@ -106,15 +95,15 @@ def _context(plan: MeshPlan, host: HostPlan) -> dict[str, Any]:
         "links": _links(plan, host),
         "mtu": plan.options.mtu,
         "entries": host.hosts_entries,
-        "begin_mark": hostsfile.BEGIN_MARK,
-        "begin_prefix": hostsfile.BEGIN_PREFIX,
-        "end_mark": hostsfile.END_MARK,
+        "begin_mark": hostsblock.BEGIN_MARK,
+        "begin_prefix": hostsblock.BEGIN_PREFIX,
+        "end_mark": hostsblock.END_MARK,
     }
 
 
 def _hosts_file(host: HostPlan) -> RenderedFile:
     return RenderedFile(
-        path="/etc/hosts", content="\n".join(hostsfile.hosts_lines(host.hosts_entries)) + "\n", how="marked-block"
+        path="/etc/hosts", content="\n".join(hostsblock.hosts_lines(host.hosts_entries)) + "\n", how="marked-block"
     )
 
 
@@ -181,7 +170,7 @@ def _shadowing(host: HostPlan, existing: str | list[str]) -> list[str]:
     return [
         f"{host.name}: the existing hosts entry {line.strip()!r} comes before tengig's and would win; "
         "remove it so the name resolves to the direct cable"
-        for line in hostsfile.user_lines_naming(existing, names)
+        for line in hostsblock.user_lines_naming(existing, names)
     ]
 
 

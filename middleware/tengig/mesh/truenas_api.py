@@ -13,19 +13,9 @@ Staging is the applier's job: interface changes only take effect through
 """
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
-
-from . import hostsfile
+from .. import hostsblock
+from ..changes import ApiCall
 from .models import HostPlan, MeshPlan
-
-
-class ApiCall(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    method: str = Field(description="TrueNAS method, e.g. 'interface.update'.")
-    params: list[Any] = Field(description="Positional params, as JSON-RPC sends them.")
 
 
 def hosts_value(host: HostPlan, existing: str | list[str] | None) -> str | list[str]:
@@ -36,8 +26,8 @@ def hosts_value(host: HostPlan, existing: str | list[str] | None) -> str | list[
     if existing is None:
         existing = "" if host.kind == "truenas-core" else []
     if isinstance(existing, str):
-        return hostsfile.merge_hosts_block(existing, host.hosts_entries)
-    return hostsfile.merge_hosts_list(existing, host.hosts_entries)
+        return hostsblock.merge_hosts_block(existing, host.hosts_entries)
+    return hostsblock.merge_hosts_list(existing, host.hosts_entries)
 
 
 def truenas_calls(plan: MeshPlan, host: HostPlan, *, existing_hosts: str | list[str] | None = None) -> list[ApiCall]:

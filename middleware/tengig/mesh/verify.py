@@ -12,44 +12,18 @@ use one code path. Parsing is pure (`parse_ping`); the tools really run and thei
 """
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
 from ..bench.context import BenchContext
 from ..bench.network import LinkUnderTest, measure
 from ..errors import TengigError
-from ..runner import Completed
+from ..ping import parse_ping
 from .models import MeshPlan
 
 PING_TIMEOUT = 15
 ASYMMETRY_LIMIT = 0.10  # two directions of one cable differing by more than this are flagged
-_PING_SUMMARY = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
-_PING_RTT = re.compile(r"= [\d.]+/([\d.]+)/[\d.]+/")
-
-
-class PingResult(BaseModel):
-    sent: int
-    received: int
-    rtt_avg_ms: float | None
-
-
-def parse_ping(text: str) -> PingResult | None:
-    """iputils ping's summary -> counts and average RTT; None when there is no summary line."""
-    m = _PING_SUMMARY.search(text)
-    if not m:
-        return None
-    rtt = _PING_RTT.search(text)
-    return PingResult(sent=int(m.group(1)), received=int(m.group(2)), rtt_avg_ms=float(rtt.group(1)) if rtt else None)
-
-
-def ping_once(run: Callable[[Sequence[str]], Completed], port: str, address: str) -> tuple[bool, str]:
-    """One 1-second ping out of `port` (answered?, RTT or 'no reply'): the probe a staged change waits on."""
-    done = run(["ping", "-n", "-c", "1", "-W", "1", "-I", port, address])
-    ping = parse_ping(done.stdout)
-    ok = done.returncode == 0 and ping is not None and ping.received > 0
-    return ok, f"{ping.rtt_avg_ms} ms" if ok and ping.rtt_avg_ms is not None else "no reply"
 
 
 class LinkCheck(BaseModel):

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...bench.arc import NEEDED, ArcSample
+from ..arcstats import NEEDED, ArcSample
 from ...errors import ToolOutputError
 from .sysctl import RecordedSysctl, SysctlSource
 

@@ -13,16 +13,23 @@ import errno
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import CommandError, TengigError
-from ...lagg.render import RenderedLagg
 from ...runner import Runner
 
 STEP_TIMEOUT_S = 15
 _MODULE_PATH = re.compile(r"(^|/)drivers/net/bonding/bonding\.ko(\.(xz|zst|gz))?$")
+
+
+class BondCommands(Protocol):
+    """What apply_bond runs: a rendering's flavour, its commands and its undo (lagg.render.RenderedLagg)."""
+
+    flavour: str
+    commands: list[list[str]]
+    undo: list[list[str]]
 
 
 class BondUnsupported(TengigError):
@@ -103,7 +110,7 @@ def require_bonding(support: BondSupport) -> None:
             "Use a kernel built with CONFIG_BONDING (most distribution kernels have it as a module)")
 
 
-def apply_bond(rendered: RenderedLagg, runner: Runner, *, support: BondSupport | None = None) -> list[list[str]]:
+def apply_bond(rendered: BondCommands, runner: Runner, *, support: BondSupport | None = None) -> list[list[str]]:
     """Run the rendered iproute2 commands in order; returns what ran. Refuses first when the kernel has
     no bonding driver. When a step fails, the undo list runs (its own failures ignored: some parts were
     never done) and the step's error is raised."""

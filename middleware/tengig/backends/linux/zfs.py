@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import time
 
-from ...bench.context import BenchContext
-from ...bench.scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
+from ..commands import CommandContext
+from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
 from ...errors import CommandFailed, ToolOutputError, ValidationError
 from ...names import DATASET_RE
 from ...units import parse_size
@@ -30,10 +30,10 @@ def parse_values(text: str) -> list[str]:
 
 
 class ZfsCli:
-    def __init__(self, ctx: BenchContext, host: str):
+    def __init__(self, ctx: CommandContext, host: str):
         self.ctx, self.host = ctx, host
 
-    def _zfs(self, *args: str, check: bool = True, ctx: BenchContext | None = None):
+    def _zfs(self, *args: str, check: bool = True, ctx: CommandContext | None = None):
         return (ctx or self.ctx).run(self.host, ["zfs", *args], timeout=T, check=check, tool="zfs")
 
     @staticmethod

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import ValidationError
-from ...mesh import hostsfile
-from ...mesh.models import HostsEntry
+from ... import hostsblock
+from ...hostsblock import HostsEntry
 from ...nic import Nic
 from .caller import Caller, truenas_errors
 from .nics import nics_from_query, session_interface_name
@@ -101,8 +101,8 @@ class TrueNASBackend:
         """The hosts value with our entries replaced and the user's kept (same form as TrueNAS keeps it)."""
         current = self.hosts() if current is None else current
         if isinstance(current, str):
-            return hostsfile.merge_hosts_block(current, entries)
-        return hostsfile.merge_hosts_list(current, entries)
+            return hostsblock.merge_hosts_block(current, entries)
+        return hostsblock.merge_hosts_list(current, entries)
 
     def merge_hosts(self, entries: Iterable[HostsEntry]) -> str | list[str]:
         """Write our entries into TrueNAS's hosts (read, merge, write); returns what was written."""

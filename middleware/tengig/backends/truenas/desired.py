@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from ...mesh import hostsfile
+from ... import hostsblock
 
 INTERFACE_METHODS = ("interface.create", "interface.update", "interface.delete")
 HOSTS_METHOD = "network.configuration.update"
@@ -64,13 +64,13 @@ def call_holds(method: str, params: list[Any], interfaces: dict[str, dict[str, A
 def our_lines(value: str | list[str]) -> list[str]:
     """Our entries in a hosts value, as 'address name' pairs joined by a tab."""
     if isinstance(value, list):
-        lines = [item[: -len(hostsfile.ENTRY_TAG)].strip() for item in value if hostsfile.is_ours(item)]
+        lines = [item[: -len(hostsblock.ENTRY_TAG)].strip() for item in value if hostsblock.is_ours(item)]
     else:
         lines, inside = [], False
         for line in value.splitlines():
-            if line.strip().startswith(hostsfile.BEGIN_PREFIX):
+            if line.strip().startswith(hostsblock.BEGIN_PREFIX):
                 inside = True
-            elif inside and line.strip() == hostsfile.END_MARK:
+            elif inside and line.strip() == hostsblock.END_MARK:
                 inside = False
             elif inside and line.strip():
                 lines.append(line.strip())
@@ -81,6 +81,6 @@ def rebase_hosts(desired: str | list[str], current: str | list[str]) -> str | li
     """Our lines from ``desired`` merged into ``current``, in ``current``'s form; the user's lines kept."""
     lines = our_lines(desired)
     if isinstance(current, str):
-        return hostsfile.merge_marked_block(current, lines)
-    tagged = [f"{line.replace(chr(9), ' ')} {hostsfile.ENTRY_TAG}" for line in lines]
-    return [item for item in current if not hostsfile.is_ours(item)] + tagged
+        return hostsblock.merge_marked_block(current, lines)
+    tagged = [f"{line.replace(chr(9), ' ')} {hostsblock.ENTRY_TAG}" for line in lines]
+    return [item for item in current if not hostsblock.is_ours(item)] + tagged

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...bench.scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
+from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
 from ...errors import ToolOutputError, ValidationError
 from ...names import DATASET_RE
 from ...units import parse_size

@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from ...checkin import NotConfirmed
 from ...errors import Aborted, TengigError, ValidationError
-from ...mesh.truenas_api import ApiCall
+from ...changes import ApiCall
 from ...runner import CancelToken
 from .backend import TrueNASBackend
 from .desired import HOSTS_METHOD, INTERFACE_METHODS, call_holds, rebase_hosts, touched_interfaces

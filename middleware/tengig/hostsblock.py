@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .models import HostsEntry
+from pydantic import BaseModel, ConfigDict, Field
+
+class HostsEntry(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    address: str = Field(description="The peer's address on the direct cable.")
+    name: str = Field(description="Name that resolves to it: the peer name plus options.name_suffix.")
+    peer: str = Field(description="The peer host.")
+    cable: str = Field(description="Cable id the address is reached over.")
+
 
 BEGIN_MARK = "# BEGIN tengig mesh (managed by tengig: edits inside are replaced)"
 END_MARK = "# END tengig mesh"
