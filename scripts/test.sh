@@ -14,7 +14,7 @@ if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/vite.conf
   (cd ui && npm run -s build >/dev/null) || echo "ui build failed: the browser tests will say so" >&2
 fi
 
-.venv/bin/python -m pytest -q -p no:cacheprovider --junitxml="$out/pytest.xml" "$@"
+.venv/bin/python -m pytest -q -p no:cacheprovider --durations=20 --junitxml="$out/pytest.xml" "$@"
 py_rc=$?
 (cd ui && npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json")
 ui_rc=$?
