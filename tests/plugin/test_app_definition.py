@@ -31,31 +31,33 @@ KEY_FILE = "/mnt/tank/apps/tengig/truenas-api-key"
 CHECK_SCRIPT = r'''
 import json, re, sys, types
 
-request = json.load(sys.stdin)
 from middlewared.api.current import AppCreateArgs
 from middlewared.api.base.handler.accept import accept_params
 from middlewared.service_exception import ValidationErrors
 
-def refused(exc):
-    print(json.dumps({"ok": False, "errors": [[e.attribute, e.errmsg] for e in exc.errors]}))
-    sys.exit(0)
 
-try:
-    (params,) = accept_params(AppCreateArgs, [request["payload"]])
-except ValidationErrors as exc:
-    refused(exc)
-out = {"ok": True, "params": params}
-if request.get("compose_check"):
-    for name in ("catalog_reader", "catalog_reader.library", "catalog_reader.custom_app"):
-        sys.modules.setdefault(name, types.ModuleType(name))
-    sys.modules["catalog_reader.library"].RE_VERSION = re.compile(r"\d+\.\d+\.\d+")
-    sys.modules["catalog_reader.custom_app"].get_version_details = lambda: {}
-    from middlewared.plugins.apps.custom_app_utils import validate_payload
+def check(request):
     try:
-        out["compose"] = validate_payload(params, "app_create")
+        (params,) = accept_params(AppCreateArgs, [request["payload"]])
     except ValidationErrors as exc:
-        refused(exc)
-print(json.dumps(out))
+        return {"ok": False, "errors": [[e.attribute, e.errmsg] for e in exc.errors]}
+    out = {"ok": True, "params": params}
+    if request.get("compose_check"):
+        for name in ("catalog_reader", "catalog_reader.library", "catalog_reader.custom_app"):
+            sys.modules.setdefault(name, types.ModuleType(name))
+        sys.modules["catalog_reader.library"].RE_VERSION = re.compile(r"\d+\.\d+\.\d+")
+        sys.modules["catalog_reader.custom_app"].get_version_details = lambda: {}
+        from middlewared.plugins.apps.custom_app_utils import validate_payload
+        try:
+            out["compose"] = validate_payload(params, "app_create")
+        except ValidationErrors as exc:
+            return {"ok": False, "errors": [[e.attribute, e.errmsg] for e in exc.errors]}
+    return out
+
+
+# One request per line, one answer per line: middlewared is imported once for every check.
+for line in sys.stdin:
+    print(json.dumps(check(json.loads(line))), flush=True)
 '''
 
 DOCKER_FRONT = """#!/bin/sh
@@ -118,13 +120,31 @@ def docker_compose_path(tmp_path_factory) -> str:
     return f"{front_dir}:/usr/bin:/bin"
 
 
+_checkers: dict[tuple[Path, str | None], subprocess.Popen] = {}
+
+
 def middlewared_check(python: Path, payload: dict, *, compose_path: str | None = None) -> dict:
-    env = {"PATH": compose_path or "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
-    done = subprocess.run([str(python), "-c", CHECK_SCRIPT],
-                          input=json.dumps({"payload": payload, "compose_check": compose_path is not None}),
-                          capture_output=True, text=True, timeout=300, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    """middlewared's verdict on ``payload``, from one long-lived checker per interpreter and PATH."""
+    key = (python, compose_path)
+    if key not in _checkers or _checkers[key].poll() is not None:
+        env = {"PATH": compose_path or "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+        _checkers[key] = subprocess.Popen([str(python), "-c", CHECK_SCRIPT], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    checker = _checkers[key]
+    checker.stdin.write(json.dumps({"payload": payload, "compose_check": compose_path is not None}) + "\n")
+    checker.stdin.flush()
+    line = checker.stdout.readline()
+    assert line, checker.stderr.read()[-3000:] if checker.poll() is not None else "the checker said nothing"
+    return json.loads(line)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def stop_checkers():
+    yield
+    for checker in _checkers.values():
+        checker.stdin.close()
+        checker.wait(timeout=60)
+    _checkers.clear()
 
 
 def default_settings(**overrides) -> AppSettings:
