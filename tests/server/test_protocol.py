@@ -292,7 +292,9 @@ def test_get_methods_lists_every_public_method_with_schemas(server):
     assert set(results) == {"tengig.results.query", "tengig.results.get", "tengig.results.compare",
                             "tengig.results.export"}
     assert everything["demo.jobs.hold"]["job"] is True and everything["core.ping"]["no_auth_required"] is True
-    assert everything["tengig.results.get"]["accepts"]["properties"]["id"]["description"] == "Run id."
+    (run_id,) = everything["tengig.results.get"]["accepts"]  # one schema per argument, as middlewared lists them
+    assert run_id["_name_"] == "id" and run_id["description"] == "Run id." and run_id["_required_"] is True
+    assert everything["core.ping"]["returns"][0]["_name_"] == "result"
 
 
 # -- per-connection limits ----------------------------------------------------------------------------

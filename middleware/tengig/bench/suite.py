@@ -91,7 +91,7 @@ class BenchReport(BaseModel):
 def _clients(system: BenchSystem, req: BenchRunRequest) -> list[str]:
     clients = req.clients or system.default_clients[:1]
     for i, c in enumerate(clients):
-        if not HOSTNAME_RE.match(c) or c == system.nas or c not in system.default_clients:
+        if not HOSTNAME_RE.fullmatch(c) or c == system.nas or c not in system.default_clients:
             raise ValidationError.one(f"clients.{i}", f"{c!r} is not a client host of {system.name}; "
                                       f"use one of {', '.join(system.default_clients)}")
     if len(set(clients)) != len(clients):

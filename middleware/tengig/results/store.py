@@ -194,7 +194,7 @@ class ResultStore:
 
     def add_user_target(self, name: str, data: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
         """Store a target under a new name; a name already taken is refused (EEXIST)."""
-        if not isinstance(name, str) or not TARGET_NAME_RE.match(name):
+        if not isinstance(name, str) or not TARGET_NAME_RE.fullmatch(name):
             raise ValidationError.one("name", f"{name!r} is not a target name (allowed: {TARGET_NAME_RE.pattern})")
         doc = json.loads(_dump_object(data, "data"))
         if doc.get("name", name) != name:

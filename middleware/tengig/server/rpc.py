@@ -95,9 +95,21 @@ def collection_update(msg: str, collection: str, item_id: Any, fields: dict[str,
     return notification("collection_update", params)
 
 
+class RawJSON(str):
+    """A result already serialized (core.get_methods' cached catalogue): spliced into the answer as it is."""
+
+
+_encode = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+
+
 def dumps(message: dict[str, Any]) -> str:
-    """Strict JSON: NaN and infinity are refused (ValueError), never sent as invalid JSON."""
-    return json.dumps(message, allow_nan=False, separators=(",", ":"))
+    """Strict JSON: NaN and infinity are refused (ValueError), never sent as invalid JSON. A RawJSON
+    result goes in as it is, without being parsed or serialized again."""
+    result = message.get("result")
+    if isinstance(result, RawJSON):
+        rest = _encode({key: value for key, value in message.items() if key != "result"})
+        return f'{rest[:-1]},"result":{result}}}' if rest != "{}" else f'{{"result":{result}}}'
+    return _encode(message)
 
 
 def _refuse_constant(name: str) -> float:
