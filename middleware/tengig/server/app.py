@@ -54,6 +54,7 @@ HEADER_TIMEOUT_SECONDS = 15.0
 LOGIN_TIMEOUT_SECONDS = 30.0
 HEARTBEAT_SECONDS = 60.0
 SHUTDOWN_GRACE_SECONDS = 10.0
+LISTEN_BACKLOG = 1024  # a thousand clients connecting at once are queued, not refused
 
 
 class TengigServer:
@@ -97,6 +98,7 @@ class TengigServer:
     async def start(self) -> None:
         """Bind TCP (port 0: any free port, then ``self.port`` is the real one) and the unix socket."""
         _raise_open_file_limit()
+        _abort_orphaned_runs()
         app = web.Application()
         app.on_response_prepare.append(add_security_headers)
         if self.protocol == "jsonrpc":
@@ -112,11 +114,11 @@ class TengigServer:
         if self.host is not None:
             sock = _bound_tcp_socket(self.host, self.port)
             self.port = sock.getsockname()[1]  # the real port when 0 (any free port) was asked
-            await web.SockSite(self._runner, sock).start()
+            await web.SockSite(self._runner, sock, backlog=LISTEN_BACKLOG).start()
         if self.unix_socket is not None:
             _clear_stale_socket(self.unix_socket)
             self.unix_socket.parent.mkdir(parents=True, exist_ok=True)
-            await web.UnixSite(self._runner, str(self.unix_socket)).start()
+            await web.UnixSite(self._runner, str(self.unix_socket), backlog=LISTEN_BACKLOG).start()
             # Anyone local may connect (as to middlewared's socket); only uid 0 is trusted without a key.
             os.chmod(self.unix_socket, 0o666)
 
@@ -245,6 +247,20 @@ async def _close(ws: web.WebSocketResponse, transport, reason: str) -> None:
     except (asyncio.TimeoutError, ConnectionError, RuntimeError):
         if transport is not None:
             transport.abort()
+
+
+def _abort_orphaned_runs() -> None:
+    """Runs left 'running' by a process that was killed are marked aborted, once, at start."""
+    from ..results.store import ResultStore
+
+    try:
+        orphans = ResultStore().abort_orphaned_runs()
+    except TengigError as exc:
+        logger.warning("could not check the results database for runs left running: %s", exc)
+        return
+    if orphans:
+        logger.warning("marked %d run(s) aborted that a killed process had left running: %s", len(orphans),
+                       ", ".join(map(str, orphans)))
 
 
 def _raise_open_file_limit() -> None:
