@@ -177,7 +177,8 @@ class TengigServer:
 
     async def _serve_websocket(self, request: web.Request, session_class: type[Session]) -> web.StreamResponse:
         transport = request.transport
-        ws = web.WebSocketResponse(max_msg_size=AUTHENTICATED_FRAME_LIMIT, heartbeat=self.heartbeat or None)
+        ws = web.WebSocketResponse(max_msg_size=AUTHENTICATED_FRAME_LIMIT, heartbeat=self.heartbeat or None,
+                                   compress=False)
         await ws.prepare(request)
         peer = peer_credentials(transport)
         origin = _origin(request, peer)
@@ -191,7 +192,8 @@ class TengigServer:
             if transport is not None:
                 transport.abort()  # its buffers are what we are protecting: no close handshake
 
-        outbox = Outbox(ws.send_str, overflow, limit_bytes=self.outbox_limit_bytes, origin=origin)
+        outbox = Outbox(transport, request.protocol, lambda: ws.closed, overflow,
+                        limit_bytes=self.outbox_limit_bytes, origin=origin)
         session = session_class(outbox.put, origin=origin, unix_uid=peer.uid if peer else None,
                                 source=f"uid {peer.uid}" if peer else str(request.remote), disconnect=drop)
         if peer is not None and peer.uid == 0:

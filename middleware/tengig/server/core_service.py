@@ -12,7 +12,7 @@ from ..api.jobs import Job
 from ..api.service import Service
 from .dispatcher import job_outcome
 from .events import EVENTS
-from .host_marks import raw_result
+from .host_marks import inline, raw_result
 from .models import (
     CoreGetJobsArgs, CoreGetJobsResult, CoreGetMethodsArgs, CoreGetMethodsResult, CoreJobAbortArgs,
     CoreJobAbortResult, CoreJobWaitArgs, CoreJobWaitResult, CorePingArgs, CorePingResult, CoreSetOptionsArgs,
@@ -26,6 +26,7 @@ class CoreService(Service):
         cli_namespace = "system.core"
 
     @api_method(CorePingArgs, CorePingResult, authentication_required=False)
+    @inline
     async def ping(self) -> str:
         return "pong"
 

@@ -1,40 +1,69 @@
-"""One connection's outgoing frames, bounded in bytes, written in order by one writer task.
+"""One connection's outgoing frames, bounded in bytes, in order.
 
-Answers and events leave in the order they were produced. A client that stops reading makes the
-transport's buffer fill (aiohttp then makes the writer wait); the frames behind it wait here, counted
-in bytes (JSON is ASCII: one character, one byte). Past ``limit_bytes`` the client is dropped at once
-(``on_overflow``), so one slow reader costs the server at most that much memory, never more.
+A frame goes straight to the socket's transport when nothing is waiting and the transport's buffer
+is small (the common case: no task switch per answer). Otherwise it waits here, counted in bytes
+(JSON is ASCII: one character, one byte), and one writer task feeds the transport as it drains. Past
+``limit_bytes`` waiting, the client is dropped at once (``on_overflow``): one client that stops reading
+costs the server at most that much memory (plus the transport's own buffer), never more.
+
+Frames are unmasked, uncompressed websocket text frames (RFC 6455 §5.2), written whole, so they
+interleave safely with the control frames aiohttp writes (pong, close) on the same transport.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import struct
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_LIMIT_BYTES = 4 * 1024 * 1024
+TRANSPORT_HIGH_WATER = 64 * 1024  # above this much unsent in the transport, frames wait here
+_JOIN_BELOW = 16 * 1024  # header and payload in one write (one syscall) below this size
+
+
+def text_frame(payload: bytes) -> list[bytes]:
+    """A final text frame, server to client (no mask), as the pieces to write."""
+    n = len(payload)
+    if n < 126:
+        header = bytes((0x81, n))
+    elif n < 65536:
+        header = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        header = struct.pack("!BBQ", 0x81, 127, n)
+    return [header + payload] if n < _JOIN_BELOW else [header, payload]
 
 
 class Outbox:
-    def __init__(self, send: Callable[[str], Awaitable[None]], on_overflow: Callable[[], None], *,
-                 limit_bytes: int = DEFAULT_LIMIT_BYTES, origin: str = ""):
-        self._send = send
+    def __init__(self, transport: Any, protocol: Any, is_closed: Callable[[], bool], on_overflow: Callable[[], None],
+                 *, limit_bytes: int = DEFAULT_LIMIT_BYTES, origin: str = ""):
+        self._transport = transport
+        self._protocol = protocol
+        self._is_closed = is_closed
         self._on_overflow = on_overflow
         self.limit_bytes = limit_bytes
         self.origin = origin
-        self.queued_bytes = 0  # queued here plus the frame being written
+        self.queued_bytes = 0
         self.peak_bytes = 0
         self.overflowed = False
-        self._frames: deque[str] = deque()
+        self._frames: deque[bytes] = deque()
         self._wake = asyncio.Event()
         self._closed = False
 
     def put(self, text: str) -> None:
-        if self._closed:
+        if self._closed or self._is_closed():
             return
-        size = len(text)
+        payload = text.encode()
+        transport = self._transport
+        if not self._frames and transport.get_write_buffer_size() <= TRANSPORT_HIGH_WATER:
+            if not transport.is_closing():
+                for piece in text_frame(payload):
+                    transport.write(piece)
+            return
+        size = len(payload)
         if self.queued_bytes + size > self.limit_bytes:
             self.overflowed = True
             self._closed = True
@@ -44,19 +73,19 @@ class Outbox:
             self._on_overflow()
             self._wake.set()
             return
-        self._frames.append(text)
+        self._frames.append(payload)
         self.queued_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.queued_bytes)
         self._wake.set()
 
     def close(self) -> None:
-        """No more frames; the writer ends once the queued ones are written."""
+        """No more frames; the writer ends once the waiting ones are written (or the peer is gone)."""
         self._closed = True
         self._wake.set()
 
     async def run(self) -> None:
-        """The writer: until closed and empty, or the connection fails."""
-        frames = self._frames
+        """The writer: feeds waiting frames to the transport as it drains."""
+        frames, transport = self._frames, self._transport
         while True:
             if not frames:
                 if self._closed:
@@ -64,12 +93,18 @@ class Outbox:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            text = frames.popleft()
-            try:
-                await self._send(text)
-            except (ConnectionError, RuntimeError):
-                self._closed = True
+            if transport.is_closing() or self._is_closed():
                 frames.clear()
+                self.queued_bytes = 0
                 return
-            finally:
-                self.queued_bytes -= len(text)
+            if transport.get_write_buffer_size() > TRANSPORT_HIGH_WATER:
+                try:
+                    await self._protocol._drain_helper()  # aiohttp's: returns once the transport resumes writing
+                except (ConnectionError, RuntimeError):
+                    frames.clear()
+                    return
+                continue
+            payload = frames.popleft()
+            self.queued_bytes -= len(payload)
+            for piece in text_frame(payload):
+                transport.write(piece)

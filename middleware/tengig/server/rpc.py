@@ -43,7 +43,7 @@ class BadFrame(Exception):
 def parse_request(text: str | bytes) -> Request:
     """A text frame as a Request, or BadFrame carrying the -32700/-32600 answer."""
     try:
-        message = json.loads(text, parse_constant=_refuse_constant)
+        message = _decode(text if isinstance(text, str) else text.decode())
     except (ValueError, RecursionError) as exc:
         raise BadFrame(error(None, INVALID_JSON, str(exc) or "Parse error")) from None
     if not isinstance(message, dict):
@@ -115,3 +115,6 @@ def dumps(message: dict[str, Any]) -> str:
 def _refuse_constant(name: str) -> float:
     # Python's json accepts NaN/Infinity; JSON does not, and a NaN must never become a measurement.
     raise ValueError(f"{name} is not valid JSON")
+
+
+_decode = json.JSONDecoder(parse_constant=_refuse_constant).decode  # made once: json.loads(**kw) makes one per call
