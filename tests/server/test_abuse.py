@@ -4,7 +4,6 @@ While each abuse runs, a well-behaved client's calls are answered."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import resource
