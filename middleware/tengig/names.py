@@ -24,7 +24,7 @@ WINDOWS_ADAPTER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9 ()#._-]{0,62}[A-Za-z
 
 
 def check(pattern: re.Pattern[str], value: str, *, field: str, what: str) -> str:
-    if not isinstance(value, str) or not pattern.match(value):
+    if not isinstance(value, str) or not pattern.fullmatch(value):
         raise ValidationError.one(field, f"{value!r} is not a valid {what} (allowed: {pattern.pattern})")
     return value
 

@@ -20,7 +20,7 @@ _RATE_SCALE = {"k": 10**3, "m": 10**6, "g": 10**9}
 
 def parse_rate(text: str, *, field: str = "rate") -> int:
     """'10g' -> 10_000_000_000 bits/s; '2.5g', '100m', '984.4mbit' also work. Decimal (10^3) steps."""
-    m = _RATE_RE.match(str(text))
+    m = _RATE_RE.fullmatch(str(text))
     if not m:
         raise ValidationError.one(
             field, f"{text!r} is not a link rate; write a number and k, m or g (bits per second), e.g. 100m, 1g, 2.5g, 10g"
@@ -33,7 +33,7 @@ def parse_rate(text: str, *, field: str = "rate") -> int:
 
 def parse_size(text: str, *, field: str = "size") -> int:
     """'8G', '8GiB', '512M', '1T' -> bytes. Sizes of files and pools use binary units (G = GiB)."""
-    m = _SIZE_RE.match(str(text))
+    m = _SIZE_RE.fullmatch(str(text))
     if not m:
         raise ValidationError.one(field, f"{text!r} is not a size; write e.g. 512M, 8G (binary units: G = GiB)")
     scale = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}[m.group(2).lower()]

@@ -58,3 +58,21 @@ def test_midclt_argument_and_output_rules():
                                                                                          True, None]
     assert [format_result(r) for r in ["pong", 4, True, None, {"a": 1}]] == ["pong", "4", "true", "null",
                                                                                '{"a": 1}']
+
+
+def test_the_key_from_a_file_or_the_environment(server, capsys, tmp_path, monkeypatch):
+    """Keys need not be in argv (where other users can read them): --api-key-file, or $TENGIG_API_KEY."""
+    key_file = tmp_path / "key"
+    key_file.write_text(server.api_key + "\n")
+    key_file.chmod(0o600)
+    assert run(capsys, "call", "-u", server.url, "--api-key-file", str(key_file), "core.get_jobs", "[]",
+               '{"count": true}')[0] == 0
+    monkeypatch.setenv("TENGIG_API_KEY", server.api_key)
+    assert run(capsys, "call", "-u", server.url, "core.get_jobs", "[]", '{"count": true}')[0] == 0
+    monkeypatch.setenv("TENGIG_API_KEY", "1-" + "x" * 64)
+    code, _, err = run(capsys, "call", "-u", server.url, "core.get_jobs")
+    assert code != 0 and "refused the API key" in err
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    code, _, err = run(capsys, "call", "-u", server.url, "--api-key-file", str(empty), "core.ping")
+    assert code == 2 and "api_key_file" in err

@@ -14,6 +14,9 @@ from tengig.api import CallError, Service, ValidationErrors, api_method, job
 from tengig.api.models.base import ApiInput, ApiOutput
 
 
+SLOW_CALLS = {"now": 0, "peak": 0}
+
+
 class DemoCountOptions(ApiInput):
     steps: int = Field(3, ge=1, le=1000, description="How many progress steps.")
     seconds: float = Field(0.0, ge=0, le=30, description="Pause after each step, s.")
@@ -128,8 +131,14 @@ class DemoJobsService(Service):
 
     @api_method(DemoJobsSlowArgs, DemoJobsSlowResult, roles=["READONLY_ADMIN"])
     async def slow(self, seconds: float) -> float:
-        """A plain (non-job) call that takes a while: fills a connection's call slots."""
-        await asyncio.sleep(seconds)
+        """A plain (non-job) call that takes a while: fills a connection's call slots. ``SLOW_CALLS``
+        counts how many run at once (now and at most)."""
+        SLOW_CALLS["now"] += 1
+        SLOW_CALLS["peak"] = max(SLOW_CALLS["peak"], SLOW_CALLS["now"])
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            SLOW_CALLS["now"] -= 1
         return seconds
 
     @api_method(DemoJobsRejectArgs, DemoJobsRejectResult, roles=["READONLY_ADMIN"])

@@ -57,11 +57,11 @@ def running_server(tmp_path: Path, *, ui_dir: Path | None = None, registry: Regi
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="test-server", daemon=True)
     thread.start()
-    asyncio.run_coroutine_threadsafe(server.start(), loop).result(10)
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(60)
     try:
         yield RunningServer(server, loop, api_key, sock_dir / "tengig.sock", keys)
     finally:
-        asyncio.run_coroutine_threadsafe(server.stop(grace_seconds=5), loop).result(20)
+        asyncio.run_coroutine_threadsafe(server.stop(grace_seconds=5), loop).result(60)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         loop.close()
@@ -84,28 +84,28 @@ class RawConnection:
         await self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": list(params)})
         return self.next_id
 
-    async def call(self, method: str, *params: Any, timeout: float = 15) -> dict[str, Any]:
+    async def call(self, method: str, *params: Any, timeout: float = 120) -> dict[str, Any]:
         """The whole answer frame to one request (result or error)."""
         return await self.answer(await self.request(method, *params), timeout=timeout)
 
-    async def result(self, method: str, *params: Any, timeout: float = 15) -> Any:
+    async def result(self, method: str, *params: Any, timeout: float = 120) -> Any:
         frame = await self.call(method, *params, timeout=timeout)
         assert "result" in frame, f"{method} failed: {frame}"
         return frame["result"]
 
-    async def answer(self, request_id: Any, timeout: float = 15) -> dict[str, Any]:
+    async def answer(self, request_id: Any, timeout: float = 120) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
             while request_id not in self.answers:
                 await self._read_one()
         return self.answers.pop(request_id)
 
-    async def next_frame(self, timeout: float = 5) -> dict[str, Any]:
+    async def next_frame(self, timeout: float = 60) -> dict[str, Any]:
         """The next frame of any kind (answer or notification), without bookkeeping."""
         msg = await self.ws.receive(timeout=timeout)
         assert msg.type == aiohttp.WSMsgType.TEXT, f"expected a text frame, got {msg.type} {msg.data!r}"
         return json.loads(msg.data)
 
-    async def job_events(self, job_id: int, timeout: float = 15) -> list[dict[str, Any]]:
+    async def job_events(self, job_id: int, timeout: float = 120) -> list[dict[str, Any]]:
         """Every core.get_jobs event of ``job_id`` up to and including its final one."""
         async with asyncio.timeout(timeout):
             while True:
@@ -120,7 +120,7 @@ class RawConnection:
         assert answer["response_type"] == "SUCCESS", answer
 
     async def _read_one(self) -> None:
-        frame = await self.next_frame(timeout=30)
+        frame = await self.next_frame(timeout=120)
         if frame.get("method") == "collection_update":
             self.events.append(frame["params"])
         elif "id" in frame:

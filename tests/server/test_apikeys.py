@@ -63,3 +63,15 @@ def test_default_path_sits_next_to_the_results_database(monkeypatch, tmp_path):
     assert apikeys.default_apikeys_path() == tmp_path / "x" / "apikeys.sqlite3"
     monkeypatch.setenv(apikeys.APIKEYS_ENV_VAR, str(tmp_path / "keys.db"))
     assert apikeys.default_apikeys_path() == tmp_path / "keys.db"
+
+
+def test_keys_have_truenas_format_and_are_matched_whole(store):
+    """<id>-<64 letters and digits>, as TrueNAS makes them and the official client requires; the key
+    with anything after it (a newline) is not the key."""
+    import re
+
+    keys = [store.create(f"fmt{i}")[1] for i in range(20)]
+    assert all(re.fullmatch(r"[0-9]+-[A-Za-z0-9]{64}", key) for key in keys)
+    assert store.verify(keys[0]) is not None
+    assert store.verify(keys[0] + "\n") is None and store.verify(keys[0] + " ") is None
+    assert store.verify(" " + keys[0]) is None

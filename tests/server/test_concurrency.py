@@ -1,16 +1,14 @@
 """200 websocket clients at once, each logging in, subscribing, calling and running a job: every
-call answered, no error, within a time bound (2-core machine)."""
+call answered, no error (how long it takes is `make bench`'s, not a test's)."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import aiohttp
 
 from .harness import open_raw, running_server
 
 CLIENTS = 200
-TIME_BOUND_S = 20.0
 
 
 def test_200_concurrent_clients(tmp_path):
@@ -33,14 +31,11 @@ def test_200_concurrent_clients(tmp_path):
             async with aiohttp.ClientSession(connector=connector) as session:
                 return await asyncio.gather(*(one_client(n, session) for n in range(CLIENTS)))
 
-        started = time.monotonic()
         outcomes = asyncio.run(everyone())
-        elapsed = time.monotonic() - started
         jobs = srv.run(_finished_jobs(srv))
     assert sorted(n for n, _ in outcomes) == list(range(CLIENTS))
     assert all(answers == ["pong", 6, 2] for _, answers in outcomes)
     assert jobs == CLIENTS
-    assert elapsed < TIME_BOUND_S, f"{CLIENTS} clients took {elapsed:.1f} s"
 
 
 async def _finished_jobs(srv) -> int:

@@ -10,6 +10,7 @@ import os
 import aiohttp
 import pytest
 
+from .demo_services import SLOW_CALLS
 from .checks import assert_error, assert_field_paths, assert_job_events
 from .harness import RawConnection, open_raw, running_server
 
@@ -127,7 +128,7 @@ def test_login_with_api_key_then_calls_work(server):
 def test_unauthenticated_big_frame_closes_the_connection(server):
     async def body(conn: RawConnection):
         await conn.send({"jsonrpc": "2.0", "id": 1, "method": "core.ping", "params": ["x" * 9000]})
-        msg = await conn.ws.receive(timeout=5)
+        msg = await conn.ws.receive(timeout=60)
         return msg.type, conn.ws.close_code
     kind, code = scenario(server, body, login=False)
     assert kind == aiohttp.WSMsgType.CLOSE and code == 1007
@@ -206,12 +207,12 @@ def test_abort_ends_the_job_aborted(server, method, params):
     async def body(conn: RawConnection):
         await conn.result("core.subscribe", "core.get_jobs")
         job_id = await conn.result(method, *params)
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(120):  # a hang guard, not a time limit
             while not any(e["fields"]["state"] == "RUNNING" for e in conn.events if e["id"] == job_id):
                 await conn._read_one()
         await asyncio.sleep(0.1)
         abort = await conn.call("core.job_abort", job_id)
-        return abort, await conn.job_events(job_id, timeout=10)
+        return abort, await conn.job_events(job_id, timeout=120)
     abort, events = scenario(server, body)
     assert abort["result"] is None
     assert_job_events(events, "ABORTED")
@@ -225,7 +226,7 @@ def test_aborted_job_answers_ecanceled_in_new_mode(server):
         await conn.result("core.set_options", {"legacy_jobs": False})
         await conn.result("core.subscribe", "core.get_jobs")
         request_id = await conn.request("demo.jobs.nap", 30)
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(120):  # a hang guard, not a time limit
             while not conn.events:
                 await conn._read_one()
         await conn.result("core.job_abort", conn.events[0]["id"])
@@ -292,7 +293,9 @@ def test_get_methods_lists_every_public_method_with_schemas(server):
     assert set(results) == {"tengig.results.query", "tengig.results.get", "tengig.results.compare",
                             "tengig.results.export"}
     assert everything["demo.jobs.hold"]["job"] is True and everything["core.ping"]["no_auth_required"] is True
-    assert everything["tengig.results.get"]["accepts"]["properties"]["id"]["description"] == "Run id."
+    (run_id,) = everything["tengig.results.get"]["accepts"]  # one schema per argument, as middlewared lists them
+    assert run_id["_name_"] == "id" and run_id["description"] == "Run id." and run_id["_required_"] is True
+    assert everything["core.ping"]["returns"][0]["_name_"] == "result"
 
 
 # -- per-connection limits ----------------------------------------------------------------------------
@@ -311,11 +314,9 @@ def test_more_than_20_calls_in_flight_get_32000(server):
 
 def test_only_10_calls_run_at_once(server):
     async def body(conn: RawConnection):
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        ids = [await conn.request("demo.jobs.slow", 0.5) for _ in range(20)]
-        for i in ids:
-            await conn.answer(i)
-        return loop.time() - started
-    elapsed = scenario(server, body)
-    assert 0.95 <= elapsed < 3.0, f"20 calls of 0.5 s with 10 slots took {elapsed:.2f} s"
+        SLOW_CALLS["peak"] = 0
+        ids = [await conn.request("demo.jobs.slow", 0.3) for _ in range(20)]
+        return [await conn.answer(i, timeout=120) for i in ids]
+    answers = scenario(server, body)
+    assert [a["result"] for a in answers] == [0.3] * 20  # all 20 admitted (in flight: 20)
+    assert SLOW_CALLS["peak"] == 10  # but never more than 10 running at once

@@ -39,7 +39,7 @@ class Service:
         super().__init_subclass__(**kwargs)
         config = cls.__dict__.get("Config")
         namespace = getattr(config, "namespace", "")
-        if not config or not NAMESPACE_RE.match(namespace or "") or not getattr(config, "cli_namespace", ""):
+        if not config or not NAMESPACE_RE.fullmatch(namespace or "") or not getattr(config, "cli_namespace", ""):
             raise TypeError(f"{cls.__name__} needs `class Config: namespace = ...; cli_namespace = ...`")
         if not cls.__name__.endswith("Service"):
             raise TypeError(f"service class {cls.__name__} must end with 'Service'")

@@ -156,7 +156,7 @@ def _cpu_percent(ticks: list[int], speeds: list[float], size: int, clk_tck: int)
 
 
 def run_smb_bench(ctx: BenchContext, ep: SmbEndpoint, req: SmbBenchRequest) -> SmbBenchResult:
-    if not HOSTNAME_RE.match(req.client):
+    if not HOSTNAME_RE.fullmatch(req.client):
         raise ValidationError.one("client", f"{req.client!r} is not a host name")
     preset = PRESETS[req.preset]
     repeats = req.repeats or preset.repeats

@@ -95,7 +95,7 @@ def _clients(system: BenchSystem, req: BenchRunRequest) -> list[str]:
         raise ValidationError.one("kind", f"{req.kind}: {system.name} has no client host to measure the network and "
                                   f"SMB from; {hint}")
     for i, c in enumerate(clients):
-        if not HOSTNAME_RE.match(c) or c == system.nas or c not in system.default_clients:
+        if not HOSTNAME_RE.fullmatch(c) or c == system.nas or c not in system.default_clients:
             raise ValidationError.one(f"clients.{i}", f"{c!r} is not a client host of {system.name}; "
                                       f"use one of {', '.join(system.default_clients)}")
     if len(set(clients)) != len(clients):

@@ -87,23 +87,26 @@ def apikey_delete(name: str) -> None:
 @click.command("call", context_settings={"ignore_unknown_options": True})
 @click.option("-u", "--uri", default=None, help=f"Server URI (default: ${URI_ENV_VAR}, else the unix socket "
               "ws+unix:///run/tengig/tengig.sock).")
-@click.option("-K", "--api-key", default=None, help=f"API key (default: ${KEY_ENV_VAR}; none needed as root "
-              "on the unix socket).")
+@click.option("-K", "--api-key", default=None, help="API key on the command line (as midclt takes it; other "
+              f"users can read argv: prefer --api-key-file or ${KEY_ENV_VAR}).")
+@click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help=f"Read the API key from this file (default: ${KEY_ENV_VAR}; none needed as root on the unix "
+              "socket).")
 @click.option("-U", "--username", default=None, help="Log in with auth.login_ex as this user (default: "
               "auth.login_with_api_key).")
 @click.option("-j", "--job", is_flag=True, help="The method is a job: wait for it, progress bar on stderr.")
 @click.option("-t", "--timeout", type=float, default=None, help="Give up after this many seconds.")
 @click.argument("method")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def call(uri: str | None, api_key: str | None, username: str | None, job: bool, timeout: float | None,
-         method: str, args: tuple[str, ...]) -> None:
+def call(uri: str | None, api_key: str | None, api_key_file: Path | None, username: str | None, job: bool,
+         timeout: float | None, method: str, args: tuple[str, ...]) -> None:
     """Call METHOD with ARGS, like `midclt call`: each ARG is parsed as JSON, else taken as a string.
     A string or integer result prints as is, anything else as JSON."""
     from ..client import DEFAULT_URI, Client, ClientError
 
     params = [parse_arg(arg) for arg in args]
     uri = uri or os.environ.get(URI_ENV_VAR) or DEFAULT_URI
-    api_key = api_key or os.environ.get(KEY_ENV_VAR)
+    api_key = api_key or (read_key_file(api_key_file) if api_key_file else None) or os.environ.get(KEY_ENV_VAR)
     try:
         with Client(uri, api_key=api_key, username=username) as client:
             if job:
@@ -119,6 +122,14 @@ def call(uri: str | None, api_key: str | None, username: str | None, job: bool, 
             raise ValidationError(exc.field_errors) from exc
         raise
     click.echo(format_result(result))
+
+
+def read_key_file(path: Path) -> str:
+    """The key in ``path`` (surrounding blanks and the final newline dropped)."""
+    key = path.read_text().strip()
+    if not key:
+        raise ValidationError.one("api_key_file", f"{path} is empty; put the key from `tengig apikey create` in it")
+    return key
 
 
 def parse_arg(text: str) -> Any:

@@ -14,7 +14,7 @@ def card_of_pci_slot(pci_slot: str | None) -> str | None:
     """'0000:03:00.1' -> '0000:03:00' (both ports of a dual-port card); None when not a PCI address."""
     if pci_slot is None:
         return None
-    m = _PCI_SLOT.match(pci_slot.lower())
+    m = _PCI_SLOT.fullmatch(pci_slot.lower())
     return m.group("card") if m else None
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..errors import TengigError, ValidationError
+from . import run_locks
 from .export import compare_runs, runs_to_csv, runs_to_json
 from .models import FINAL_STATUSES, RUN_KINDS, RUN_STATUSES, Environment, RawOutput, RunRecord
 from .schema import MIGRATIONS, SCHEMA_VERSION
@@ -46,7 +47,15 @@ class ResultStore:
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = Path(path) if path is not None else default_db_path()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Private: the history names hosts, shares and pools; nobody else needs to read it.
+            if not self.path.parent.exists():
+                self.path.parent.mkdir(mode=0o700, parents=True)
+            fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                if os.fstat(fd).st_uid == os.geteuid():
+                    os.fchmod(fd, 0o600)  # a file made before tengig kept it private
+            finally:
+                os.close(fd)
         except OSError as exc:
             raise TengigError(
                 f"cannot create {self.path.parent} for the results database ({exc.strerror}); "
@@ -67,7 +76,9 @@ class ResultStore:
                 "INSERT INTO runs (started, kind, status, inputs, environment) VALUES (?, ?, 'running', ?, ?)",
                 (time.time(), kind, _dump_object(inputs, "inputs"), env),
             )
-            return int(cur.lastrowid)
+            run_id = int(cur.lastrowid)
+            run_locks.hold(self.path, run_id)  # in the transaction: no one sees it running and unlocked
+            return run_id
 
     def add_raw(self, run_id: int, raw: RawOutput) -> None:
         """Keep one tool invocation's exact output with its run (also for runs that fail)."""
@@ -124,7 +135,20 @@ class ResultStore:
                 "UPDATE runs SET status = ?, finished = ?, results = ?, verdict = ?, error = ? WHERE id = ?",
                 (status, time.time(), res, ver, error, run_id),
             )
+        run_locks.release(self.path, run_id)
         return self.get(run_id)
+
+    def abort_orphaned_runs(self) -> list[int]:
+        """Mark 'aborted' every run left 'running' by a process that died (killed mid-way); their ids."""
+        with self._connect(write=True) as conn:
+            running = [int(r[0]) for r in conn.execute("SELECT id FROM runs WHERE status = 'running'").fetchall()]
+            orphans = [run_id for run_id in running if run_locks.orphaned(self.path, run_id)]
+            for run_id in orphans:
+                conn.execute("UPDATE runs SET status = 'aborted', finished = ?, error = ? WHERE id = ?",
+                             (time.time(), "aborted: the process running it ended before it finished", run_id))
+        for run_id in orphans:
+            run_locks.release(self.path, run_id)
+        return orphans
 
     def get(self, run_id: int) -> RunRecord:
         """The run with all its raw outputs. Raises TengigError(ENOENT) if there is none."""
@@ -194,7 +218,7 @@ class ResultStore:
 
     def add_user_target(self, name: str, data: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
         """Store a target under a new name; a name already taken is refused (EEXIST)."""
-        if not isinstance(name, str) or not TARGET_NAME_RE.match(name):
+        if not isinstance(name, str) or not TARGET_NAME_RE.fullmatch(name):
             raise ValidationError.one("name", f"{name!r} is not a target name (allowed: {TARGET_NAME_RE.pattern})")
         doc = json.loads(_dump_object(data, "data"))
         if doc.get("name", name) != name:

@@ -1,12 +1,14 @@
 """API keys for tengig's own host, in their own small SQLite file, never in plain text.
 
-A key is ``<id>-<secret>`` (the TrueNAS shape): the id finds the row, the 64-character random secret
-is checked against a salted PBKDF2-HMAC-SHA256 hash. The plain key is printed once by
-``tengig apikey create`` and exists nowhere else.
+A key is ``<id>-<secret>``, TrueNAS's shape exactly: the id finds the row; the secret, 64 letters and
+digits (the only alphabet the official client accepts), is checked against a salted PBKDF2-HMAC-SHA256
+hash. Every pattern here is matched whole (``fullmatch``): a key with a newline after it is not the key.
+The plain key is printed once by ``tengig apikey create`` and exists nowhere else.
 
 Verified keys are remembered in memory only (as an HMAC under a per-process random pepper, next to
 the row's hash), so a script that reconnects often, or 200 clients logging in at once, do not pay
-PBKDF2 each time. The row is still read on every login: a deleted key stops working at once.
+PBKDF2 each time. The row is still read on every login: a deleted key stops working at once, and a
+server ends the sessions logged in with it (server/revocation.py).
 
 File: $TENGIG_APIKEYS_DB, else ``apikeys.sqlite3`` next to the results database ($TENGIG_DB).
 """
@@ -19,9 +21,10 @@ import os
 import re
 import secrets
 import sqlite3
+import string
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,9 +35,12 @@ from ..results.store import default_db_path
 
 APIKEYS_ENV_VAR = "TENGIG_APIKEYS_DB"
 PBKDF2_ITERATIONS = 200_000  # a random 288-bit secret needs no stretching; this guards a leaked file anyway
-KEY_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-USERNAME_RE = re.compile(r"^[a-z_][a-z0-9_.-]{0,31}$")
-KEY_RE = re.compile(r"^([0-9]{1,12})-([A-Za-z0-9_-]{16,128})$")
+KEY_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+USERNAME_RE = re.compile(r"[a-z_][a-z0-9_.-]{0,31}")
+SECRET_ALPHABET = string.ascii_letters + string.digits
+SECRET_LENGTH = 64  # 381 random bits, as TrueNAS's own keys
+# Verification also takes the url-safe secrets that tengig made before it used TrueNAS's alphabet.
+KEY_RE = re.compile(r"([0-9]{1,12})-([A-Za-z0-9_-]{16,128})")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -81,13 +87,13 @@ class ApiKeyStore:
     def create(self, name: str, username: str = "root") -> tuple[ApiKey, str]:
         """A new key: its record, and the plain key (shown once, stored nowhere)."""
         problems = []
-        if not KEY_NAME_RE.match(name or ""):
+        if not KEY_NAME_RE.fullmatch(name or ""):
             problems.append(("name", f"{name!r} is not a key name (letters, digits, '.', '_', '-'; up to 64)"))
-        if not USERNAME_RE.match(username or ""):
+        if not USERNAME_RE.fullmatch(username or ""):
             problems.append(("username", f"{username!r} is not a user name"))
         if problems:
             raise ValidationError(problems)
-        secret = secrets.token_urlsafe(48)  # 64 characters, 288 random bits
+        secret = "".join(secrets.choice(SECRET_ALPHABET) for _ in range(SECRET_LENGTH))
         salt = secrets.token_bytes(16)
         digest = _pbkdf2(secret, salt, PBKDF2_ITERATIONS)
         created = time.time()
@@ -109,14 +115,41 @@ class ApiKeyStore:
             rows = conn.execute("SELECT id, name, username, created FROM api_keys ORDER BY id").fetchall()
         return [ApiKey(id=r[0], name=r[1], username=r[2], created=r[3]) for r in rows]
 
-    def delete(self, name: str) -> None:
+    def delete(self, name: str) -> int:
+        """Delete the key ``name``; its id. A server notices within a second and ends its sessions."""
         with self._transaction() as conn:
-            if conn.execute("DELETE FROM api_keys WHERE name = ?", (name,)).rowcount == 0:
+            row = conn.execute("SELECT id FROM api_keys WHERE name = ?", (name,)).fetchone()
+            if row is None:
                 raise TengigError(f"no API key named {name!r}; `tengig apikey list` shows them", errno=errno.ENOENT)
+            conn.execute("DELETE FROM api_keys WHERE id = ?", (row[0],))
+        with self._guard:
+            self._verified.pop(int(row[0]), None)
+        return int(row[0])
+
+    def ids(self) -> set[int]:
+        """The ids of every current key."""
+        with self._transaction() as conn:
+            return {int(r[0]) for r in conn.execute("SELECT id FROM api_keys").fetchall()}
+
+    def stamp(self) -> tuple[int, int] | None:
+        """Changes when the file does (any process's create or delete): (mtime ns, size), None if gone."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
 
     def verify(self, plain_key: str, username: str | None = None) -> ApiKey | None:
         """The key's record if ``plain_key`` is a current key (of ``username``, if given), else None."""
-        match = KEY_RE.match(plain_key) if isinstance(plain_key, str) else None
+        outcome = self.check_fast(plain_key, username)
+        return outcome() if callable(outcome) else outcome
+
+    def check_fast(self, plain_key: str, username: str | None = None
+                   ) -> ApiKey | None | Callable[[], ApiKey | None]:
+        """The cheap part of ``verify``: the record, or None, when no hashing is needed (a malformed key,
+        an unknown id, another user's key, a key verified before); otherwise the PBKDF2 check still
+        to run, as a function (the server runs it in its login pool)."""
+        match = KEY_RE.fullmatch(plain_key) if isinstance(plain_key, str) else None
         if match is None:
             return None
         key_id, secret = int(match.group(1)), match.group(2)
@@ -126,18 +159,22 @@ class ApiKeyStore:
             ).fetchone()
         if row is None or (username is not None and username != row[2]):
             return None
+        record = ApiKey(id=row[0], name=row[1], username=row[2], created=row[3])
         salt, stored, iterations = row[4], row[5], row[6]
         fast = hmac.new(self._pepper, secret.encode(), hashlib.sha256).digest()
         with self._guard:
             remembered = self._verified.get(key_id)
         if remembered is not None and hmac.compare_digest(remembered[0], stored):
-            ok = hmac.compare_digest(remembered[1], fast)
-        else:
-            ok = hmac.compare_digest(_pbkdf2(secret, salt, iterations), stored)
-            if ok:
-                with self._guard:
-                    self._verified[key_id] = (stored, fast)
-        return ApiKey(id=row[0], name=row[1], username=row[2], created=row[3]) if ok else None
+            return record if hmac.compare_digest(remembered[1], fast) else None
+
+        def slow() -> ApiKey | None:
+            if not hmac.compare_digest(_pbkdf2(secret, salt, iterations), stored):
+                return None
+            with self._guard:
+                self._verified[key_id] = (stored, fast)
+            return record
+        slow.token = (key_id, fast)  # type: ignore[attr-defined]  # the same key checked twice at once: hash once
+        return slow
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -1,9 +1,16 @@
-"""``tengig serve``: the aiohttp host. JSON-RPC 2.0 over websocket at /api/current (TCP and a unix
-socket), the panel's static files at /, and a clean stop that aborts running jobs.
+"""``tengig serve``: the aiohttp host. JSON-RPC 2.0 over websocket at /api/current and middlewared's
+legacy protocol at /websocket (TCP and a unix socket), the panel's static files at /, and a clean
+stop that aborts running jobs.
 
 Frames are capped as middlewared caps them: 8 KiB before login (close 1007), 64 KiB after (close 1009).
-Each connection has one writer task draining its outbox, so answers and events leave in the order
-they were produced; a client that stops reading is dropped once MAX_OUTBOX messages pile up.
+Each connection has one writer task draining its outbox (outbox.py), so answers and events leave in
+the order they were produced; a client that stops reading is dropped once OUTBOX_LIMIT_BYTES wait.
+
+Nobody holds a socket for free: an HTTP connection must send a complete request within
+``header_timeout`` s (idle sockets and slow headers are closed: aiohttp's keep-alive timer runs from the
+connection's start), a websocket must log in within ``login_timeout`` s (root on the unix socket is
+logged in at once), and a logged-in peer that stops answering websocket pings is dropped. At start the
+soft open-file limit is raised to the hard one.
 """
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ import asyncio
 import errno
 import logging
 import os
+import resource
 import signal
 import socket
 from collections.abc import Callable
@@ -20,13 +28,16 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..api.registry import Registry
 from ..errors import TengigError
-from ..panel_files import panel_dir
+from ..panel_files import panel_dir, panel_file
 from .apikeys import ApiKeyStore
 from .dispatcher import Dispatcher
 from .host import ServerMiddleware
 from .legacy import PATH as LEGACY_PATH
 from .legacy import LegacySession, handle_legacy_frame
+from .outbox import DEFAULT_LIMIT_BYTES, Outbox
 from .peercred import peer_credentials
+from .revocation import RevocationWatch
+from .security_headers import add_security_headers
 from .session import Credentials, Session
 
 logger = logging.getLogger(__name__)
@@ -40,8 +51,12 @@ DEFAULT_UNIX_SOCKET = Path("/run/tengig/tengig.sock")
 DEFAULT_UI_DIR = panel_dir()
 UNAUTHENTICATED_FRAME_LIMIT = 8192
 AUTHENTICATED_FRAME_LIMIT = 65536
-MAX_OUTBOX = 10_000
+OUTBOX_LIMIT_BYTES = DEFAULT_LIMIT_BYTES
+HEADER_TIMEOUT_SECONDS = 15.0
+LOGIN_TIMEOUT_SECONDS = 30.0
+HEARTBEAT_SECONDS = 60.0
 SHUTDOWN_GRACE_SECONDS = 10.0
+LISTEN_BACKLOG = 1024  # a thousand clients connecting at once are queued, not refused
 
 
 class TengigServer:
@@ -55,41 +70,64 @@ class TengigServer:
         registry: Registry | None = None,
         api_keys: ApiKeyStore | None = None,
         protocol: str = "jsonrpc",
+        header_timeout: float = HEADER_TIMEOUT_SECONDS,
+        login_timeout: float = LOGIN_TIMEOUT_SECONDS,
+        heartbeat: float = HEARTBEAT_SECONDS,
+        outbox_limit_bytes: int = OUTBOX_LIMIT_BYTES,
     ):
-        """``protocol`` "jsonrpc": JSON-RPC 2.0 at /api/current (tengig, TrueNAS 25.04+); "legacy": the
-        DDP-like protocol at /websocket (TrueNAS 24.10 and CORE; server/legacy.py), for stand-ins."""
+        """``protocol`` "jsonrpc": JSON-RPC 2.0 at /api/current (tengig, TrueNAS 25.04+) and the legacy
+        protocol at /websocket, as middlewared 25.x serves both; "legacy": /websocket only (TrueNAS 24.10
+        and CORE; server/legacy.py), for stand-ins."""
         if protocol not in ("jsonrpc", "legacy"):
             raise ValueError(f"protocol must be 'jsonrpc' or 'legacy', not {protocol!r}")
         self.protocol = protocol
         self.api_path = API_PATH if protocol == "jsonrpc" else LEGACY_PATH
         self.host, self.port, self.unix_socket, self.ui_dir = host, port, unix_socket, ui_dir
-        self.middleware = ServerMiddleware(registry or Registry.default(), api_keys or ApiKeyStore())
+        self.header_timeout, self.login_timeout, self.heartbeat = header_timeout, login_timeout, heartbeat
+        self.outbox_limit_bytes = outbox_limit_bytes
+        keys = api_keys or ApiKeyStore()
+        self.middleware = ServerMiddleware(registry or Registry.default(), keys)
         self.dispatcher = Dispatcher(self.middleware)
+        self.revocation = RevocationWatch(keys, self.middleware.events)
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
+        self._background: set[asyncio.Task[None]] = set()
+        self.dropped_slow_clients = 0
+        self.login_timeouts = 0
 
     # -- lifecycle ----------------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Bind TCP (port 0: any free port, then ``self.port`` is the real one) and the unix socket."""
+        _raise_open_file_limit()
+        _abort_orphaned_runs()
         app = web.Application()
-        app.router.add_get(self.api_path, self._websocket)
+        app.on_response_prepare.append(add_security_headers)
+        if self.protocol == "jsonrpc":
+            app.router.add_get(API_PATH, self._websocket)
+        app.router.add_get(LEGACY_PATH, self._legacy_websocket)
         app.router.add_get("/{path:.*}", self._static)
-        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        # keepalive_timeout runs from the connection's start: a socket that never completes a request
+        # (idle, or headers trickled in) is closed after header_timeout.
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
+                                     keepalive_timeout=self.header_timeout)
         await self._runner.setup()
+        self._spawn(self.revocation.run())
         if self.host is not None:
             sock = _bound_tcp_socket(self.host, self.port)
             self.port = sock.getsockname()[1]  # the real port when 0 (any free port) was asked
-            await web.SockSite(self._runner, sock).start()
+            await web.SockSite(self._runner, sock, backlog=LISTEN_BACKLOG).start()
         if self.unix_socket is not None:
             _clear_stale_socket(self.unix_socket)
             self.unix_socket.parent.mkdir(parents=True, exist_ok=True)
-            await web.UnixSite(self._runner, str(self.unix_socket)).start()
+            await web.UnixSite(self._runner, str(self.unix_socket), backlog=LISTEN_BACKLOG).start()
             # Anyone local may connect (as to middlewared's socket); only uid 0 is trusted without a key.
             os.chmod(self.unix_socket, 0o666)
 
     async def stop(self, grace_seconds: float = SHUTDOWN_GRACE_SECONDS) -> None:
         """Abort every job (waiting up to ``grace_seconds`` for them), close every connection, unbind."""
+        for task in list(self._background):
+            task.cancel()
         left = await self.middleware.shutdown(grace_seconds)
         for job in left:
             logger.error("job %s (%s) did not stop within %.0f s of its abort", job.id, job.method, grace_seconds)
@@ -116,21 +154,56 @@ class TengigServer:
     def url(self) -> str:
         return f"ws://{self.host}:{self.port}{self.api_path}"
 
+    @property
+    def legacy_url(self) -> str:
+        return f"ws://{self.host}:{self.port}{LEGACY_PATH}"
+
+    @property
+    def connections(self) -> int:
+        """Open HTTP connections (websockets included)."""
+        server = self._runner.server if self._runner is not None else None
+        return len(server.connections) if server is not None else 0
+
+    def _spawn(self, coroutine) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     # -- handlers -----------------------------------------------------------------------------------
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
-        ws = web.WebSocketResponse(max_msg_size=AUTHENTICATED_FRAME_LIMIT)
+        return await self._serve_websocket(request, Session)
+
+    async def _legacy_websocket(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve_websocket(request, LegacySession)
+
+    async def _serve_websocket(self, request: web.Request, session_class: type[Session]) -> web.StreamResponse:
+        transport = request.transport
+        ws = web.WebSocketResponse(max_msg_size=AUTHENTICATED_FRAME_LIMIT, heartbeat=self.heartbeat or None,
+                                   compress=False)
         await ws.prepare(request)
-        peer = peer_credentials(request.transport)
-        outbox: asyncio.Queue[str | None] = asyncio.Queue()
-        session_class = LegacySession if self.protocol == "legacy" else Session
-        session = session_class(lambda text: _enqueue(ws, outbox, text), origin=_origin(request, peer),
-                                unix_uid=peer.uid if peer else None)
+        peer = peer_credentials(transport)
+        origin = _origin(request, peer)
+
+        def drop(reason: str) -> None:
+            if not ws.closed:
+                asyncio.ensure_future(_close(ws, transport, reason))
+
+        def overflow() -> None:
+            self.dropped_slow_clients += 1
+            if transport is not None:
+                transport.abort()  # its buffers are what we are protecting: no close handshake
+
+        outbox = Outbox(transport, request.protocol, lambda: ws.closed, overflow,
+                        limit_bytes=self.outbox_limit_bytes, origin=origin)
+        session = session_class(outbox.put, origin=origin, unix_uid=peer.uid if peer else None,
+                                source=f"uid {peer.uid}" if peer else str(request.remote), disconnect=drop)
         if peer is not None and peer.uid == 0:
             session.credentials = Credentials("UNIX_SOCKET", "root", {"pid": peer.pid})
         self._sockets.add(ws)
         self.middleware.events.register(session)
-        writer = asyncio.ensure_future(_drain(ws, outbox))
+        writer = asyncio.ensure_future(outbox.run())
+        login_deadline = asyncio.get_running_loop().call_later(self.login_timeout, self._login_timeout, session)
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
@@ -146,43 +219,61 @@ class TengigServer:
                     await ws.close(code=WSCloseCode.UNSUPPORTED_DATA, message=b"Only text frames are supported")
                     break
         finally:
+            login_deadline.cancel()
             self.dispatcher.close_session(session)
             self.middleware.events.unregister(session)
             self._sockets.discard(ws)
-            outbox.put_nowait(None)
+            outbox.close()
             await asyncio.wait({writer}, timeout=5)
             writer.cancel()
         return ws
 
+    def _login_timeout(self, session: Session) -> None:
+        if not session.authenticated and not session.closed:
+            self.login_timeouts += 1
+            session.disconnect("no login within the time allowed")
+
     async def _static(self, request: web.Request) -> web.StreamResponse:
-        """The built panel; plain-text 404s (no JSON: this is not the API)."""
+        """The built panel; plain-text 404s (no JSON: this is not the API) for anything that is not
+        plainly one of its files (panel_files.panel_file decides)."""
         if self.ui_dir is None or not (self.ui_dir / "index.html").is_file():
             return web.Response(status=404, text="the tengig panel is not built (ui/dist is missing); run `make setup`\n")
-        relative = request.match_info["path"] or "index.html"
-        root = self.ui_dir.resolve()
-        target = (root / relative).resolve()
-        if root != target and root not in target.parents or not target.is_file():
-            return web.Response(status=404, text=f"not found: /{relative}\n")
+        target = panel_file(self.ui_dir, request.match_info["path"])
+        if target is None:
+            return web.Response(status=404, text="not found\n")
         return web.FileResponse(target)
 
 
-def _enqueue(ws: web.WebSocketResponse, outbox: "asyncio.Queue[str | None]", text: str) -> None:
-    if outbox.qsize() >= MAX_OUTBOX:
-        if not ws.closed:
-            logger.warning("dropping a client that stopped reading (%d messages queued)", MAX_OUTBOX)
-            asyncio.ensure_future(ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"client too slow"))
+async def _close(ws: web.WebSocketResponse, transport, reason: str) -> None:
+    """Close with a reason; a peer that does not take the close frame is cut off."""
+    try:
+        await asyncio.wait_for(ws.close(code=WSCloseCode.POLICY_VIOLATION, message=reason.encode()[:120]), 5)
+    except (asyncio.TimeoutError, ConnectionError, RuntimeError):
+        if transport is not None:
+            transport.abort()
+
+
+def _abort_orphaned_runs() -> None:
+    """Runs left 'running' by a process that was killed are marked aborted, once, at start."""
+    from ..results.store import ResultStore
+
+    try:
+        orphans = ResultStore().abort_orphaned_runs()
+    except TengigError as exc:
+        logger.warning("could not check the results database for runs left running: %s", exc)
         return
-    outbox.put_nowait(text)
+    if orphans:
+        logger.warning("marked %d run(s) aborted that a killed process had left running: %s", len(orphans),
+                       ", ".join(map(str, orphans)))
 
 
-async def _drain(ws: web.WebSocketResponse, outbox: "asyncio.Queue[str | None]") -> None:
-    while (text := await outbox.get()) is not None:
-        if ws.closed:
-            continue
+def _raise_open_file_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
         try:
-            await ws.send_str(text)
-        except (ConnectionError, RuntimeError):
-            return
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 1 << 20, hard))
+        except (ValueError, OSError):
+            pass
 
 
 def _origin(request: web.Request, peer) -> str:

@@ -1,4 +1,10 @@
-"""auth.*: API-key login for TCP sessions (the unix socket trusts root by SO_PEERCRED instead)."""
+"""auth.*: API-key login for TCP sessions (the unix socket trusts root by SO_PEERCRED instead).
+
+Every check goes through the login gate (login_gate.py): its own threads, at most a few waiting per
+source, a back-off after failures. PASSWORD_PLAIN is answered as TrueNAS answers a wrong password,
+AUTH_ERR, always: tengig's host has API keys only (a PAM login would need root's PAM stack inside a
+network service for a feature nobody here needs), so no password is ever checked or logged.
+"""
 from __future__ import annotations
 
 import logging
@@ -16,6 +22,7 @@ logger = logging.getLogger(__name__)
 
 # Every session tengig's host authenticates is an administrator (see Dispatcher._call).
 SESSION_ROLES = ["FULL_ADMIN"]
+AUTH_ERR = {"response_type": "AUTH_ERR"}
 
 
 class AuthService(Service):
@@ -24,12 +31,18 @@ class AuthService(Service):
         cli_namespace = "auth"
 
     @api_method(AuthLoginExArgs, AuthLoginExResult, authentication_required=False, pass_app=True)
-    def login_ex(self, app: Any, login_data: dict[str, Any]) -> dict[str, Any]:
-        """Log in with {"mechanism": "API_KEY_PLAIN", "username": ..., "api_key": ...}."""
-        key = self.middleware.api_keys.verify(login_data["api_key"], username=login_data["username"])
+    async def login_ex(self, app: Any, login_data: dict[str, Any]) -> dict[str, Any]:
+        """Log in with {"mechanism": "API_KEY_PLAIN", "username": ..., "api_key": ...}. PASSWORD_PLAIN is
+        accepted and always answered AUTH_ERR (this host has no password logins)."""
+        if login_data["mechanism"] != "API_KEY_PLAIN":
+            logger.warning("refused a %s login for %r from %s (API keys only here)", login_data["mechanism"],
+                           login_data["username"], app.origin)
+            self.middleware.login_gate.record(app.source, ok=False)
+            return AUTH_ERR
+        key = await self.middleware.verify_api_key(app.source, login_data["api_key"], login_data["username"])
         if key is None:
             logger.warning("failed API key login for %r from %s", login_data["username"], app.origin)
-            return {"response_type": "AUTH_ERR"}
+            return AUTH_ERR
         _log_in(app, key)
         return {
             "response_type": "SUCCESS",
@@ -38,9 +51,9 @@ class AuthService(Service):
         }
 
     @api_method(AuthLoginWithApiKeyArgs, AuthLoginWithApiKeyResult, authentication_required=False, pass_app=True)
-    def login_with_api_key(self, app: Any, api_key: str) -> bool:
+    async def login_with_api_key(self, app: Any, api_key: str) -> bool:
         """The older login: the key alone; true when it is valid."""
-        key = self.middleware.api_keys.verify(api_key)
+        key = await self.middleware.verify_api_key(app.source, api_key)
         if key is None:
             logger.warning("failed API key login from %s", app.origin)
             return False

@@ -5,8 +5,6 @@ import errno
 import uuid
 from typing import Any
 
-from pydantic import BaseModel
-
 from ..api.decorators import api_method, job
 from ..api.exceptions import CallError
 from ..api.filters import filter_list
@@ -14,6 +12,7 @@ from ..api.jobs import Job
 from ..api.service import Service
 from .dispatcher import job_outcome
 from .events import EVENTS
+from .host_marks import inline, raw_result
 from .models import (
     CoreGetJobsArgs, CoreGetJobsResult, CoreGetMethodsArgs, CoreGetMethodsResult, CoreJobAbortArgs,
     CoreJobAbortResult, CoreJobWaitArgs, CoreJobWaitResult, CorePingArgs, CorePingResult, CoreSetOptionsArgs,
@@ -27,6 +26,7 @@ class CoreService(Service):
         cli_namespace = "system.core"
 
     @api_method(CorePingArgs, CorePingResult, authentication_required=False)
+    @inline
     async def ping(self) -> str:
         return "pong"
 
@@ -68,26 +68,10 @@ class CoreService(Service):
         target = self.middleware.jobs.get(id)
         return job_outcome(await self.middleware.wait_job(target))
 
-    @api_method(CoreGetMethodsArgs, CoreGetMethodsResult, authorization_required=False, pass_app=True)
-    async def get_methods(self, app: Any, service: str | None, target: str) -> dict[str, Any]:
-        """Every method, with its description, roles and JSON schemas (an authenticated session here may
-        call them all)."""
-        methods = {}
-        for name, entry in sorted(self.middleware.methods.items()):
-            if service is not None and name.rsplit(".", 1)[0] != service:
-                continue
-            methods[name] = {
-                "description": entry.description,
-                "cli_description": entry.description.split("\n\n")[0].split(".")[0].replace("\n", " "),
-                "no_auth_required": not entry.spec.authentication_required,
-                "job": entry.job is not None,
-                "abortable": bool(entry.job and entry.job.abortable),
-                "roles": list(entry.spec.roles),
-                "accepts": _schema(entry.spec.accepts),
-                "returns": _schema(entry.spec.returns),
-            }
-        return methods
-
-
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    return model.model_json_schema(mode="validation")
+    @api_method(CoreGetMethodsArgs, CoreGetMethodsResult, authorization_required=False)
+    @raw_result
+    async def get_methods(self, service: str | None, target: str) -> Any:
+        """Every method with middlewared's metadata: description, roles, job, and ``accepts``/``returns``
+        as lists of per-argument JSON schemas (an authenticated session here may call them all).
+        Built once, off the event loop; later calls answer the same cached text."""
+        return await self.middleware.method_catalog(service)

@@ -21,8 +21,10 @@ from typing import Any
 from ..api.exceptions import ENOTAUTHENTICATED, CallError, ValidationErrors, translate
 from ..api.host import Middleware
 from ..api.jobs import Job, JobState
+from ..api.params import dump_result
 from ..api.registry import MethodEntry
 from . import rpc
+from .host_marks import INLINE_ATTR
 from .session import Session, TooManyCalls
 
 logger = logging.getLogger(__name__)
@@ -49,11 +51,32 @@ class Dispatcher:
             if request.id is not rpc.NO_ID:
                 session.send(rpc.error(request.id, rpc.METHOD_NOT_FOUND, "Method does not exist"))
             return None
+        if request.params == [] and getattr(entry.function, INLINE_ATTR, False) and self._inline(session, request, entry):
+            return None
         task = asyncio.ensure_future(self._process(session, request, entry))
         tasks = self._tasks.setdefault(session.id, set())
         tasks.add(task)
         task.add_done_callback(tasks.discard)
         return task
+
+    def _inline(self, session: Session, request: rpc.Request, entry: MethodEntry) -> bool:
+        """Run a never-waiting host method right here (no task); False if it waited after all."""
+        if entry.spec.authentication_required and not session.authenticated:
+            return False  # the normal path answers ENOTAUTHENTICATED
+        coroutine = entry.function()
+        try:
+            coroutine.send(None)
+        except StopIteration as done:
+            if request.id is not rpc.NO_ID:
+                session.send(rpc.success(request.id, dump_result(entry.spec.returns, done.value)))
+            return True
+        except Exception as exc:
+            if request.id is not rpc.NO_ID:
+                session.send(self._error_reply(request, exc))
+            return True
+        coroutine.close()
+        logger.error("%s is marked inline but waited; run as a normal call", entry.name)
+        return False
 
     def close_session(self, session: Session) -> None:
         """The connection is gone: its calls stop waiting (jobs it started go on)."""

@@ -12,7 +12,8 @@ and on CORE 13.x), served from the same Dispatcher as JSON-RPC 2.0:
 
 Errors are ``{"error": errno, "errname", "type", "reason", "trace", "extra"}``. As 24.10's main.py does,
 a ValidationErrors answer has type "VALIDATION" and errno EAGAIN (11, not EINVAL), with ``extra`` the
-[field, message, errno] list; an unknown method is errno ENOMETHOD (201). A job method answers its job
+[field, message, errno] list, and a ``trace`` (the official legacy client raises ValidationErrors only
+when there is one): its class and the message, never frames of tengig's code; an unknown method is errno ENOMETHOD (201). A job method answers its job
 id at once (24.10 has no ``legacy_jobs`` option) and ends through core.get_jobs events. Anything sent
 before the connect handshake is answered ``{"msg": "failed", "version": "1"}``.
 """
@@ -83,8 +84,15 @@ def to_legacy(message: dict[str, Any]) -> dict[str, Any]:
 def legacy_error(request_id: Any, number: int, reason: str | None, *, etype: str | None = None,
                  extra: Any = None) -> dict[str, Any]:
     return {"msg": "result", "id": request_id, "error": {
-        "error": number, "errname": errname(number), "type": etype, "reason": reason, "trace": None, "extra": extra,
+        "error": number, "errname": errname(number), "type": etype, "reason": reason,
+        "trace": legacy_trace(etype, reason), "extra": extra,
     }}
+
+
+def legacy_trace(etype: str | None, reason: str | None) -> dict[str, Any]:
+    """middlewared's trace shape with no frames: what failed, never where in the code."""
+    cls = "ValidationErrors" if etype == "VALIDATION" else "CallError"
+    return {"class": cls, "frames": [], "formatted": f"{cls}: {reason}", "repr": f"{cls}({reason!r})"}
 
 
 def handle_legacy_frame(dispatcher: Any, session: LegacySession, text: str | bytes) -> None:

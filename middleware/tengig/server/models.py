@@ -103,13 +103,21 @@ class CoreGetMethodsResult(ApiOutput):
 
 
 class AuthApiKeyPlain(ApiInput):
-    mechanism: Literal["API_KEY_PLAIN"] = Field(description="The only mechanism tengig's host offers.")
+    mechanism: Literal["API_KEY_PLAIN"] = Field(description="The mechanism tengig's host logs in with.")
     username: str = Field(description="The user the key belongs to (as given to `tengig apikey create`).")
     api_key: str = Field(description="The key, '<id>-<secret>', as printed once when it was created.")
 
 
+class AuthPasswordPlain(ApiInput):
+    mechanism: Literal["PASSWORD_PLAIN"] = Field(description="Accepted as TrueNAS accepts it; tengig's host has "
+                                                 "no password logins, so the answer is always AUTH_ERR.")
+    username: str = Field(description="A user name.")
+    password: str = Field(description="A password (never checked, never logged).")
+
+
 class AuthLoginExArgs(ApiInput):
-    login_data: AuthApiKeyPlain = Field(description="Mechanism and credentials.")
+    login_data: AuthApiKeyPlain | AuthPasswordPlain = Field(discriminator="mechanism",
+                                                            description="Mechanism and credentials.")
 
 
 class AuthUserInfo(ApiOutput):

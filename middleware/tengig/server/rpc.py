@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 as middlewared speaks it (TRUENAS.md §2): parsing a frame, and the exact shapes of
+"""JSON-RPC 2.0 as middlewared speaks it (docs/truenas-api.md §2): parsing a frame, and the exact shapes of
 answers, errors and notifications.
 
 Two deliberate differences from middlewared, both toward the JSON-RPC spec: a frame that is valid
@@ -43,7 +43,7 @@ class BadFrame(Exception):
 def parse_request(text: str | bytes) -> Request:
     """A text frame as a Request, or BadFrame carrying the -32700/-32600 answer."""
     try:
-        message = json.loads(text, parse_constant=_refuse_constant)
+        message = _decode(text if isinstance(text, str) else text.decode())
     except (ValueError, RecursionError) as exc:
         raise BadFrame(error(None, INVALID_JSON, str(exc) or "Parse error")) from None
     if not isinstance(message, dict):
@@ -95,11 +95,26 @@ def collection_update(msg: str, collection: str, item_id: Any, fields: dict[str,
     return notification("collection_update", params)
 
 
+class RawJSON(str):
+    """A result already serialized (core.get_methods' cached catalogue): spliced into the answer as it is."""
+
+
+_encode = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+
+
 def dumps(message: dict[str, Any]) -> str:
-    """Strict JSON: NaN and infinity are refused (ValueError), never sent as invalid JSON."""
-    return json.dumps(message, allow_nan=False, separators=(",", ":"))
+    """Strict JSON: NaN and infinity are refused (ValueError), never sent as invalid JSON. A RawJSON
+    result goes in as it is, without being parsed or serialized again."""
+    result = message.get("result")
+    if isinstance(result, RawJSON):
+        rest = _encode({key: value for key, value in message.items() if key != "result"})
+        return f'{rest[:-1]},"result":{result}}}' if rest != "{}" else f'{{"result":{result}}}'
+    return _encode(message)
 
 
 def _refuse_constant(name: str) -> float:
     # Python's json accepts NaN/Infinity; JSON does not, and a NaN must never become a measurement.
     raise ValueError(f"{name} is not valid JSON")
+
+
+_decode = json.JSONDecoder(parse_constant=_refuse_constant).decode  # made once: json.loads(**kw) makes one per call

@@ -62,9 +62,12 @@ class Credentials:
 
 
 class Session:
-    def __init__(self, send_text: Callable[[str], None], *, origin: str, unix_uid: int | None = None):
+    def __init__(self, send_text: Callable[[str], None], *, origin: str, unix_uid: int | None = None,
+                 source: str | None = None, disconnect: Callable[[str], None] | None = None):
         self.id = str(uuid.uuid4())
         self.origin = origin
+        self.source = source or origin  # who the login back-off counts against (an address, a uid)
+        self._disconnect = disconnect
         self.unix_uid = unix_uid
         self.credentials: Credentials | None = None
         self.legacy_jobs = True  # middlewared's default; the official client turns it off on connect
@@ -78,6 +81,20 @@ class Session:
     @property
     def authenticated(self) -> bool:
         return self.credentials is not None
+
+    @property
+    def api_key_id(self) -> int | None:
+        """The id of the API key this session logged in with, if it did."""
+        if self.credentials is None or self.credentials.kind != "API_KEY":
+            return None
+        return self.credentials.detail.get("api_key", {}).get("id")
+
+    def disconnect(self, reason: str) -> None:
+        """End the connection (a revoked key, a timeout); its calls stop, its jobs go on."""
+        self.credentials = None
+        self.subscriptions.clear()
+        if self._disconnect is not None:
+            self._disconnect(reason)
 
     def wants(self, event: str) -> bool:
         return self.authenticated and any(name in (event, "*") for name in self.subscriptions.values())

@@ -44,7 +44,7 @@ def parse_ethtool_driver(text: str) -> dict:
     """`ethtool -i IF` -> driver and PCI slot (bus-info, when it is a PCI address)."""
     kv = {k: v.strip() for k, v in _KV.findall(text)}
     bus = kv.get("bus-info", "").lower()
-    return {"driver": kv.get("driver") or None, "pci_slot": bus if _PCI.match(bus) else None}
+    return {"driver": kv.get("driver") or None, "pci_slot": bus if _PCI.fullmatch(bus) else None}
 
 
 def parse_link_events(kernel_log: str, ifname: str) -> list[LinkFlap]:

@@ -38,7 +38,7 @@ class ZfsCli:
 
     @staticmethod
     def _check_pool(pool: str) -> None:
-        if not DATASET_RE.match(pool) or "/" in pool:
+        if not DATASET_RE.fullmatch(pool) or "/" in pool:
             raise ValidationError.one("pool", f"{pool!r} is not a pool name (letters, digits, -_.:)")
 
     def space(self, pool: str) -> PoolSpace:
@@ -53,7 +53,7 @@ class ZfsCli:
 
     def create_scratch(self, pool: str, tag: str) -> ScratchInfo:
         self._check_pool(pool)
-        if not TAG_RE.match(tag):
+        if not TAG_RE.fullmatch(tag):
             raise ValueError(f"bad scratch tag {tag!r}")
         name = f"{pool}/{SCRATCH_PREFIX}-{tag}"
         last = ""

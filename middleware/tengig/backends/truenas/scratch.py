@@ -43,7 +43,7 @@ class TrueNASScratch:
 
     @staticmethod
     def _check_pool(pool: str) -> None:
-        if not isinstance(pool, str) or not DATASET_RE.match(pool) or "/" in pool:
+        if not isinstance(pool, str) or not DATASET_RE.fullmatch(pool) or "/" in pool:
             raise ValidationError.one("pool", f"{pool!r} is not a pool name (letters, digits, -_.:)")
 
     def _dataset(self, name: str) -> dict[str, Any] | None:
@@ -62,7 +62,7 @@ class TrueNASScratch:
 
     def create_scratch(self, pool: str, tag: str) -> ScratchInfo:
         self._check_pool(pool)
-        if not TAG_RE.match(tag):
+        if not TAG_RE.fullmatch(tag):
             raise ValueError(f"bad scratch tag {tag!r}")
         name = f"{pool}/{SCRATCH_PREFIX}-{tag}"
         self.backend.call("pool.dataset.create", {
