@@ -23,7 +23,7 @@ from ...errors import TengigError
 SysctlValues = dict[str, int | str]
 
 # sysctl names: dotted words, '%' for the device tree's %desc/%location/%driver/%parent/%pnpinfo.
-_NAME = re.compile(r"^[A-Za-z0-9_%][A-Za-z0-9_.%-]*$")
+_NAME = re.compile(r"[A-Za-z0-9_%][A-Za-z0-9_.%-]*")
 _INT = re.compile(r"^-?\d+$")
 
 
@@ -46,7 +46,7 @@ def parse_sysctl_text(text: str) -> SysctlValues:
     out: SysctlValues = {}
     for line in text.splitlines():
         name, sep, value = line.partition(":")
-        if sep and _NAME.match(name):
+        if sep and _NAME.fullmatch(name):
             out[name] = _value(value)
     return out
 
