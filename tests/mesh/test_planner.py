@@ -1,7 +1,6 @@
 """plan_mesh on seed 000's trio, the lab's hosts, mixed speeds, and large meshes."""
 import ipaddress
 import random
-import time
 from collections import Counter
 from itertools import combinations, product
 
@@ -187,21 +186,12 @@ def test_same_request_in_any_order_gives_the_same_plan(seed):
         assert plan_mesh(shuffled(make(), seed)).model_dump_json() == reference
 
 
-def test_64_hosts_plan_in_under_a_second():
-    request = full_mesh(64)
-    plan_mesh(full_mesh(3))  # warm-up (imports, pydantic schemas) outside the measured time
-    # Best of three: this 2-core machine is shared (the lab runs iperf3 on it); one slow run
-    # measures the neighbours, three slow runs measure the planner.
-    timings = []
-    for _ in range(3):
-        started = time.perf_counter()
-        plan = plan_mesh(request)
-        timings.append(time.perf_counter() - started)
-    elapsed = min(timings)
+def test_64_hosts_plan_completely():
+    """How long it takes is in `make bench` (scripts/bench_planner.py), not here."""
+    plan = plan_mesh(full_mesh(64))
     assert plan.counts.cables == 64 * 63 // 2 == len(plan.cables) == 2016
     assert plan.counts.ports_used == 64 * 63
     assert len({c.subnet for c in plan.cables}) == 2016
-    assert elapsed < 1.0, f"64-host plan took {elapsed:.3f} s"
 
 
 def test_diagram_has_a_node_per_host_and_an_edge_per_cable():
