@@ -13,6 +13,8 @@ from tengig.api.jobs import JobState
 from tengig.backends.linux.bond import bonding_support
 from tengig.backends.linux.ip import LinuxNetwork
 
+from ..mesh.layouts import THREE_HOSTS_10G
+
 
 def _port(name, card, **kw):
     return {"name": name, "kind": "physical", "mac": None, "link": "up", "speed_bps": 10**10, "duplex": "full",
@@ -59,13 +61,7 @@ def test_lagg_apply_on_this_kernel_says_no_bonding_and_changes_nothing(host):
 
 def test_mesh_plan_and_render_through_the_api(host):
     call, _ = host
-    request = {"hosts": [
-        {"name": "nas", "kind": "truenas-scale", "ports": [{"name": "enp3s0f0", "speed_bps": "10g"},
-                                                           {"name": "enp3s0f1", "speed_bps": "10g"}]},
-        {"name": "desk", "kind": "linux", "ports": [{"name": "enp4s0f0", "speed_bps": "10g"},
-                                                     {"name": "enp4s0f1", "speed_bps": "10g"}]},
-        {"name": "lab", "kind": "linux", "ports": [{"name": "enp5s0f0", "speed_bps": "10g"},
-                                                    {"name": "enp5s0f1", "speed_bps": "10g"}]}]}
+    request = json.loads(json.dumps(THREE_HOSTS_10G))
     plan = call("tengig.mesh.plan", request)
     assert len(plan["cables"]) == 3 and plan["diagram"]["edges"]
     rendered = call("tengig.mesh.render", request, "nas")

@@ -86,3 +86,14 @@ def shuffled(request: dict, seed: int) -> dict:
     if "existing_networks" in out:
         rng.shuffle(out["existing_networks"])
     return out
+
+
+# A TrueNAS SCALE and two Linux hosts, two 10G ports each, in the API's request form (names, not
+# models): what the API tests and the real-middlewared tests send to tengig.mesh.plan.
+THREE_HOSTS_10G = {"hosts": [
+    {"name": "nas", "kind": "truenas-scale", "ports": [{"name": "enp3s0f0", "speed_bps": "10g"},
+                                                       {"name": "enp3s0f1", "speed_bps": "10g"}]},
+    {"name": "desk", "kind": "linux", "ports": [{"name": "enp4s0f0", "speed_bps": "10g"},
+                                                 {"name": "enp4s0f1", "speed_bps": "10g"}]},
+    {"name": "lab", "kind": "linux", "ports": [{"name": "enp5s0f0", "speed_bps": "10g"},
+                                                {"name": "enp5s0f1", "speed_bps": "10g"}]}]}

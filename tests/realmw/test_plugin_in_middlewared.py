@@ -11,13 +11,9 @@ import pytest
 
 from tengig.plugin_spec import build_plan, method_names
 
-MESH_REQUEST = {"hosts": [
-    {"name": "nas", "kind": "truenas-scale", "ports": [{"name": "enp3s0f0", "speed_bps": "10g"},
-                                                       {"name": "enp3s0f1", "speed_bps": "10g"}]},
-    {"name": "desk", "kind": "linux", "ports": [{"name": "enp4s0f0", "speed_bps": "10g"},
-                                                 {"name": "enp4s0f1", "speed_bps": "10g"}]},
-    {"name": "lab", "kind": "linux", "ports": [{"name": "enp5s0f0", "speed_bps": "10g"},
-                                                {"name": "enp5s0f1", "speed_bps": "10g"}]}]}
+from ..mesh.layouts import THREE_HOSTS_10G
+
+MESH_REQUEST = THREE_HOSTS_10G
 
 
 def _get(url: str) -> tuple[int, bytes, dict]:

@@ -47,14 +47,19 @@ class RawWebsocket:
 
     def closed_by_server(self) -> bool:
         """Read until the server ends the connection (True), or the socket timeout passes (False)."""
-        try:
-            while self.sock.recv(65536):
-                pass
-        except socket.timeout:
-            return False
-        except OSError:
-            return True
-        return True
+        return closed_by_server(self.sock)
 
     def close(self) -> None:
         self.sock.close()
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Read ``sock`` until the server ends the connection (True), or its timeout passes (False)."""
+    try:
+        while sock.recv(65536):
+            pass
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+    return True

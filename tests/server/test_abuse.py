@@ -24,7 +24,7 @@ from tengig.results.store import ResultStore
 from tengig.server.apikeys import ApiKeyStore
 
 from .harness import RawConnection, open_raw, running_server
-from .rawws import RawWebsocket
+from .rawws import RawWebsocket, closed_by_server
 
 REPO = Path(__file__).resolve().parents[2]
 MIB = 1024 * 1024
@@ -286,14 +286,7 @@ def test_slow_headers_and_sockets_that_never_log_in_are_closed(tmp_path):
 
 def _closed_by_server(sock: socket.socket) -> bool:
     sock.settimeout(60)
-    try:
-        while sock.recv(4096):
-            pass
-    except socket.timeout:
-        return False
-    except OSError:
-        return True
-    return True
+    return closed_by_server(sock)
 
 
 # -- HTTP: static names, security headers ---------------------------------------------------------------------
