@@ -72,7 +72,7 @@ def unpack(archive: Path, dest: Path) -> Path:
     return top
 
 
-def _python311() -> str:
+def python311() -> str:
     for candidate in ("/usr/bin/python3.11", "/usr/bin/python3", shutil.which("python3.11") or ""):
         if candidate and Path(candidate).exists():
             version = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 11))"],
@@ -121,7 +121,7 @@ def middlewared_build(version: str) -> MiddlewaredBuild:
         top = unpack(archive, root / "unpacked")
         (top / "src" / "middlewared").rename(build.source)
         shutil.rmtree(root / "unpacked")
-        subprocess.run([_python311(), "-m", "venv", str(build.venv)], check=True, timeout=300)
+        subprocess.run([python311(), "-m", "venv", str(build.venv)], check=True, timeout=300)
         pip = [str(build.python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
         subprocess.run([*pip, "-r", str(LOCK_FILE)], check=True, timeout=1800)
         client_top = unpack(client, root / "client")

@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.realmw.harness import _python311, cache_root, middlewared_build, require_vendor, unpack
+from tests.realmw.harness import python311, cache_root, middlewared_build, require_vendor, unpack
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = HERE / "official"
@@ -79,7 +79,7 @@ def _master_venv() -> Path:
             return venv
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
-        subprocess.run([_python311(), "-m", "venv", str(venv)], check=True, timeout=300)
+        subprocess.run([python311(), "-m", "venv", str(venv)], check=True, timeout=300)
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
         subprocess.run([*pip, "-r", str(MASTER_LOCK)], check=True, timeout=600)
         subprocess.run([*pip, "--no-deps", str(unpack(archive, root / "client"))], check=True, timeout=600)
