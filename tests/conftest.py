@@ -74,3 +74,12 @@ def shaped_lab():
     lab.up(build_spec(SHAPED_LINKS))
     yield lab
     lab.down()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_truenas_systems_stop_at_the_end():
+    """The real-middlewared TrueNAS systems tests share (tests/realmw/conftest.py) end with the session."""
+    yield
+    from .realmw.conftest import stop_shared_systems
+
+    stop_shared_systems()

@@ -33,15 +33,32 @@ def started(build, root: Path) -> MiddlewaredSystem:
     return system
 
 
+_systems: dict[str, MiddlewaredSystem] = {}
+
+
+def truenas_with_tengig(version: str, tmp_path_factory) -> MiddlewaredSystem:
+    """The session's TrueNAS of ``version`` with tengig installed by `PluginInstaller`, started once
+    and shared by every test that only reads it (stopped when the session ends, see below)."""
+    if version not in _systems:
+        system = started(middlewared_build(version), tmp_path_factory.mktemp(f"truenas-{version}"))
+        try:
+            lines: list[str] = []
+            system.install_message = installer_for(system, lines).install()
+            system.install_lines = lines
+        except BaseException:
+            system.stop()
+            raise
+        _systems[version] = system
+    return _systems[version]
+
+
+def stop_shared_systems() -> None:
+    for system in _systems.values():
+        system.stop()
+    _systems.clear()
+
+
 @pytest.fixture(scope="module", params=SCALE_VERSIONS)
 def truenas(request, tmp_path_factory):
     """A TrueNAS (middlewared 25.10.6 or 25.04.2.6) with tengig installed by `PluginInstaller`."""
-    build = middlewared_build(request.param)
-    system = started(build, tmp_path_factory.mktemp(f"truenas-{request.param}"))
-    try:
-        lines: list[str] = []
-        system.install_message = installer_for(system, lines).install()
-        system.install_lines = lines
-        yield system
-    finally:
-        system.stop()
+    return truenas_with_tengig(request.param, tmp_path_factory)

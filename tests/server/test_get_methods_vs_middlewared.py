@@ -9,20 +9,14 @@ import json
 import aiohttp
 import pytest
 
-from tests.realmw.conftest import installer_for, started
-from tests.realmw.harness import middlewared_build
+from tests.realmw.conftest import truenas_with_tengig
 
 from .harness import open_raw, running_server
 
 
 @pytest.fixture(scope="module")
 def real_methods(tmp_path_factory):
-    system = started(middlewared_build("25.10.6"), tmp_path_factory.mktemp("truenas-25.10.6"))
-    try:
-        installer_for(system).install()
-        methods = system.methods()
-    finally:
-        system.stop()
+    methods = truenas_with_tengig("25.10.6", tmp_path_factory).methods()
     return {name: info for name, info in methods.items() if name.startswith("tengig.")}
 
 

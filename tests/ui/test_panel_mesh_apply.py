@@ -4,6 +4,7 @@ A bare lab (cables, no addresses), up and down within this module under the lab 
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -50,7 +51,25 @@ def test_confirmed_mesh_stays(bare_lab, panel):
     assert sorted(a.split("(")[0].strip() for a in facts["applied"]) == ["desk", "lab", "nas"], facts["applied"]
     after = _addresses(bare_lab)
     assert all(len(ports) == 2 and all(len(a) == 1 for a in ports.values()) for ports in after.values()), after
-    # Verified for real afterwards: every cable measured near its ceiling (1 and 10 Gb/s), shown on the diagram.
-    assert facts["verifySummary"] == "Every link works and reaches its ceiling.", facts
-    assert len(facts["edges"]) == 3 and all(e.split("|")[0] == "ok" for e in facts["edges"]), facts["edges"]
-    assert all("Mb/s" in e for e in facts["edges"]), facts["edges"]
+    # Verified for real afterwards, shown on the diagram: every cable answers pings and Don't-Fragment
+    # pings and every name resolves; the shaped 1 Gb/s cable (desk-nas) reaches its ceiling. The two
+    # 10 Gb/s lab cables are CPU-bound veths (docs/lab.md §3): on a busy machine they may measure short
+    # of 9.4 Gb/s, and then the page must say exactly that, and nothing else.
+    problems = facts["verifyProblems"]
+    assert [p for p in problems if not _ten_gig_shortfall(p)] == [], problems
+    expected = "Every link works and reaches its ceiling." if not problems else f"{len(problems)} problem(s):"
+    assert facts["verifySummary"] == expected, facts
+    assert len(facts["edges"]) == 3 and all("Mb/s" in e for e in facts["edges"]), facts["edges"]
+    (one_gig,) = [e for e in facts["edges"] if "eth-desk" in e and "eth-nas" in e]
+    assert one_gig.split("|")[0] == "ok", facts["edges"]
+    if not problems:
+        assert all(e.split("|")[0] == "ok" for e in facts["edges"]), facts["edges"]
+
+
+def _ten_gig_shortfall(problem: str) -> bool:
+    """'desk -> lab over C03: 7012.3 Mb/s is 74.5% of the 9414.8 Mb/s ceiling (< 90%)', or the same
+    cable's two directions differing, on a cable other than desk-nas."""
+    shortfall = re.fullmatch(r"(\w+) -> (\w+) over \S+: [\d.]+ Mb/s is [\d.]+% of the ([\d.]+) Mb/s ceiling .*", problem)
+    if shortfall:
+        return {shortfall[1], shortfall[2]} != {"desk", "nas"} and float(shortfall[3]) > 5000
+    return re.fullmatch(r"\S+: directions differ by .*", problem) is not None

@@ -220,6 +220,7 @@ export const SCENARIOS = {
         await page.locator(T('mesh-diagram')).scrollIntoViewIfNeeded()
         await ctx.shot('mesh-verified')
         facts.verifySummary = await page.locator(T('mesh-verify-summary')).innerText()
+        facts.verifyProblems = await texts(page, `${T('mesh-verify-problems')} li`)
         facts.edges = await page.locator('[data-test^="mesh-edge-"]').evaluateAll((els) => els.map((e) => `${e.dataset.state}|${e.textContent.replace(/\s+/g, ' ').trim()}`))
       }
     } else {
