@@ -220,10 +220,10 @@ class MiddlewaredSystem:
 
     def wait_serving(self, timeout: float = START_TIMEOUT) -> bool:
         """True once core.ping answers over the unix socket; False if middlewared exited or never did."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not self.alive() and self.pid() is not None and time.monotonic() > deadline - timeout + 5:
-                return False
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            if self.pid() is not None and not self.alive() and time.monotonic() - started > 5:
+                return False  # it exited (5 s of grace: the pid file may name the one just replaced)
             if (self.run_dir / "middlewared.sock").exists():
                 done = self.midclt("call", "core.ping", timeout=30)
                 if done.returncode == 0 and done.stdout.strip() == "pong":

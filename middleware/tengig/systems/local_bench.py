@@ -37,11 +37,9 @@ class LocalHosts:
 
     def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
         self._here(host)
+        kwargs.pop("netns_mode", None)
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_dir / f"{log_name}.log", "ab")  # noqa: SIM115 (the child owns it)
-        return subprocess.Popen(list(argv), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-
+        return self.runner.spawn(argv, log_path=self.log_dir / f"{log_name}.log", **kwargs)
 
 def nas_name() -> str:
     short = socket.gethostname().split(".")[0].lower()
