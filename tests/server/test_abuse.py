@@ -110,7 +110,7 @@ def test_sigterm_stops_the_server_with_12000_calls_queued(tmp_path):
 # -- memory: a client that never reads ------------------------------------------------------------------------
 
 def test_a_client_that_never_reads_is_dropped_within_the_outbox_bound(tmp_path):
-    with served(tmp_path, "--outbox-bytes", str(4 * MIB)) as (proc, port, key):
+    with served(tmp_path, "--outbox-bytes", str(4 * MIB), "--outbox-stall-seconds", "3") as (proc, port, key):
         asyncio.run(well_behaved(f"ws://127.0.0.1:{port}/api/current", key, calls=2))  # warm: catalogue, imports
         asyncio.run(_one_get_methods(port, key))
         before = rss_peak_bytes(proc.pid)
@@ -137,6 +137,24 @@ def test_a_client_that_never_reads_is_dropped_within_the_outbox_bound(tmp_path):
     assert dropped, f"the server kept a client that read nothing after {sent} requests"
     assert growth < 64 * MIB, f"peak RSS grew {growth / MIB:.0f} MiB for one client that never reads"
     assert others == ["pong", 6] * 10
+
+
+def test_a_client_that_reads_late_is_waited_for_not_dropped(tmp_path):
+    """100 get_methods pipelined (~4 MB of answers), nothing read for 2 s, then everything read: with a
+    2 MiB outbox the server must slow this client down (stop taking its requests), not drop it."""
+    with served(tmp_path, "--outbox-bytes", str(2 * MIB)) as (proc, port, key):
+        async def scenario():
+            async with aiohttp.ClientSession() as session:
+                late = await open_raw(f"ws://127.0.0.1:{port}/api/current", session)
+                await late.login(key)
+                ids = [await late.request("core.get_methods") for _ in range(100)]
+                await asyncio.sleep(2)
+                return [await late.answer(i, timeout=120) for i in ids]
+        answers = asyncio.run(scenario())
+    served_ = [a for a in answers if "result" in a]
+    assert len(answers) == 100 and len(served_) >= 20
+    assert all("tengig.bench.run" in a["result"] for a in served_)
+    assert all(a["error"]["code"] == -32000 for a in answers if "result" not in a)  # over the 20 in flight
 
 
 async def _one_get_methods(port: int, key: str) -> None:

@@ -4,7 +4,8 @@ stop that aborts running jobs.
 
 Frames are capped as middlewared caps them: 8 KiB before login (close 1007), 64 KiB after (close 1009).
 Each connection has one writer task draining its outbox (outbox.py), so answers and events leave in
-the order they were produced; a client that stops reading is dropped once OUTBOX_LIMIT_BYTES wait.
+the order they were produced; a client far behind on its answers is read no further until it catches
+up, and one that stops reading is dropped (outbox.py has both bounds).
 
 Nobody holds a socket for free: an HTTP connection must send a complete request within
 ``header_timeout`` s (idle sockets and slow headers are closed: aiohttp's keep-alive timer runs from the
@@ -34,7 +35,7 @@ from .dispatcher import Dispatcher
 from .host import ServerMiddleware
 from .legacy import PATH as LEGACY_PATH
 from .legacy import LegacySession, handle_legacy_frame
-from .outbox import DEFAULT_LIMIT_BYTES, Outbox
+from .outbox import DEFAULT_LIMIT_BYTES, DEFAULT_STALL_SECONDS, Outbox
 from .peercred import peer_credentials
 from .revocation import RevocationWatch
 from .security_headers import add_security_headers
@@ -74,6 +75,7 @@ class TengigServer:
         login_timeout: float = LOGIN_TIMEOUT_SECONDS,
         heartbeat: float = HEARTBEAT_SECONDS,
         outbox_limit_bytes: int = OUTBOX_LIMIT_BYTES,
+        outbox_stall_seconds: float = DEFAULT_STALL_SECONDS,
     ):
         """``protocol`` "jsonrpc": JSON-RPC 2.0 at /api/current (tengig, TrueNAS 25.04+) and the legacy
         protocol at /websocket, as middlewared 25.x serves both; "legacy": /websocket only (TrueNAS 24.10
@@ -85,6 +87,7 @@ class TengigServer:
         self.host, self.port, self.unix_socket, self.ui_dir = host, port, unix_socket, ui_dir
         self.header_timeout, self.login_timeout, self.heartbeat = header_timeout, login_timeout, heartbeat
         self.outbox_limit_bytes = outbox_limit_bytes
+        self.outbox_stall_seconds = outbox_stall_seconds
         keys = api_keys or ApiKeyStore()
         self.middleware = ServerMiddleware(registry or Registry.default(), keys)
         self.dispatcher = Dispatcher(self.middleware)
@@ -195,7 +198,8 @@ class TengigServer:
                 transport.abort()  # its buffers are what we are protecting: no close handshake
 
         outbox = Outbox(transport, request.protocol, lambda: ws.closed, overflow,
-                        limit_bytes=self.outbox_limit_bytes, origin=origin)
+                        limit_bytes=self.outbox_limit_bytes, soft_bytes=min(self.outbox_limit_bytes // 4, 1 << 20),
+                        stall_seconds=self.outbox_stall_seconds, origin=origin)
         session = session_class(outbox.put, origin=origin, unix_uid=peer.uid if peer else None,
                                 source=f"uid {peer.uid}" if peer else str(request.remote), disconnect=drop)
         if peer is not None and peer.uid == 0:
@@ -206,6 +210,9 @@ class TengigServer:
         login_deadline = asyncio.get_running_loop().call_later(self.login_timeout, self._login_timeout, session)
         try:
             async for msg in ws:
+                await outbox.room()  # a client far behind on its answers sends its next request later
+                if outbox.overflowed:
+                    break
                 if msg.type == WSMsgType.TEXT:
                     if not session.authenticated and len(msg.data) > UNAUTHENTICATED_FRAME_LIMIT:
                         await ws.close(code=WSCloseCode.INVALID_TEXT,

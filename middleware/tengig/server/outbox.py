@@ -2,9 +2,16 @@
 
 A frame goes straight to the socket's transport when nothing is waiting and the transport's buffer
 is small (the common case: no task switch per answer). Otherwise it waits here, counted in bytes
-(JSON is ASCII: one character, one byte), and one writer task feeds the transport as it drains. Past
-``limit_bytes`` waiting, the client is dropped at once (``on_overflow``): one client that stops reading
-costs the server at most that much memory (plus the transport's own buffer), never more.
+(JSON is ASCII: one character, one byte), and one writer task feeds the transport as it drains.
+
+Two bounds, for two kinds of client:
+- A client that reads, only slower than it asks (100 ``core.get_methods`` pipelined on a busy machine),
+  is slowed, never dropped: past ``soft_bytes`` waiting, the connection's reader waits in ``room()``
+  before taking its next request, so TCP pushes back on the client as it would on any server.
+- A client that stops reading is dropped (``on_overflow``): when ``room()`` has seen no frame leave for
+  ``stall_seconds``, or at once when frames nobody asked for in this read (events, answers already in
+  flight) pass ``limit_bytes``. Either way it costs the server at most ``limit_bytes`` (plus the
+  transport's own buffer), never more.
 
 Frames are unmasked, uncompressed websocket text frames (RFC 6455 §5.2), written whole, so they
 interleave safely with the control frames aiohttp writes (pong, close) on the same transport.
@@ -21,6 +28,8 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 DEFAULT_LIMIT_BYTES = 4 * 1024 * 1024
+DEFAULT_SOFT_BYTES = 1024 * 1024  # above this much waiting, the connection takes no new request
+DEFAULT_STALL_SECONDS = 30.0  # the reader waited this long without one frame leaving: the client stopped reading
 TRANSPORT_HIGH_WATER = 64 * 1024  # above this much unsent in the transport, frames wait here
 
 
@@ -39,18 +48,24 @@ def text_frame(payload: bytes) -> bytes:
 
 class Outbox:
     def __init__(self, transport: Any, protocol: Any, is_closed: Callable[[], bool], on_overflow: Callable[[], None],
-                 *, limit_bytes: int = DEFAULT_LIMIT_BYTES, origin: str = ""):
+                 *, limit_bytes: int = DEFAULT_LIMIT_BYTES, soft_bytes: int = DEFAULT_SOFT_BYTES,
+                 stall_seconds: float = DEFAULT_STALL_SECONDS, origin: str = ""):
+        if not 0 < soft_bytes <= limit_bytes:
+            raise ValueError(f"soft_bytes must be between 1 and limit_bytes ({limit_bytes}), not {soft_bytes}")
         self._transport = transport
         self._protocol = protocol
         self._is_closed = is_closed
         self._on_overflow = on_overflow
         self.limit_bytes = limit_bytes
+        self.soft_bytes = soft_bytes
+        self.stall_seconds = stall_seconds
         self.origin = origin
         self.queued_bytes = 0
         self.peak_bytes = 0
         self.overflowed = False
         self._frames: deque[bytes] = deque()
         self._wake = asyncio.Event()
+        self._sent = asyncio.Event()  # set by the writer each time a waiting frame leaves
         self._closed = False
 
     def put(self, text: str) -> None:
@@ -64,18 +79,32 @@ class Outbox:
             return
         size = len(payload)
         if self.queued_bytes + size > self.limit_bytes:
-            self.overflowed = True
-            self._closed = True
-            self._frames.clear()
-            logger.warning("dropping %s: it stopped reading (%d bytes waiting, limit %d)",
-                           self.origin or "a client", self.queued_bytes + size, self.limit_bytes)
-            self._on_overflow()
-            self._wake.set()
+            self._drop(f"{self.queued_bytes + size} bytes waiting, limit {self.limit_bytes}")
             return
         self._frames.append(payload)
         self.queued_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.queued_bytes)
         self._wake.set()
+
+    async def room(self) -> None:
+        """Returns once at most ``soft_bytes`` wait (at once, nearly always). A client that reads slowly
+        is simply waited for; one from which no frame leaves for ``stall_seconds`` is dropped."""
+        while self.queued_bytes > self.soft_bytes and not self._closed:
+            self._sent.clear()
+            try:
+                await asyncio.wait_for(self._sent.wait(), self.stall_seconds)
+            except asyncio.TimeoutError:
+                self._drop(f"no frame left in {self.stall_seconds:g} s, {self.queued_bytes} bytes waiting")
+
+    def _drop(self, why: str) -> None:
+        self.overflowed = True
+        self._closed = True
+        self._frames.clear()
+        self.queued_bytes = 0
+        logger.warning("dropping %s: it stopped reading (%s)", self.origin or "a client", why)
+        self._on_overflow()
+        self._wake.set()
+        self._sent.set()
 
     def close(self) -> None:
         """No more frames; the writer ends once the waiting ones are written (or the peer is gone)."""
@@ -106,3 +135,4 @@ class Outbox:
             payload = frames.popleft()
             self.queued_bytes -= len(payload)
             transport.write(text_frame(payload))
+            self._sent.set()
