@@ -29,7 +29,7 @@ RANKS = {
     "client": 1,
     "backends": 2,
     "verdict": 3.0, "results": 3.1, "bench": 3.2, "mesh": 3.3, "lagg": 3.4,
-    "lab": 4,
+    "lab": 4, "desk": 4.5,
     "systems": 5,
     "api": 6,
     "server": 7, "plugin_spec": 7, "plugin_conformance": 7.1,

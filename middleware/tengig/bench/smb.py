@@ -91,11 +91,16 @@ def _counters(ctx: BenchContext, ep: SmbEndpoint, client: str) -> LinkCounters:
 
 
 def _smbd_ticks(ctx: BenchContext, ep: SmbEndpoint) -> int | None:
-    ps = ctx.run(ep.server, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False)
+    return _smbd_ticks_on(ctx, ep.server)
+
+
+def _smbd_ticks_on(ctx: BenchContext, server: str) -> int | None:
+    """CPU clock ticks of every smbd process on ``server`` (children that ended included)."""
+    ps = ctx.run(server, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False)
     pids = parse_smbd_pids(ps.stdout)
     if not pids:
         return None
-    done = ctx.run(ep.server, ["cat", *(f"/proc/{p}/stat" for p in pids)], timeout=10, check=False, record=False)
+    done = ctx.run(server, ["cat", *(f"/proc/{p}/stat" for p in pids)], timeout=10, check=False, record=False)
     return parse_cpu_ticks(done.stdout)
 
 

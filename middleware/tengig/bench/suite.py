@@ -21,6 +21,7 @@ from ..verdict.models import Ceiling, Facts, Target, Verdict
 from ..verdict.targets import DEFAULT_TARGET, find_target
 from .context import BenchContext, Progress
 from .hosts import Hosts
+from .nas_port import NasPort
 from .network import LinkUnderTest, NetMeasurement, measure_link
 from .pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from .pool_presets import PresetName
@@ -63,10 +64,17 @@ class BenchRunRequest(BaseModel):
     repeats: int | None = Field(None, ge=1, le=20, description="Runs per test (default: the preset's).")
     streams: int = Field(4, ge=1, le=64, description="iperf3 parallel streams for the N-stream test.")
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
+    join: int = Field(0, ge=0, le=16, description="Desktops to wait for (system local): each joins over the "
+                      "network with `tengig client join`.")
+    join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
+    share: str | None = Field(None, description="The SMB share joined clients copy to (system local).")
 
 
 class ClientReport(BaseModel):
     client: str
+    joined: dict[str, Any] | None = Field(None, description="A desktop that joined: what it said about itself "
+                                          "(os, interface, MTU, speed) and its address.")
+    nas_port: NasPort | None = Field(None, description="The NAS's port this client reached, as the NAS saw it.")
     link: LinkUnderTest | None = None
     network: list[NetMeasurement] = Field(default_factory=list)
     smb: SmbBenchResult | None = None
@@ -89,6 +97,16 @@ class BenchReport(BaseModel):
 
 
 def _clients(system: BenchSystem, req: BenchRunRequest) -> list[str]:
+    if req.join:
+        if not getattr(system, "accepts_joins", False):
+            raise ValidationError.one("join", f"{system.name}'s clients are named (clients), not joined; desktops join "
+                                      "a run on the NAS itself (system local)")
+        if req.clients:
+            raise ValidationError.one("clients", "with join, the clients are the desktops that join; name none")
+        if req.kind in ("smb", "all") and not req.share:
+            raise ValidationError.one("share", "name the SMB share joined clients copy to (a share of this NAS's "
+                                      "Samba; a scratch directory in it is removed afterwards)")
+        return []
     clients = req.clients or system.default_clients[:1]
     if not clients and req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing
         hint = getattr(system, "clients_hint", "") or "name one with clients"
@@ -114,6 +132,10 @@ def _net_ceilings(ms: list[NetMeasurement]) -> list[Ceiling]:
 
 
 def _facts(system: BenchSystem, report: ClientReport) -> Facts:
+    return facts_from(report, system.mtus(report.client))
+
+
+def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
     single = [m.goodput_bps for m in report.network if m.streams == 1]
     multi = [m.goodput_bps for m in report.network if m.streams > 1]
     session = report.smb.session if report.smb else None
@@ -121,7 +143,7 @@ def _facts(system: BenchSystem, report: ClientReport) -> Facts:
            if d.smbd_cpu_percent is not None]
     return Facts(
         link_negotiated_bps=report.link.line_rate_bps if report.link else None,
-        mtus=system.mtus(report.client),
+        mtus=mtus,
         net_single_stream_bps=max(single) if single else None,
         net_multi_stream_bps=max(multi) if multi else None,
         smb_signing=session.signing if session else None,
@@ -134,6 +156,10 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
               user_targets: Sequence[Target] = ()) -> BenchReport:
     target = find_target(req.target, user_targets)
     clients = _clients(system, req)
+    if req.join:
+        from .suite_joined import run_joined
+
+        return run_joined(ctx, system, req, target)
     do_pool, do_net, do_smb = (req.kind in (k, "all") for k in ("pool", "net", "smb"))
     steps = [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
                                           if (k == "net" and do_net) or (k == "smb" and do_smb)]

@@ -9,6 +9,7 @@ from ..errors import TengigError, ValidationError
 from .api_commands import API_COMMANDS
 from .app_commands import app_group
 from .bench_commands import bench_group
+from .client_commands import client_group
 from .demo_command import demo
 from .lab_commands import lab_group
 from .lagg_commands import lagg_group
@@ -28,6 +29,7 @@ def cli() -> None:
 cli.add_command(lab_group)
 cli.add_command(demo)
 cli.add_command(bench_group)
+cli.add_command(client_group)
 cli.add_command(mesh_group)
 cli.add_command(lagg_group)
 cli.add_command(nic_command)

@@ -24,6 +24,7 @@ import signal
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
@@ -202,6 +203,9 @@ class TengigServer:
                         stall_seconds=self.outbox_stall_seconds, origin=origin)
         session = session_class(outbox.put, origin=origin, unix_uid=peer.uid if peer else None,
                                 source=f"uid {peer.uid}" if peer else str(request.remote), disconnect=drop)
+        if peer is None and transport is not None:  # TCP: both ends' addresses (a bench client's link)
+            session.peer_address = _address(transport.get_extra_info("peername"))
+            session.local_address = _address(transport.get_extra_info("sockname"))
         if peer is not None and peer.uid == 0:
             session.credentials = Credentials("UNIX_SOCKET", "root", {"pid": peer.pid})
         self._sockets.add(ws)
@@ -319,3 +323,11 @@ def _clear_stale_socket(path: Path) -> None:
         probe.close()
     raise TengigError(f"another server is listening on {path}; stop it or choose another --unix-socket",
                       errno=errno.EADDRINUSE)
+
+
+def _address(name: Any) -> str | None:
+    """An (address, port, ...) tuple -> the address, IPv4-mapped IPv6 as plain IPv4."""
+    if not isinstance(name, tuple) or not name:
+        return None
+    address = str(name[0])
+    return address.removeprefix("::ffff:") if address.startswith("::ffff:") and "." in address else address

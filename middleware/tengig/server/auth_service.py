@@ -16,6 +16,7 @@ from .models import (
     AuthLoginExArgs, AuthLoginExResult, AuthLoginWithApiKeyArgs, AuthLoginWithApiKeyResult, AuthLogoutArgs,
     AuthLogoutResult, AuthMechanismChoicesArgs, AuthMechanismChoicesResult,
 )
+from ..bench.session import SESSIONS
 from .session import Credentials
 
 logger = logging.getLogger(__name__)
@@ -23,6 +24,10 @@ logger = logging.getLogger(__name__)
 # Every session tengig's host authenticates is an administrator (see Dispatcher._call).
 SESSION_ROLES = ["FULL_ADMIN"]
 AUTH_ERR = {"response_type": "AUTH_ERR"}
+BENCH_CLIENT_USER = "bench-client"
+# What a session logged in with a bench token may call (besides methods that need no login).
+BENCH_CLIENT_METHODS = frozenset({"tengig.bench.session.join", "tengig.bench.session.next",
+                                  "tengig.bench.session.submit", "auth.logout"})
 
 
 class AuthService(Service):
@@ -33,7 +38,10 @@ class AuthService(Service):
     @api_method(AuthLoginExArgs, AuthLoginExResult, authentication_required=False, pass_app=True)
     async def login_ex(self, app: Any, login_data: dict[str, Any]) -> dict[str, Any]:
         """Log in with {"mechanism": "API_KEY_PLAIN", "username": ..., "api_key": ...}. PASSWORD_PLAIN is
-        accepted and always answered AUTH_ERR (this host has no password logins)."""
+        accepted and always answered AUTH_ERR (this host has no password logins). TOKEN_PLAIN takes a
+        benchmark run's join token: that session may join the run and submit to it, nothing else."""
+        if login_data["mechanism"] == "TOKEN_PLAIN":
+            return await self._bench_token_login(app, login_data["token"])
         if login_data["mechanism"] != "API_KEY_PLAIN":
             logger.warning("refused a %s login for %r from %s (API keys only here)", login_data["mechanism"],
                            login_data["username"], app.origin)
@@ -50,6 +58,17 @@ class AuthService(Service):
             "authenticator": "LEVEL_1",
         }
 
+    async def _bench_token_login(self, app: Any, token: str) -> dict[str, Any]:
+        session = await self.middleware.login_gate.check(app.source, SESSIONS.by_token, token)
+        if session is None:
+            logger.warning("refused a bench token login from %s", app.origin)
+            return AUTH_ERR
+        app.credentials = Credentials("BENCH_CLIENT", BENCH_CLIENT_USER, {"bench_session": session.id})
+        app.bench_session = session
+        return {"response_type": "SUCCESS",
+                "user_info": {"username": BENCH_CLIENT_USER, "privilege": {"roles": []}},
+                "authenticator": "LEVEL_1"}
+
     @api_method(AuthLoginWithApiKeyArgs, AuthLoginWithApiKeyResult, authentication_required=False, pass_app=True)
     async def login_with_api_key(self, app: Any, api_key: str) -> bool:
         """The older login: the key alone; true when it is valid."""
@@ -62,12 +81,13 @@ class AuthService(Service):
 
     @api_method(AuthMechanismChoicesArgs, AuthMechanismChoicesResult, authentication_required=False)
     async def mechanism_choices(self) -> list[str]:
-        return ["API_KEY_PLAIN"]
+        return ["API_KEY_PLAIN", "TOKEN_PLAIN"]
 
     @api_method(AuthLogoutArgs, AuthLogoutResult, authorization_required=False, pass_app=True)
     async def logout(self, app: Any) -> bool:
         app.credentials = None
         app.subscriptions.clear()
+        app.bench_session = None
         return True
 
 

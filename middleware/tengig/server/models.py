@@ -115,8 +115,14 @@ class AuthPasswordPlain(ApiInput):
     password: str = Field(description="A password (never checked, never logged).")
 
 
+class AuthTokenPlain(ApiInput):
+    mechanism: Literal["TOKEN_PLAIN"] = Field(description="A token: here, a benchmark run's join token, which may "
+                                              "join that run and submit to it, nothing else.")
+    token: str = Field(max_length=200, description="The token as shown with the run's join command.")
+
+
 class AuthLoginExArgs(ApiInput):
-    login_data: AuthApiKeyPlain | AuthPasswordPlain = Field(discriminator="mechanism",
+    login_data: AuthApiKeyPlain | AuthPasswordPlain | AuthTokenPlain = Field(discriminator="mechanism",
                                                             description="Mechanism and credentials.")
 
 

@@ -76,6 +76,10 @@ class Session:
         self.subscriptions: dict[str, str] = {}  # subscription id -> event name
         self.limit = CallLimit()
         self.closed = False
+        self.peer_address: str | None = None  # TCP: the client's address; the NAS's own below
+        self.local_address: str | None = None
+        self.bench_session: Any = None  # logged in with a bench session's token (bench/session.py)
+        self.bench_client: Any = None  # ... and joined it
         self._send_text = send_text
 
     @property

@@ -1,7 +1,6 @@
 """This machine as the NAS under test (system ``local``): programs run here, on its own pool, with its
-own ARC counters. The pool is measured here; what crosses the network (iperf3, SMB) needs a client
-on another machine, which joins the NAS's bench session (not in this version), so those kinds are
-refused with the way to measure them today."""
+own ARC counters. The pool is measured here; what crosses the network (iperf3, SMB) is measured with
+desktops that join the run (bench/suite_joined.py): this system never runs a program elsewhere."""
 from __future__ import annotations
 
 import re
@@ -50,8 +49,9 @@ class LocalBenchSystem:
     """bench.suite.BenchSystem for the machine tengig runs on."""
 
     name = "local"
-    clients_hint = ("the network and SMB are measured from a client on another machine, which joins the NAS's bench "
-                    "session (not in this version of tengig): measure them on the lab with --system lab")
+    clients_hint = ("the network and SMB are measured from desktops that join the run over the network: set join "
+                    "to how many (each runs `tengig client join URL --token T`, the token is shown when the run starts)")
+    accepts_joins = True
 
     def __init__(self, facts: LocalFacts, pool: str, runner: Runner | None = None):
         self.facts = facts

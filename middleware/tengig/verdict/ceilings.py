@@ -30,3 +30,9 @@ def tbf_rate_for_ethernet(line_rate_bps: float, mtu: int = 1500) -> float:
     Scaling the rate by (MTU + 14) / (MTU + 38) gives the same goodput: 1g -> 984.4 Mbit at 1500.
     """
     return line_rate_bps * (mtu + ETHERNET_L2_OVERHEAD) / (mtu + ETHERNET_WIRE_OVERHEAD)
+
+
+def ethernet_rate_of_tbf(tbf_rate_bps: float, mtu: int = 1500) -> float:
+    """The Ethernet line rate a tbf shaper stands for: the inverse of ``tbf_rate_for_ethernet``
+    (984.4 Mbit/s at MTU 1500 -> 1 Gb/s), rounded to whole Mb/s as line rates are named."""
+    return round(tbf_rate_bps * (mtu + ETHERNET_WIRE_OVERHEAD) / (mtu + ETHERNET_L2_OVERHEAD) / 1e6) * 1e6

@@ -25,6 +25,11 @@ class TenGigBenchRequest(ApiInput):
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
     pool: str | None = Field(None, max_length=64, description="Pool to measure (default: the system's pool); "
                              "one benchmark per pool runs at a time, a second one gets EBUSY.")
+    join: int = Field(0, ge=0, le=16, description="System 'local': desktops to wait for, each joining the run over "
+                      "the network with `tengig client join` (the token is in the job's progress.extra.session).")
+    join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
+    share: str | None = Field(None, max_length=32, description="System 'local': the SMB share of this NAS's running "
+                              "Samba that joined clients copy to (a scratch directory in it is removed afterwards).")
 
 
 class TenGigBenchRunRequest(TenGigBenchRequest):
@@ -86,3 +91,53 @@ class TenGigBenchSystemsArgs(ApiInput):
 class TenGigBenchSystemsResult(ApiOutput):
     result: list[TenGigBenchSystemState] = Field(description="local, truenas and lab, each with whether it can be "
                                                              "measured now and why.")
+
+
+class TenGigBenchSessionJoinInfo(ApiInput):
+    hostname: str = Field(min_length=1, max_length=253, description="The client's host name.")
+    os: Literal["linux", "macos", "windows", "freebsd"] = Field(description="The client's operating system.")
+    tengig: str = Field("", max_length=40, description="tengig (or kit) version on the client.")
+    interface: str | None = Field(None, max_length=64, description="The client's interface towards the NAS.")
+    mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
+    speed_bps: int | None = Field(None, ge=0, description="That interface's negotiated speed, bits/s.")
+    smb: bool = Field(True, description="The client can run the SMB copy (an SMB client and credentials).")
+
+
+class TenGigBenchSessionJoinArgs(ApiInput):
+    info: TenGigBenchSessionJoinInfo = Field(description="What the joining desktop says about itself.")
+
+
+class TenGigBenchSessionJoined(ApiOutput):
+    session: int = Field(description="The bench session's id.")
+    name: str = Field(description="The name this client has in the run.")
+    nas_address: str = Field(description="The NAS's address this client reached (the link under test).")
+
+
+class TenGigBenchSessionJoinResult(ApiOutput):
+    result: TenGigBenchSessionJoined = Field(description="Joined.")
+
+
+class TenGigBenchSessionNextArgs(ApiInput):
+    wait: float = Field(10, ge=0, le=30, description="Seconds to wait for an instruction.")
+
+
+class TenGigBenchSessionNextResult(ApiOutput):
+    result: dict[str, Any] | None = Field(description="{id, kind: iperf3|smb|done|abort, params}, or null: nothing "
+                                          "yet, ask again.")
+
+
+class TenGigBenchSessionSubmission(ApiInput):
+    instruction: int = Field(ge=1, description="The instruction this answers.")
+    exit_code: int = Field(description="The tool's exit code.")
+    stdout: str = Field("", max_length=4 * 1024 * 1024, description="What the tool printed (parsed on the NAS).")
+    stderr: str = Field("", max_length=4 * 1024 * 1024)
+    argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
+    seconds: float = Field(0.0, ge=0, description="Wall time on the client, s.")
+
+
+class TenGigBenchSessionSubmitArgs(ApiInput):
+    submission: TenGigBenchSessionSubmission = Field(description="A tool's raw output.")
+
+
+class TenGigBenchSessionSubmitResult(ApiOutput):
+    result: Literal[True] = Field(description="Accepted (the NAS checks it against its own counters).")

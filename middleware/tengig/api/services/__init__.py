@@ -8,6 +8,7 @@ from ..service import Service
 
 SERVICE_MODULES = (
     "bench",
+    "bench_session",
     "lagg",
     "mesh",
     "nic",

@@ -1,0 +1,231 @@
+"""Network and SMB measured with a desktop that joined the run (bench/session.py), from the NAS's side.
+
+The NAS runs only its own programs: the iperf3 server bound to the address the client reached, its
+port's byte counters, smbd's CPU time, smbstatus, the ARC counters, and the removal of the scratch
+directory. The client runs iperf3 and its SMB client and submits what they printed; the NAS parses
+that output itself and refuses a number its own port did not carry."""
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Literal
+
+from ..errors import TengigError, ToolOutputError
+from ..results.models import RawOutput
+from ..units import MiB, format_size
+from .arc import ArcDelta, delta, read_arc
+from .context import BenchContext
+from .iperf3_parse import parse_iperf3_json
+from .nas_port import NasPort, counters
+from .nas_share import NasShare
+from .network import BASE_PORT, LinkUnderTest, NetMeasurement, to_measurement, wait_listening
+from .pool import drop_caches, working_set_for
+from .pool_presets import PRESETS, PresetName
+from .session import BenchSession, JoinedClient, Submission
+from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
+from .smb_probes import parse_smbstatus_session
+from .smbclient_parse import parse_transfer
+from .stats import summarize
+
+SMB_MIN_WIRE_RATIO = 0.98  # SMB adds headers: the NAS's port carries at least the file's bytes
+
+
+def link_of(client: JoinedClient, nas: str, port: NasPort) -> LinkUnderTest:
+    return LinkUnderTest(name=f"{client.name}-{nas}", client=client.name, server=nas,
+                         server_address=client.local_address, client_address=client.peer_address,
+                         line_rate_bps=port.line_rate_bps, mtu=port.mtu)
+
+
+def _record(ctx: BenchContext, client: JoinedClient, tool: str, sub: Submission, started: float) -> None:
+    ctx.raw.append(RawOutput(tool=f"{tool} on {client.name}", argv=sub.argv, exit_code=sub.exit_code,
+                             stdout=sub.stdout, stderr=sub.stderr, started=started, seconds=sub.seconds))
+
+
+def _ask(ctx: BenchContext, session: BenchSession, client: JoinedClient, kind: str, params: dict,
+         *, timeout: float, tool: str) -> Submission:
+    ctx.check_cancel()
+    started = time.time()
+    instruction = session.post(client, kind, params)
+    sub = session.wait_result(client, instruction, timeout=timeout, cancel=ctx.cancel)
+    _record(ctx, client, tool, sub, started)
+    return sub
+
+
+def measure_joined_link(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
+                        *, streams: int, seconds: int, omit: int, tcp_port: int = BASE_PORT) -> list[NetMeasurement]:
+    """1 stream and N streams, read (the NAS sends) and write, iperf3 on the client against a server on
+    the NAS bound to the link; every test's bytes checked on the NAS's port."""
+    link = link_of(client, nas, port)
+    plan = [(d, s) for s in sorted({1, streams}) for d in ("read", "write")]
+    out = []
+    for i, (direction, n) in enumerate(plan):
+        ctx.report(100 * i / len(plan), f"iperf3 {link.name} {direction} {n} stream(s)")
+        server = ctx.spawn(nas, ["iperf3", "-s", "-1", "-B", link.server_address, "-p", str(tcp_port)],
+                           log_name=f"iperf3-{client.name}-{tcp_port}")
+        try:
+            wait_listening(ctx, nas, tcp_port, server, program="iperf3 server")
+            before = counters(ctx, nas, port)
+            sub = _ask(ctx, session, client, "iperf3",
+                       {"server": link.server_address, "port": tcp_port, "streams": n, "seconds": seconds,
+                        "omit": omit, "reverse": direction == "read"},
+                       timeout=seconds + omit + 60, tool="iperf3")
+            after = counters(ctx, nas, port)
+        finally:
+            _stop(server)
+        out.append(_net_result(link, client, port, direction, n, sub, before, after))
+        ctx.sample(phase=f"network {link.name} {direction} {n} stream(s)", bytes_per_s=out[-1].goodput_bps / 8)
+    ctx.report(100, f"iperf3 {link.name} done")
+    return out
+
+
+def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direction: str, streams: int,
+                sub: Submission, before, after) -> NetMeasurement:
+    try:
+        result = parse_iperf3_json(sub.stdout)
+    except ToolOutputError as exc:
+        raise ToolOutputError(f"{client.name}: {exc.message}") from exc
+    if sub.exit_code != 0:
+        raise ToolOutputError(f"iperf3 on {client.name} exited with {sub.exit_code}: {sub.stderr.strip()[:300]}")
+    if result.streams != streams or result.reverse != (direction == "read"):
+        raise ToolOutputError(f"{client.name} ran iperf3 with {result.streams} stream(s), reverse={result.reverse}; "
+                              f"the NAS asked for {streams}, reverse={direction == 'read'}")
+    seen = (after.tx_bytes - before.tx_bytes) if direction == "read" else (after.rx_bytes - before.rx_bytes)
+    if result.receiver_bytes > seen:
+        raise ToolOutputError(
+            f"{client.name} reports {format_size(result.receiver_bytes)} received in iperf3 {direction}, but only "
+            f"{format_size(max(0, seen))} crossed the NAS's port {port.ifname}: its numbers are not what the link "
+            "carried (the run is not trusted)")
+    return to_measurement(link, result, direction, sub.stdout)
+
+
+def _stop(proc) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except Exception:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
+                       share: NasShare, *, preset: PresetName, repeats: int | None) -> SmbBenchResult:
+    """Timed copies with the client's own SMB client, to the share and back, each checked on the NAS's
+    port; a scratch directory in the share that the NAS removes itself."""
+    preset_ = PRESETS[preset]
+    repeats = repeats or preset_.repeats
+    size = working_set_for(read_arc(ctx, nas).c_max, preset_, None, field="file_size")
+    tag = f"{int(time.time())}-{session.id}-{client.name}"
+    remote = f"tengig-bench-{tag}"
+    scratch = Path(share.path) / remote
+    clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
+    smb = {"server": client.local_address, "share": share.name, "size": size}
+    copy_timeout = 120 + 2 * size / MiB
+    try:
+        ctx.report(0, f"smb: {client.name} makes {format_size(size)} of random data")
+        _checked(_ask(ctx, session, client, "smb", {**smb, "op": "prepare", "remote": remote}, timeout=copy_timeout,
+                      tool="smb prepare"), client, "prepare")
+        writes, wticks, wwire = [], [], []
+        session_facts = None
+        for i in range(repeats):
+            ctx.report(5 + 45 * i / repeats, f"smb write {client.name} -> {nas} run {i + 1}/{repeats}")
+            probe = _SessionProbe(ctx, nas, share, client.peer_address) if i == 0 else None
+            try:
+                writes.append(_copy(ctx, session, client, nas, port, smb, "write", f"{remote}\\f{i}.dat", size,
+                                    wticks, wwire, copy_timeout))
+            finally:
+                if probe:
+                    session_facts = probe.stop()
+        ctx.report(50, f"smb: pushing the last file out of {nas}'s ARC")
+        _checked(_ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
+                      timeout=copy_timeout, tool="smb evict"), client, "put")
+        reads, rticks, rwire = [], [], []
+        arc_total = ArcDelta(hits=0, misses=0)
+        for i in range(repeats):
+            ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{repeats}")
+            drop_caches(ctx, nas)
+            a0 = read_arc(ctx, nas)
+            reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size, rticks,
+                               rwire, copy_timeout))
+            d = delta(a0, read_arc(ctx, nas))
+            arc_total = ArcDelta(hits=arc_total.hits + d.hits, misses=arc_total.misses + d.misses)
+        ctx.report(100, f"smb {client.name} done")
+        return SmbBenchResult(
+            client=client.name, server=nas, engine=f"{client.info.os} client", file_size=size, session=session_facts,
+            write=SmbDirection(direction="write", bytes_per_s=summarize(writes), bytes_per_run=size,
+                               wire_bytes=wwire, smbd_cpu_percent=_cpu_percent(wticks, writes, size, clk)),
+            read=SmbDirection(direction="read", bytes_per_s=summarize(reads), bytes_per_run=size, wire_bytes=rwire,
+                              smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
+                              arc_hit_ratio=arc_total.hit_ratio),
+        )
+    finally:
+        remove_scratch(ctx, nas, share, scratch)
+
+
+def _checked(sub: Submission, client: JoinedClient, op: str) -> Submission:
+    if sub.exit_code != 0:
+        output = (sub.stderr + sub.stdout).strip()
+        raise ToolOutputError(f"the SMB {op} on {client.name} failed (exit {sub.exit_code}): {output[-300:]}")
+    return sub
+
+
+def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort, smb: dict,
+          direction: Literal["read", "write"], remote: str, size: int, ticks: list[int], wire: list[int],
+          timeout: float) -> float:
+    before = counters(ctx, nas, port)
+    t0 = _smbd_ticks_on(ctx, nas)
+    sub = _ask(ctx, session, client, "smb", {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
+               timeout=timeout, tool="smb copy")
+    t1 = _smbd_ticks_on(ctx, nas)
+    after = counters(ctx, nas, port)
+    output = sub.stderr + sub.stdout
+    try:
+        result = parse_transfer(output, direction=direction, expected_bytes=size)
+    except ToolOutputError as exc:
+        raise ToolOutputError(f"{client.name}: {exc.message}") from exc
+    _checked(sub, client, "get" if direction == "read" else "put")
+    seen = (after.tx_bytes - before.tx_bytes) if direction == "read" else (after.rx_bytes - before.rx_bytes)
+    if seen < SMB_MIN_WIRE_RATIO * size:
+        raise ToolOutputError(
+            f"{client.name} reports an SMB {direction} of {format_size(size)}, but only {format_size(max(0, seen))} "
+            f"crossed the NAS's port {port.ifname}: not measured over the link (the run is not trusted)")
+    wire.append(seen)
+    if t0 is not None and t1 is not None:
+        ticks.append(t1 - t0)
+    ctx.sample(phase=f"smb {direction} {client.name}", bytes_per_s=result.bytes_per_s)
+    return result.bytes_per_s
+
+
+class _SessionProbe:
+    """Reads the client's SMB session (dialect, signing, encryption) from smbstatus on the NAS while
+    the client's first copy runs."""
+
+    def __init__(self, ctx: BenchContext, nas: str, share: NasShare, peer: str):
+        self.found = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, args=(ctx.uncancellable(), nas, share, peer), daemon=True)
+        self._thread.start()
+
+    def _poll(self, ctx: BenchContext, nas: str, share: NasShare, peer: str) -> None:
+        while not self._stop.is_set() and self.found is None:
+            try:
+                done = ctx.run(nas, share.smbstatus_argv(), timeout=30, check=False, record=False)
+                if done.returncode == 0:
+                    self.found = parse_smbstatus_session(done.stdout, peer)
+            except TengigError:
+                return
+            self._stop.wait(0.2)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=35)
+        return self.found
+
+
+def remove_scratch(ctx: BenchContext, nas: str, share: NasShare, scratch: Path) -> None:
+    """The run's directory in the share, removed on the NAS (a client that vanished cannot leave it)."""
+    if scratch.parent != Path(share.path) or not scratch.name.startswith("tengig-bench-"):
+        raise AssertionError(f"refusing to remove {scratch}: not a tengig scratch directory of {share.path}")
+    shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,61 @@
+"""The NAS's port a joined client reaches: found from the address the client connected to, with what
+the NAS's kernel says about it now (MTU, negotiated speed, a shaper's rate) and its byte counters.
+Everything here runs on the NAS itself."""
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, Field
+
+from ..backends.linux.ip import parse_ip_addr_json
+from ..backends.linux.nics import parse_ethtool
+from ..errors import ToolOutputError
+from ..verdict.ceilings import ethernet_rate_of_tbf
+from .context import BenchContext
+from .smb_probes import LinkCounters, parse_link_counters
+
+T = 10
+
+
+class NasPort(BaseModel):
+    ifname: str = Field(description="The NAS's interface that holds the address the client reached.")
+    address: str = Field(description="That address (the iperf3 server and SMB are bound to it).")
+    mtu: int = Field(description="Its MTU now, bytes.")
+    speed_bps: int | None = Field(description="Negotiated speed (ethtool), bits/s; None where it has none.")
+    shaper_bps: int | None = Field(description="A traffic shaper's rate on it (tc tbf, counting frames without "
+                                   "preamble, FCS and gap), bits/s; None without.")
+
+    @property
+    def line_rate_bps(self) -> int | None:
+        """What the port can carry, as an Ethernet line rate: the lower of its negotiated speed and the
+        rate a shaper on it stands for (docs/physics.md: tbf counts MTU + 14 bytes, the wire MTU + 38)."""
+        shaped = int(ethernet_rate_of_tbf(self.shaper_bps, self.mtu)) if self.shaper_bps else None
+        rates = [r for r in (self.speed_bps, shaped) if r]
+        return min(rates) if rates else None
+
+
+def parse_tbf_rate(text: str) -> int | None:
+    """`tc -j qdisc show dev IF` -> the root tbf's rate in bits/s (tc -j prints bytes/s), or None."""
+    try:
+        qdiscs = json.loads(text or "[]")
+    except json.JSONDecodeError as exc:
+        raise ToolOutputError(f"`tc -j qdisc show` printed no JSON: {text.strip()[:200]!r}") from exc
+    tbf = next((q for q in qdiscs if isinstance(q, dict) and q.get("kind") == "tbf"), None)
+    return int(tbf["options"]["rate"]) * 8 if tbf else None
+
+
+def find_port(ctx: BenchContext, nas: str, address: str) -> NasPort:
+    interfaces = parse_ip_addr_json(ctx.run(nas, ["ip", "-j", "-d", "addr", "show"], timeout=T, tool="ip").stdout)
+    iface = next((i for i in interfaces if any(a.split("/")[0] == address for a in i.ipv4)), None)
+    if iface is None:
+        raise ToolOutputError(f"no interface of {nas} holds {address}, the address the client reached")
+    eth = ctx.run(nas, ["ethtool", iface.name], timeout=T, check=False, tool="ethtool")
+    speed = parse_ethtool(eth.stdout)["speed_bps"] if eth.returncode == 0 else None
+    tc = ctx.run(nas, ["tc", "-j", "qdisc", "show", "dev", iface.name], timeout=T, check=False, tool="tc")
+    shaper = parse_tbf_rate(tc.stdout) if tc.returncode == 0 else None
+    return NasPort(ifname=iface.name, address=address, mtu=iface.mtu, speed_bps=speed, shaper_bps=shaper)
+
+
+def counters(ctx: BenchContext, nas: str, port: NasPort) -> LinkCounters:
+    done = ctx.run(nas, ["ip", "-s", "-j", "link", "show", "dev", port.ifname], timeout=T, record=False)
+    return parse_link_counters(done.stdout)

@@ -1,0 +1,268 @@
+"""A bench session: the NAS's side of desktops that join a run over the network.
+
+The NAS opens no connection to a client and a client opens no port: a client connects to the NAS's
+API (the same websocket the panel uses), logs in with the session's token, joins, then asks for its
+next instruction, runs it (iperf3, an SMB copy) and submits what the tool printed. The NAS parses the
+raw output itself and checks the bytes on its own port; a client's numbers are never taken on trust.
+
+One token per session (the join command the user copies to every desktop); it can join this session
+and submit to it, nothing else. Tokens are kept as SHA-256 digests. An ended session is remembered
+for an hour, so a desktop that reuses its token is told the session ended rather than "wrong token".
+
+Thread model: the run (a job thread) posts instructions and waits for results; the API methods of
+clients (an event loop) poll ``next`` and call ``submit``. One lock guards everything; waits are
+Conditions with deadlines and the run's cancel token.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import secrets
+import threading
+import time
+from collections import deque
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import Aborted, TengigError, ValidationError
+
+ENDED_KEPT_SECONDS = 3600
+MAX_OUTPUT_CHARS = 4 * 1024 * 1024  # what one tool may print into a submission (iperf3 -J of 64 streams: ~2 MB)
+MAX_CLIENTS = 16
+CLIENT_NAME_CHARS = 32
+
+
+class ClientGone(TengigError):
+    """A client left (its connection closed) or did not answer in time."""
+
+
+class SessionEnded(TengigError):
+    pass
+
+
+class JoinInfo(BaseModel):
+    """What a desktop says about itself when it joins (its own facts, measured on it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hostname: str = Field(min_length=1, max_length=253, description="The client's host name.")
+    os: Literal["linux", "macos", "windows", "freebsd"] = Field(description="The client's operating system.")
+    tengig: str = Field("", max_length=40, description="tengig (or kit) version on the client.")
+    interface: str | None = Field(None, max_length=64, description="The client's interface towards the NAS.")
+    mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
+    speed_bps: int | None = Field(None, ge=0, description="That interface's negotiated speed, bits/s.")
+    smb: bool = Field(True, description="The client can run the SMB copy (it has an SMB client and credentials).")
+
+
+class Instruction(BaseModel):
+    id: int
+    kind: Literal["iperf3", "smb", "done", "abort"]
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Submission(BaseModel):
+    """What a client ran and what its tool printed (the NAS parses it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instruction: int = Field(ge=1, description="The instruction this answers.")
+    exit_code: int = Field(description="The tool's exit code.")
+    stdout: str = Field("", max_length=MAX_OUTPUT_CHARS)
+    stderr: str = Field("", max_length=MAX_OUTPUT_CHARS)
+    argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
+    seconds: float = Field(0.0, ge=0, description="Wall time of the command on the client, s.")
+
+
+class JoinedClient:
+    """One desktop in a session, as the NAS sees it."""
+
+    def __init__(self, name: str, info: JoinInfo, peer: str, local: str):
+        self.name = name
+        self.info = info
+        self.peer_address = peer  # the client's address, as the NAS's socket sees it
+        self.local_address = local  # the NAS's address the client reached: the link under test
+        self.joined_at = time.time()
+        self.queue: deque[Instruction] = deque()
+        self.pending: set[int] = set()
+        self.results: dict[int, Submission] = {}
+        self.gone: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "os": self.info.os, "address": self.peer_address, "nas_address": self.local_address,
+                "joined_at": self.joined_at, "gone": self.gone}
+
+
+class BenchSession:
+    def __init__(self, session_id: int, token_digest: bytes, expected: int, *, join_timeout: float):
+        if not 1 <= expected <= MAX_CLIENTS:
+            raise ValidationError.one("join", f"between 1 and {MAX_CLIENTS} clients can join a run, not {expected}")
+        self.id = session_id
+        self.token_digest = token_digest
+        self.expected = expected
+        self.join_timeout = join_timeout
+        self.created = time.time()
+        self.clients: list[JoinedClient] = []
+        self.ended: str | None = None
+        self.ended_at: float | None = None
+        self._ids = itertools.count(1)
+        self._cond = threading.Condition()
+
+    # -- the client's side (API methods) ----------------------------------------------------------
+
+    def join(self, info: JoinInfo, *, peer: str, local: str) -> JoinedClient:
+        with self._cond:
+            if self.ended:
+                raise SessionEnded(f"bench session {self.id} has ended ({self.ended}); ask for a new join command")
+            if len(self.clients) >= self.expected:
+                raise SessionEnded(f"bench session {self.id} expected {self.expected} client(s) and all have joined; "
+                                   "this desktop joined late: start a run that expects it")
+            name = self._unique(_client_name(info.hostname))
+            client = JoinedClient(name, info, peer, local)
+            self.clients.append(client)
+            self._cond.notify_all()
+            return client
+
+    def next(self, client: JoinedClient) -> Instruction | None:
+        with self._cond:
+            if self.ended and not client.queue:
+                return Instruction(id=0, kind="abort" if self.ended != "finished" else "done",
+                                   params={"reason": self.ended})
+            return client.queue.popleft() if client.queue else None
+
+    def submit(self, client: JoinedClient, submission: Submission) -> None:
+        with self._cond:
+            if client.gone:
+                raise SessionEnded(f"{client.name} was already dropped from bench session {self.id} ({client.gone})")
+            if submission.instruction in client.results:
+                raise ValidationError.one("submission.instruction", f"instruction {submission.instruction} was "
+                                          "already answered")
+            if submission.instruction not in client.pending:
+                raise ValidationError.one("submission.instruction", f"no instruction {submission.instruction} is "
+                                          f"waiting for {client.name}")
+            client.pending.discard(submission.instruction)
+            client.results[submission.instruction] = submission
+            self._cond.notify_all()
+
+    def gone(self, client: JoinedClient, reason: str) -> None:
+        with self._cond:
+            if client.gone is None:
+                client.gone = reason
+                self._cond.notify_all()
+
+    # -- the NAS's side (the run) ------------------------------------------------------------------
+
+    def wait_joined(self, cancel: threading.Event, on_change=None) -> list[JoinedClient]:
+        deadline = time.monotonic() + self.join_timeout
+        seen = -1
+        with self._cond:
+            while len(self.clients) < self.expected:
+                if len(self.clients) != seen:
+                    seen = len(self.clients)
+                    if on_change:
+                        on_change(list(self.clients))
+                left = deadline - time.monotonic()
+                if cancel.is_set():
+                    raise Aborted("the benchmark was aborted while waiting for clients to join")
+                if left <= 0:
+                    names = ", ".join(c.name for c in self.clients) or "none"
+                    raise ClientGone(f"waited {self.join_timeout:g} s for {self.expected} client(s) to join; joined: "
+                                     f"{names}. Run the join command on each desktop, or expect fewer (join)")
+                self._cond.wait(min(left, 0.5))
+            if on_change:
+                on_change(list(self.clients))
+            return list(self.clients)
+
+    def post(self, client: JoinedClient, kind: str, params: dict[str, Any]) -> int:
+        with self._cond:
+            if client.gone:
+                raise ClientGone(f"{client.name} left the run ({client.gone})")
+            instruction = Instruction(id=next(self._ids), kind=kind, params=params)
+            client.pending.add(instruction.id)
+            client.queue.append(instruction)
+            self._cond.notify_all()
+            return instruction.id
+
+    def wait_result(self, client: JoinedClient, instruction: int, *, timeout: float,
+                    cancel: threading.Event) -> Submission:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while instruction not in client.results:
+                if client.gone:
+                    raise ClientGone(f"{client.name} left the run ({client.gone}) before answering")
+                if cancel.is_set():
+                    raise Aborted("the benchmark was aborted; what ran was stopped and the scratch data removed")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    client.gone = f"no answer within {timeout:g} s"
+                    raise ClientGone(f"{client.name} did not answer within {timeout:g} s (instruction {instruction}): "
+                                     "it vanished or its tool hung")
+                self._cond.wait(min(left, 0.5))
+            return client.results[instruction]
+
+    def end(self, reason: str) -> None:
+        with self._cond:
+            if self.ended is None:
+                self.ended, self.ended_at = reason, time.time()
+            self._cond.notify_all()
+
+    def describe(self) -> dict[str, Any]:
+        with self._cond:
+            return {"id": self.id, "expected": self.expected, "ended": self.ended,
+                    "clients": [c.describe() for c in self.clients]}
+
+    def _unique(self, name: str) -> str:
+        taken = {c.name for c in self.clients}
+        if name not in taken:
+            return name
+        for n in itertools.count(2):
+            candidate = f"{name[:CLIENT_NAME_CHARS - 3]}-{n}"
+            if candidate not in taken:
+                return candidate
+        raise AssertionError("unreachable")
+
+
+def _client_name(hostname: str) -> str:
+    """A short, safe label from what the client calls itself (it ends up in reports, never in argv)."""
+    label = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in hostname.split(".")[0].lower()).strip("-")
+    return (label or "client")[:CLIENT_NAME_CHARS]
+
+
+class SessionRegistry:
+    """Every open session of this process, and the ended ones for an hour."""
+
+    def __init__(self):
+        self._sessions: dict[int, BenchSession] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def create(self, expected: int, *, join_timeout: float) -> tuple[BenchSession, str]:
+        token = f"tgb-{secrets.token_hex(24)}"
+        with self._lock:
+            self._sweep()
+            session = BenchSession(next(self._ids), _digest(token), expected, join_timeout=join_timeout)
+            self._sessions[session.id] = session
+        return session, token
+
+    def by_token(self, token: str) -> BenchSession | None:
+        digest = _digest(token)
+        with self._lock:
+            self._sweep()
+            found = None
+            for session in self._sessions.values():  # every digest compared: no early exit to time
+                if hmac.compare_digest(session.token_digest, digest):
+                    found = session
+            return found
+
+    def _sweep(self) -> None:
+        now = time.time()
+        for sid in [s.id for s in self._sessions.values() if s.ended_at and now - s.ended_at > ENDED_KEPT_SECONDS]:
+            del self._sessions[sid]
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+SESSIONS = SessionRegistry()

@@ -1,0 +1,82 @@
+"""The suite with desktops that join over the network (system local): the NAS opens a bench session,
+shows its token in the job's progress, waits for the clients, measures its own pool, then each
+client's link and SMB through the session, and judges each client.
+
+Every program here runs on the NAS (``system.nas``); the clients run theirs themselves."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..verdict.judge import judge
+from ..verdict.models import Target
+from .context import BenchContext
+from .joined import link_of, measure_joined_link, measure_joined_smb
+from .nas_port import find_port
+from .nas_share import find_share
+from .pool import PoolBenchRequest, run_pool_bench
+from .session import SESSIONS, BenchSession, JoinedClient
+
+
+def _announce(ctx: BenchContext, session: BenchSession, token: str) -> Callable[[list[JoinedClient]], None]:
+    def show(clients: list[JoinedClient]) -> None:
+        ctx.sample(phase="waiting for clients", session={
+            "id": session.id, "token": token, "expected": session.expected,
+            "joined": [c.describe() for c in clients]})
+        ctx.report(0, f"waiting for {session.expected - len(clients)} of {session.expected} client(s) to join "
+                   f"(tengig client join URL --token {token})")
+    return show
+
+
+def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
+    from .suite import NET_OMIT, NET_SECONDS, BenchReport, ClientReport, _net_ceilings, facts_from  # suite imports us
+
+    session, token = SESSIONS.create(req.join, join_timeout=req.join_timeout)
+    ended = "failed"
+    try:
+        share = find_share(ctx, system.nas, req.share) if req.kind in ("smb", "all") else None
+        clients = session.wait_joined(ctx.cancel, on_change=_announce(ctx, session, token))
+        do_pool, do_net, do_smb = (req.kind in (k, "all") for k in ("pool", "net", "smb"))
+        steps = [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
+                                              if (k == "net" and do_net) or (k == "smb" and do_smb)]
+        reports: dict[str, ClientReport] = {}
+        for c in clients:
+            port = find_port(ctx, system.nas, c.local_address)
+            reports[c.name] = ClientReport(client=c.name, joined={**c.describe(), **c.info.model_dump()},
+                                           nas_port=port, link=link_of(c, system.nas, port))
+        pool = None
+        for n, (kind, client) in enumerate(steps):
+            part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
+            if kind == "pool":
+                pool = run_pool_bench(part, system.storage(part), system.nas,
+                                      PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
+                continue
+            report = reports[client.name]
+            if kind == "net":
+                report.network = measure_joined_link(part, session, client, system.nas, report.nas_port,
+                                                     streams=req.streams,
+                                                     seconds=req.net_seconds or NET_SECONDS[req.preset],
+                                                     omit=NET_OMIT[req.preset])
+            else:
+                report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
+                                                preset=req.preset, repeats=req.repeats)
+        for c in clients:
+            r = reports[c.name]
+            ceilings = (pool.ceilings() if pool else []) + _net_ceilings(r.network) + (r.smb.ceilings() if r.smb else [])
+            r.verdict = judge(target, ceilings, facts_from(r, _mtus(c, system.nas, r)))
+        ctx.report(100, "verdict")
+        ended = "finished"
+        return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
+                           clients=list(reports.values()))
+    except BaseException as exc:
+        ended = f"the run on the NAS stopped: {getattr(exc, 'message', None) or exc}"
+        raise
+    finally:
+        session.end(ended)
+
+
+def _mtus(client: JoinedClient, nas: str, report) -> dict[str, int]:
+    mtus = {f"{nas}:{report.nas_port.ifname}": report.nas_port.mtu}
+    if client.info.mtu:
+        mtus[f"{client.name}:{client.info.interface or 'its port'}"] = client.info.mtu
+    return mtus

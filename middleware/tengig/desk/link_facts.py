@@ -1,0 +1,43 @@
+"""This desktop's interface towards the NAS, as its own kernel sees it (Linux: iproute2 and sysfs).
+Facts that cannot be read are left out (the NAS then says they are unknown), never guessed."""
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+from ..runner import Runner
+
+
+def parse_route_get(text: str) -> str | None:
+    """`ip -j route get ADDR` -> the interface it leaves by."""
+    try:
+        routes = json.loads(text)
+        return str(routes[0]["dev"])
+    except (ValueError, LookupError, TypeError):
+        return None
+
+
+def link_towards(runner: Runner, host: str) -> dict[str, Any]:
+    try:
+        address = socket.getaddrinfo(host, None, socket.AF_INET)[0][4][0]
+    except (OSError, IndexError):
+        return {}
+    route = runner.run(["ip", "-j", "route", "get", address], timeout=10, check=False)
+    dev = parse_route_get(route.stdout) if route.returncode == 0 else None
+    if dev is None:
+        return {}
+    facts: dict[str, Any] = {"interface": dev}
+    link = runner.run(["ip", "-j", "link", "show", "dev", dev], timeout=10, check=False)
+    try:
+        facts["mtu"] = int(json.loads(link.stdout)[0]["mtu"])
+    except (ValueError, LookupError, TypeError):
+        pass
+    try:
+        speed = int(Path(f"/sys/class/net/{dev}/speed").read_text().strip())
+        if speed > 0:
+            facts["speed_bps"] = speed * 1_000_000
+    except (OSError, ValueError):
+        pass
+    return facts
