@@ -1,0 +1,125 @@
+"""Bench sessions (bench/session.py) without a network: joins, instructions, submissions and every way a
+client can go wrong, each with the error it must give."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tengig.bench.session import ClientGone, JoinInfo, SessionEnded, SessionRegistry, Submission
+from tengig.errors import Aborted, ValidationError
+
+INFO = JoinInfo(hostname="desk.example.lan", os="linux")
+
+
+def _session(expected=1, join_timeout=5.0):
+    registry = SessionRegistry()
+    session, token = registry.create(expected, join_timeout=join_timeout)
+    return registry, session, token
+
+
+def test_the_token_finds_its_session_and_only_its_session():
+    registry = SessionRegistry()
+    a, token_a = registry.create(1, join_timeout=10)
+    b, token_b = registry.create(1, join_timeout=10)
+    assert registry.by_token(token_a) is a and registry.by_token(token_b) is b
+    assert registry.by_token(token_a + "x") is None and registry.by_token("") is None
+    assert token_a.startswith("tgb-") and len(token_a) == 52 and token_a != token_b
+
+
+def test_an_instruction_round_trip():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="10.0.0.2", local="10.0.0.1")
+    assert client.name == "desk"
+    iid = session.post(client, "iperf3", {"port": 5201})
+    got = session.next(client)
+    assert got.id == iid and got.kind == "iperf3" and session.next(client) is None
+    session.submit(client, Submission(instruction=iid, exit_code=0, stdout="{}"))
+    assert session.wait_result(client, iid, timeout=1, cancel=threading.Event()).stdout == "{}"
+
+
+def test_a_late_joiner_is_told_why():
+    _, session, _ = _session(expected=1)
+    session.join(INFO, peer="a", local="b")
+    with pytest.raises(SessionEnded, match="joined late"):
+        session.join(JoinInfo(hostname="lab", os="linux"), peer="c", local="b")
+
+
+def test_a_reused_token_of_an_ended_session_is_told_the_session_ended():
+    registry, session, token = _session()
+    session.end("finished")
+    assert registry.by_token(token) is session  # still known for an hour: the client gets the reason
+    with pytest.raises(SessionEnded, match="has ended \\(finished\\)"):
+        session.join(INFO, peer="a", local="b")
+
+
+def test_submissions_for_nothing_asked_or_twice_are_refused():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    with pytest.raises(ValidationError) as err:
+        session.submit(client, Submission(instruction=7, exit_code=0))
+    assert err.value.errors[0][0] == "submission.instruction"
+    iid = session.post(client, "smb", {})
+    session.submit(client, Submission(instruction=iid, exit_code=0))
+    with pytest.raises(ValidationError, match="already answered"):
+        session.submit(client, Submission(instruction=iid, exit_code=0))
+
+
+def test_garbage_submissions_fail_validation():
+    with pytest.raises(Exception):
+        Submission(instruction=0, exit_code=0)
+    with pytest.raises(Exception):
+        Submission(instruction=1, exit_code=0, surprise=True)
+
+
+def test_a_client_that_vanishes_fails_the_wait_at_once():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    iid = session.post(client, "iperf3", {})
+    threading.Timer(0.2, session.gone, args=(client, "its connection closed")).start()
+    with pytest.raises(ClientGone, match="left the run \\(its connection closed\\)"):
+        session.wait_result(client, iid, timeout=30, cancel=threading.Event())
+    with pytest.raises(ClientGone):
+        session.post(client, "iperf3", {})
+
+
+def test_a_client_that_never_answers_times_out_with_its_name():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    iid = session.post(client, "iperf3", {})
+    with pytest.raises(ClientGone, match="desk did not answer within 0.3 s"):
+        session.wait_result(client, iid, timeout=0.3, cancel=threading.Event())
+
+
+def test_nobody_joins_then_the_wait_says_how_to_fix_it():
+    _, session, _ = _session(expected=2, join_timeout=0.3)
+    session.join(INFO, peer="a", local="b")
+    with pytest.raises(ClientGone, match="for 2 client\\(s\\) to join; joined: desk"):
+        session.wait_joined(threading.Event())
+
+
+def test_an_abort_stops_the_wait_for_clients():
+    _, session, _ = _session(join_timeout=30)
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    with pytest.raises(Aborted):
+        session.wait_joined(cancel)
+
+
+def test_an_ended_session_tells_waiting_clients_why():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    session.end("the run on the NAS stopped: the pool is full")
+    got = session.next(client)
+    assert got.kind == "abort" and "pool is full" in got.params["reason"]
+    _, other, _ = _session()
+    c2 = other.join(INFO, peer="a", local="b")
+    other.end("finished")
+    assert other.next(c2).kind == "done"
+
+
+def test_two_desktops_with_one_name_get_two_names():
+    _, session, _ = _session(expected=2)
+    a = session.join(INFO, peer="a", local="x")
+    b = session.join(INFO, peer="b", local="x")
+    assert (a.name, b.name) == ("desk", "desk-2")
