@@ -105,3 +105,39 @@ def test_desk_joins_the_nas_run_and_the_1g_link_is_the_bottleneck(shaped_lab, tm
     assert any(t == "iperf3 on desk" for t in tools) and any(t == "smb copy on desk" for t in tools)
     assert not any("netns" in " ".join(r["argv"]) or "nsenter" in " ".join(r["argv"]) for r in run["raw"])
     assert not list(Path("/run/tengig/lab").glob("**/tengig-bench-*"))  # the scratch directory is gone
+
+
+def _misbehave(lab, url: str, token: str, mode: str):
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": f"{repo}:{repo / 'middleware'}"}
+    argv = [sys.executable, "-m", "tests.bench.misbehaving_client", url, token, mode,
+            str(lab.paths.samba / "client.auth"), str(samba.client_dir(lab.paths, "desk") / "smb.conf")]
+    return lab.spawn("desk", argv, log_name=f"test-misbehave-{mode}.log", env=env)
+
+
+@pytest.mark.parametrize("mode,kind,reason", [
+    ("lie", "net", r"desk reports .* received in iperf3 .* but only .* crossed the NAS's port"),
+    ("garbage", "net", r"desk: iperf3 printed no JSON"),
+    ("vanish", "smb", r"desk left the run \(its connection closed\)"),
+])
+def test_a_misbehaving_desktop_fails_the_run_with_the_reason(shaped_lab, tmp_path, mode, kind, reason):
+    import re
+
+    with nas_api(shaped_lab, tmp_path) as (api, url):
+        thread, outcome = start_run(api, {"system": "local", "kind": kind, "join": 1, "share": "share",
+                                          "repeats": 1, "net_seconds": 1})
+        client = _misbehave(shaped_lab, url, outcome["token"], mode)
+        thread.join(300)
+        client.wait(30)
+        assert "error" in outcome, f"the run succeeded with a desktop that did {mode}"
+        assert re.search(reason, str(outcome["error"])), outcome["error"]
+        failed = api.call("tengig.results.query", {"status": "failed"})
+        assert failed and re.search(reason, failed[0]["error"])
+        # a reused token: the run has ended, and a desktop that tries again is told so
+        again = join(shaped_lab, "desk", url, outcome["token"])
+        assert again.wait(60) != 0
+        log = (shaped_lab.paths.logs / "test-join-desk.log").read_text()
+        assert "has ended" in log, log
+    share = [line.split("=", 1)[1].strip() for line in (shaped_lab.paths.samba / "smb.conf").read_text().splitlines()
+             if line.strip().startswith("path")]
+    assert share and not any(list(Path(p).glob("tengig-bench-*")) for p in share), "the scratch directory was left"
