@@ -108,7 +108,7 @@ def build_plan(services: Iterable[type[Service]] | None = None,
     if services is None:
         from .api.services import default_services
 
-        services = default_services()
+        services = default_services(host=False)
     return [plan_service(cls, model_base=model_base) for cls in services]
 
 

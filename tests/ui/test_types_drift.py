@@ -12,7 +12,8 @@ import pytest
 from pydantic import Field
 
 from tengig.api.models.bench import (
-    TenGigBenchOutcome, TenGigBenchRequest, TenGigBenchRunRequest, TenGigBenchSystemState,
+    TenGigBenchOutcome, TenGigBenchRequest, TenGigBenchRunRequest, TenGigBenchSessionJoined,
+    TenGigBenchSessionJoinInfo, TenGigBenchSessionSubmission, TenGigBenchSystemState,
 )
 from tengig.api.models.lagg import (
     TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
@@ -157,6 +158,9 @@ PUBLISHED_AS_DICT = {
 # does not call.
 UNMAPPED_UNUSED = {
     TenGigBenchRequest: "tengig.bench.pool, .network and .smb (the panel runs tengig.bench.run)",
+    TenGigBenchSessionJoinInfo: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
+    TenGigBenchSessionJoined: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
+    TenGigBenchSessionSubmission: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
 }
 
 # (where, field) -> why TS leaves a server field out.

@@ -79,6 +79,9 @@ export interface BenchRunRequest {
   streams?: number
   net_seconds?: number | null
   pool?: string | null
+  join?: number
+  join_timeout?: number
+  share?: string | null
 }
 
 export interface BenchOutcome {

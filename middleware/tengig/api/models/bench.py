@@ -130,7 +130,7 @@ class TenGigBenchSessionSubmission(ApiInput):
     instruction: int = Field(ge=1, description="The instruction this answers.")
     exit_code: int = Field(description="The tool's exit code.")
     stdout: str = Field("", max_length=4 * 1024 * 1024, description="What the tool printed (parsed on the NAS).")
-    stderr: str = Field("", max_length=4 * 1024 * 1024)
+    stderr: str = Field("", max_length=4 * 1024 * 1024, description="What the tool printed on stderr.")
     argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
     seconds: float = Field(0.0, ge=0, description="Wall time on the client, s.")
 
