@@ -110,7 +110,8 @@ def _clients(system: BenchSystem, req: BenchRunRequest) -> list[str]:
     clients = req.clients or system.default_clients[:1]
     if not clients and req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing
         hint = getattr(system, "clients_hint", "") or "name one with clients"
-        raise ValidationError.one("kind", f"{req.kind}: {system.name} has no client host to measure the network and "
+        raise ValidationError.one("join" if getattr(system, "accepts_joins", False) else "kind",
+                                  f"{req.kind}: {system.name} has no client host to measure the network and "
                                   f"SMB from; {hint}")
     for i, c in enumerate(clients):
         if not HOSTNAME_RE.fullmatch(c) or c == system.nas or c not in system.default_clients:
