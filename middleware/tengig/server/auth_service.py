@@ -81,7 +81,9 @@ class AuthService(Service):
 
     @api_method(AuthMechanismChoicesArgs, AuthMechanismChoicesResult, authentication_required=False)
     async def mechanism_choices(self) -> list[str]:
-        return ["API_KEY_PLAIN", "TOKEN_PLAIN"]
+        # TOKEN_PLAIN is left out: a run's join token is not a way for a person to log in (the panel
+        # lists these choices to users), only a desktop's way into one run.
+        return ["API_KEY_PLAIN"]
 
     @api_method(AuthLogoutArgs, AuthLogoutResult, authorization_required=False, pass_app=True)
     async def logout(self, app: Any) -> bool:
