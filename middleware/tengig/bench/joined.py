@@ -20,7 +20,7 @@ from .context import BenchContext
 from .iperf3_parse import parse_iperf3_json
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
-from .network import BASE_PORT, LinkUnderTest, NetMeasurement, to_measurement, wait_listening
+from .network import BASE_PORT, LinkUnderTest, NetMeasurement, stop_server, to_measurement, wait_listening
 from .pool import drop_caches, working_set_for
 from .pool_presets import PRESETS, PresetName
 from .session import BenchSession, JoinedClient, Submission
@@ -73,7 +73,7 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
                        timeout=seconds + omit + 60, tool="iperf3")
             after = counters(ctx, nas, port)
         finally:
-            _stop(server)
+            stop_server(server)
         out.append(_net_result(link, client, port, direction, n, sub, before, after))
         ctx.sample(phase=f"network {link.name} {direction} {n} stream(s)", bytes_per_s=out[-1].goodput_bps / 8)
     ctx.report(100, f"iperf3 {link.name} done")
@@ -98,16 +98,6 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
             f"{format_size(max(0, seen))} crossed the NAS's port {port.ifname}: its numbers are not what the link "
             "carried (the run is not trusted)")
     return to_measurement(link, result, direction, sub.stdout)
-
-
-def _stop(proc) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except Exception:
-        proc.kill()
-        proc.wait(timeout=5)
 
 
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,

@@ -92,13 +92,18 @@ def measure(
             raise ToolOutputError(f"iperf3 exited with {done.returncode}: {done.stderr.strip()[:300]}")
         return to_measurement(link, result, direction, done.stdout)
     finally:
-        if server.poll() is None:
-            server.terminate()
-        try:
-            server.wait(timeout=10)
-        except Exception:
-            server.kill()
-            server.wait(timeout=5)
+        stop_server(server)
+
+
+def stop_server(proc) -> None:
+    """Stop a server process we started (iperf3 -s -1 may have ended by itself): TERM, then KILL."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except Exception:
+        proc.kill()
+        proc.wait(timeout=5)
 
 
 def wait_listening(ctx: BenchContext, host: str, port: int, server, *, program: str, timeout: float = 10) -> None:

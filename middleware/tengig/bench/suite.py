@@ -132,8 +132,18 @@ def _net_ceilings(ms: list[NetMeasurement]) -> list[Ceiling]:
     return out
 
 
-def _facts(system: BenchSystem, report: ClientReport) -> Facts:
-    return facts_from(report, system.mtus(report.client))
+def plan_steps(kind: Kind, clients: Sequence[Any]) -> list[tuple[str, Any]]:
+    """The run's steps in order: the pool once, then each client's network and SMB, as ``kind`` asks."""
+    do_pool, do_net, do_smb = (kind in (k, "all") for k in ("pool", "net", "smb"))
+    return [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
+                                         if (k == "net" and do_net) or (k == "smb" and do_smb)]
+
+
+def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientReport, mtus: dict[str, int]) -> None:
+    """One client's verdict from the pool's and its own ceilings, with the MTUs of both ends."""
+    ceilings = ((pool.ceilings() if pool else []) + _net_ceilings(report.network)
+                + (report.smb.ceilings() if report.smb else []))
+    report.verdict = judge(target, ceilings, facts_from(report, mtus))
 
 
 def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
@@ -161,10 +171,8 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
         from .suite_joined import run_joined
 
         return run_joined(ctx, system, req, target)
-    do_pool, do_net, do_smb = (req.kind in (k, "all") for k in ("pool", "net", "smb"))
-    steps = [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
-                                          if (k == "net" and do_net) or (k == "smb" and do_smb)]
-    mounted = system.smb_mounted() if do_smb and len(clients) > 1 else None
+    steps = plan_steps(req.kind, clients)
+    mounted = system.smb_mounted() if req.kind in ("smb", "all") and len(clients) > 1 else None
     steps += [("smb-concurrent", None)] * (mounted is not None)
     reports = {c: ClientReport(client=c, link=system.link(c)) for c in clients}
     concurrent = None
@@ -184,8 +192,7 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
             reports[client].smb = run_smb_bench(part, system.smb(),
                                                 SmbBenchRequest(client=client, preset=req.preset, repeats=req.repeats))
     for r in reports.values():
-        ceilings = (pool.ceilings() if pool else []) + _net_ceilings(r.network) + (r.smb.ceilings() if r.smb else [])
-        r.verdict = judge(target, ceilings, _facts(system, r))
+        judge_client(target, pool, r, system.mtus(r.client))
     ctx.report(100, "verdict")
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
                        clients=list(reports.values()), smb_concurrent=concurrent)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..verdict.judge import judge
 from ..verdict.models import Target
 from .context import BenchContext
 from .joined import link_of, measure_joined_link, measure_joined_smb
@@ -29,16 +28,14 @@ def _announce(ctx: BenchContext, session: BenchSession, token: str) -> Callable[
 
 
 def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
-    from .suite import NET_OMIT, NET_SECONDS, BenchReport, ClientReport, _net_ceilings, facts_from  # suite imports us
+    from .suite import NET_OMIT, NET_SECONDS, BenchReport, ClientReport, judge_client, plan_steps  # suite imports us
 
     session, token = SESSIONS.create(req.join, join_timeout=req.join_timeout)
     ended = "failed"
     try:
         share = find_share(ctx, system.nas, req.share) if req.kind in ("smb", "all") else None
         clients = session.wait_joined(ctx.cancel, on_change=_announce(ctx, session, token))
-        do_pool, do_net, do_smb = (req.kind in (k, "all") for k in ("pool", "net", "smb"))
-        steps = [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
-                                              if (k == "net" and do_net) or (k == "smb" and do_smb)]
+        steps = plan_steps(req.kind, clients)
         reports: dict[str, ClientReport] = {}
         for c in clients:
             port = find_port(ctx, system.nas, c.local_address)
@@ -61,9 +58,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
                                                 preset=req.preset, repeats=req.repeats)
         for c in clients:
-            r = reports[c.name]
-            ceilings = (pool.ceilings() if pool else []) + _net_ceilings(r.network) + (r.smb.ceilings() if r.smb else [])
-            r.verdict = judge(target, ceilings, facts_from(r, _mtus(c, system.nas, r)))
+            judge_client(target, pool, reports[c.name], _mtus(c, system.nas, reports[c.name]))
         ctx.report(100, "verdict")
         ended = "finished"
         return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
