@@ -37,6 +37,7 @@ from tengig.mesh.render import RenderedConfig, RenderedFile
 from tengig.changes import ApiCall
 from tengig.mesh.verify import AsymmetricPair, LinkCheck, MeshVerifyResult, PairThroughput
 from tengig.nic.models import Nic
+from tengig.api.services import default_services
 from tengig.plugin_spec import build_plan
 from tengig.verdict import models as verdict_models
 
@@ -175,7 +176,9 @@ WIDENED = {
 
 
 def server_methods() -> list[Method]:
-    return [Method(m.full_name, m.accepts, m.returns) for service in build_plan() for m in service.methods]
+    """Every method tengig's own host serves: the plugin's and the host-only ones (tengig.bench.session)."""
+    return [Method(m.full_name, m.accepts, m.returns) for service in build_plan(default_services())
+            for m in service.methods]
 
 
 def model_directions(methods: list[Method]) -> dict:
