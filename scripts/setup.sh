@@ -9,6 +9,7 @@ ROOT=$PWD
 APT_PACKAGES=(
   fio iperf3 samba smbclient zfs-fuse smbnetfs        # the tools tengig measures with and the lab runs
   iproute2 iputils-ping ethtool procps psmisc util-linux passwd time kmod
+  strace                                             # tests: which programs the NAS's tengig ran
   python3 python3-venv                               # the virtualenv (if no other Python 3.11 is present)
   chromium fonts-dejavu-core                          # browser tests of the panel
   shellcheck                                          # lints every shell script (tests/test_shellcheck.py)

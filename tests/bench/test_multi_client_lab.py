@@ -1,4 +1,7 @@
-"""Two clients at once over their own 1 Gb/s links (fio client/server over smbnetfs mounts)."""
+"""Two clients at once over their own 1 Gb/s links: the lab path (fio client/server over smbnetfs
+mounts), and desk and lab joining the NAS's own run (system local) and copying together after the
+NAS's start barrier, with per-client and aggregate numbers and verdicts, each client's bytes on
+the NAS port it reached."""
 import pytest
 
 from tengig.bench.suite import BenchRunRequest, run_and_record
@@ -6,7 +9,10 @@ from tengig.lab import Lab, build_spec
 from tengig.lab.bench_adapter import LabBenchSystem
 from tengig.results.store import ResultStore
 
+from .joined_harness import join, nas_api, start_run
+
 pytestmark = pytest.mark.lab
+ONE_LINK = 117.7e6  # TCP goodput of 1 Gb/s at MTU 1500, bytes/s
 
 
 @pytest.fixture(scope="module")
@@ -24,12 +30,55 @@ def test_two_clients_at_once_exceed_one_link(two_links_lab, tmp_path):
                                ResultStore(tmp_path / "r.sqlite3"))
     sc = report.smb_concurrent
     assert sc.clients == ["desk", "lab"]
-    one_link = 117.7e6  # TCP goodput of 1 Gb/s, bytes/s
-    assert sc.read.aggregate.median > 1.5 * one_link * 0.9, "two links at once should carry far more than one"
+    assert sc.read.aggregate.median > 1.5 * ONE_LINK * 0.9, "two links at once should carry far more than one"
     for client in ("desk", "lab"):
-        assert sc.read.per_client[client].median < one_link * 1.01  # each bounded by its own link
+        assert sc.read.per_client[client].median < ONE_LINK * 1.01  # each bounded by its own link
         assert all(w >= sc.file_size for w in sc.read.wire_bytes[client])  # the bytes crossed its port
     mounts = two_links_lab.runner.run(["grep", "-c", "smbnetfs", "/proc/mounts"], timeout=10, check=False).stdout
     assert mounts.strip() == "0"
     assert not [p for p in two_links_lab.share_path.iterdir() if p.name.startswith("tengig-bench")]
     assert {c.client for c in report.clients} == {"desk", "lab"} and all(c.smb for c in report.clients)
+    assert report.aggregate_verdict is not None
+
+
+def test_desk_and_lab_join_at_once(two_links_lab, tmp_path):
+    lab = two_links_lab
+    with nas_api(lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, {"system": "local", "kind": "smb", "join": 2, "share": "share",
+                                          "repeats": 1})
+        assert "error" not in outcome, outcome.get("error")
+        clients = [join(lab, host, urls[host], outcome["token"]) for host in ("desk", "lab")]
+        thread.join(900)
+        for host, proc in zip(("desk", "lab"), clients):
+            assert proc.wait(30) == 0, (lab.paths.logs / f"test-join-{host}.log").read_text()
+        assert "error" not in outcome, outcome["error"]
+        result = outcome["result"]
+        stored = api.call("tengig.results.get", result["run_id"])
+
+    report = result["report"]
+    by_name = {c["client"]: c for c in report["clients"]}
+    assert set(by_name) == {"desk", "lab"}
+    ports = {name: c["nas_port"]["ifname"] for name, c in by_name.items()}
+    assert ports["desk"] != ports["lab"]  # each reached the NAS over its own cable
+    for c in by_name.values():  # each client alone: its own numbers and verdict, bounded by its 1 Gb/s link
+        assert c["smb"]["read"]["bytes_per_s"]["median"] < ONE_LINK * 1.01
+        read = next(d for d in c["verdict"]["directions"] if d["direction"] == "read")
+        assert read["bottleneck"] == "link"
+    sc = report["smb_concurrent"]
+    assert sc["clients"] == ["desk", "lab"] and "start barrier" in sc["engine"]
+    for d in ("read", "write"):
+        together = sc[d]
+        assert together["aggregate"]["median"] > 1.5 * ONE_LINK * 0.9, f"{d}: two links carry far more than one"
+        assert max(together["start_spread_seconds"]) < 0.5  # the barrier: started together
+        for name in ("desk", "lab"):
+            assert together["per_client"][name]["median"] < ONE_LINK * 1.01
+            assert all(w >= sc["file_size"] for w in together["wire_bytes"][name])  # seen on its NAS port
+    assert sc["read"]["arc_hit_ratio"] < 0.2  # the reads came from the pool
+    aggregate = report["aggregate_verdict"]
+    read = next(d for d in aggregate["directions"] if d["direction"] == "read")
+    assert read["smb_bytes_per_s"] == pytest.approx(sc["read"]["aggregate"]["median"])
+    links = [c for c in read["ceilings"] if c["component"] == "link"]
+    assert links and links[0]["bytes_per_s"] == pytest.approx(2 * ONE_LINK, rel=0.01)  # the NAS's two ports
+    assert read["bottleneck"] in ("link", "smb")  # no pool measured in an smb run: the sum of the ports, or SMB
+    assert stored["status"] == "success" and stored["results"]["aggregate_verdict"]["summary"] == aggregate["summary"]
+    assert not [p for p in lab.share_path.iterdir() if p.name.startswith("tengig-bench")]

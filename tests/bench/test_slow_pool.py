@@ -1,10 +1,10 @@
-"""A 10 Gb/s link in front of a pool throttled to 50 MB/s: the verdict must name the pool."""
+"""A 10 Gb/s link in front of a pool throttled to 50 MB/s, measured by tengig on the NAS (system local)
+with desk joined over its cable: the verdict must name the pool."""
 import pytest
 
-from tengig.bench.suite import BenchRunRequest, run_and_record
 from tengig.lab import Lab, build_spec
-from tengig.lab.bench_adapter import LabBenchSystem
-from tengig.results.store import ResultStore
+
+from .joined_harness import join, nas_api, start_run
 
 pytestmark = pytest.mark.lab
 
@@ -19,12 +19,19 @@ def slow_pool_lab():
 
 
 def test_slow_pool_behind_a_fast_link_is_the_bottleneck(slow_pool_lab, tmp_path):
-    _, report = run_and_record(
-        LabBenchSystem(slow_pool_lab), BenchRunRequest(kind="all", clients=["desk"], repeats=1, net_seconds=2),
-        ResultStore(tmp_path / "r.sqlite3"))
-    pool_read = report.pool.phase("seq1m-q8t1", "read").bytes_per_s.median
+    with nas_api(slow_pool_lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, {"system": "local", "kind": "all", "join": 1, "share": "share",
+                                          "repeats": 1, "net_seconds": 2})
+        desk = join(slow_pool_lab, "desk", urls["desk"], outcome["token"])
+        thread.join(900)
+        assert desk.wait(30) == 0, (slow_pool_lab.paths.logs / "test-join-desk.log").read_text()
+        assert "error" not in outcome, outcome["error"]
+    report, verdict = outcome["result"]["report"], outcome["result"]["verdict"]
+    pool_read = next(p for p in report["pool"]["phases"] if p["key"] == "seq1m-q8t1" and p["direction"] == "read")
+    pool_read = pool_read["bytes_per_s"]["median"]
     assert pool_read / 1e6 == pytest.approx(50, rel=0.15)  # the blkio throttle, measured through ZFS
-    read = next(d for d in report.verdict.directions if d.direction == "read")
-    assert read.bottleneck == "pool" and read.beats_target is False
-    assert read.smb_bytes_per_s < 1.1 * pool_read
-    assert any(a.rule == "pool-below-network" for a in report.verdict.advice)
+    assert report["clients"][0]["link"]["line_rate_bps"] == 10_000_000_000  # the NAS port's shaper, live
+    read = next(d for d in verdict["directions"] if d["direction"] == "read")
+    assert read["bottleneck"] == "pool" and read["beats_target"] is False
+    assert read["smb_bytes_per_s"] < 1.1 * pool_read
+    assert any(a["rule"] == "pool-below-network" for a in verdict["advice"])

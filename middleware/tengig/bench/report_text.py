@@ -86,7 +86,14 @@ def report_text(report: BenchReport) -> str:
         out += ["", f"SMB, {len(sc.clients)} clients at once ({sc.engine}, {sc.file_size // MiB} MiB each):"]
         for d in (sc.read, sc.write):
             each = ", ".join(f"{c} {mb(r.median)}" for c, r in d.per_client.items())
-            out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each})")
+            spread = (f", started within {1000 * max(d.start_spread_seconds):.0f} ms of each other"
+                      if d.start_spread_seconds else "")
+            out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each}{spread})")
+    if report.aggregate_verdict:
+        v = report.aggregate_verdict
+        out += ["", "Aggregate verdict (all clients at once):", *("  " + line for line in verdict_table(v)), "",
+                "  " + v.summary]
+        out += [f"  - [{a.severity}] {a.text}" for a in v.advice]
     out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
             "(docs/physics.md §1), everything else measured."]
     return "\n".join(out)

@@ -87,6 +87,7 @@ class JoinedClient:
         self.queue: deque[Instruction] = deque()
         self.pending: set[int] = set()
         self.results: dict[int, Submission] = {}
+        self.fetched: dict[int, float] = {}  # instruction -> when the client took it (the NAS's monotonic clock)
         self.gone: str | None = None
 
     def describe(self) -> dict[str, Any]:
@@ -129,7 +130,11 @@ class BenchSession:
             if self.ended and not client.queue:
                 return Instruction(id=0, kind="abort" if self.ended != "finished" else "done",
                                    params={"reason": self.ended})
-            return client.queue.popleft() if client.queue else None
+            if not client.queue:
+                return None
+            instruction = client.queue.popleft()
+            client.fetched[instruction.id] = time.monotonic()
+            return instruction
 
     def submit(self, client: JoinedClient, submission: Submission) -> None:
         with self._cond:
@@ -183,6 +188,23 @@ class BenchSession:
             client.queue.append(instruction)
             self._cond.notify_all()
             return instruction.id
+
+    def post_all(self, orders: list[tuple[JoinedClient, str, dict[str, Any]]]) -> list[int]:
+        """The start barrier of a concurrent phase: one instruction for each client, queued at the same
+        instant (under one lock), after the run has waited for every client's previous answer. Each
+        client takes its own at its next poll; ``fetched`` says when, on the NAS's clock."""
+        with self._cond:
+            for client, _, _ in orders:
+                if client.gone:
+                    raise ClientGone(f"{client.name} left the run ({client.gone})")
+            ids = []
+            for client, kind, params in orders:
+                instruction = Instruction(id=next(self._ids), kind=kind, params=params)
+                client.pending.add(instruction.id)
+                client.queue.append(instruction)
+                ids.append(instruction.id)
+            self._cond.notify_all()
+            return ids
 
     def wait_result(self, client: JoinedClient, instruction: int, *, timeout: float,
                     cancel: threading.Event) -> Submission:

@@ -40,8 +40,15 @@ class MountedSmbEndpoint(SmbEndpoint, Protocol):
 class ConcurrentDirection(BaseModel):
     direction: str
     per_client: dict[str, Repeated] = Field(description="Client -> bytes/s per run (fio bytes / fio runtime).")
-    aggregate: Repeated = Field(description="All clients' bytes / the slowest client's runtime, per run, bytes/s.")
-    wire_bytes: dict[str, list[int]] = Field(description="Client -> its port's bytes per run.")
+    aggregate: Repeated = Field(description="All clients' bytes over the time they took together, per run, bytes/s "
+                                "(fio: the slowest client's runtime; joined: first start to last finish).")
+    wire_bytes: dict[str, list[int]] = Field(description="Client -> its port's bytes per run (clients sharing "
+                                             "a port of the NAS: that port's bytes, the sum of theirs).")
+    start_spread_seconds: list[float] | None = Field(
+        None, description="Per run: from the first client's start to the last one's, s (joined clients, "
+        "started together by the NAS).")
+    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) on the NAS during "
+                                        "the reads (near 0: the reads came from the pool).")
 
 
 class SmbConcurrentResult(BaseModel):

@@ -28,6 +28,7 @@ from .pool_presets import PresetName
 from ..backends.scratch import ScratchStorage
 from .smb import SmbBenchRequest, SmbBenchResult, SmbEndpoint, run_smb_bench
 from .smb_multi import MountedSmbEndpoint, SmbConcurrentResult, run_concurrent_smb
+from .aggregate import judge_aggregate
 
 Kind = Literal["pool", "net", "smb", "all"]
 NET_SECONDS = {"quick": 5, "full": 10}
@@ -89,7 +90,11 @@ class BenchReport(BaseModel):
     pool: PoolBenchResult | None = None
     clients: list[ClientReport]
     smb_concurrent: SmbConcurrentResult | None = Field(
-        None, description="With several clients: all of them at once (fio client/server over mounted shares).")
+        None, description="With several clients: all of them at once (fio client/server over mounted shares, or "
+        "joined desktops started together).")
+    aggregate_verdict: Verdict | None = Field(
+        None, description="With several clients at once: what the NAS serves to all of them together against the "
+        "target, and what bounds the sum (the pool, the NAS's ports, SMB).")
 
     @property
     def verdict(self) -> Verdict | None:
@@ -191,11 +196,16 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
         else:
             reports[client].smb = run_smb_bench(part, system.smb(),
                                                 SmbBenchRequest(client=client, preset=req.preset, repeats=req.repeats))
+    mtus = {}
     for r in reports.values():
+        mtus.update(system.mtus(r.client))
         judge_client(target, pool, r, system.mtus(r.client))
     ctx.report(100, "verdict")
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
-                       clients=list(reports.values()), smb_concurrent=concurrent)
+                       clients=list(reports.values()), smb_concurrent=concurrent,
+                       aggregate_verdict=judge_aggregate(target, pool.ceilings() if pool else [],
+                                                         list(reports.values()), concurrent, mtus)
+                       if concurrent else None)
 
 
 def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress: Progress | None = None,

@@ -10,7 +10,9 @@ from typing import Any
 
 from ..verdict.models import Target
 from .context import BenchContext
+from .aggregate import judge_aggregate
 from .joined import link_of, measure_joined_link, measure_joined_smb
+from .joined_concurrent import measure_joined_concurrent_smb
 from .nas_port import find_port
 from .nas_share import find_share
 from .pool import PoolBenchRequest, run_pool_bench
@@ -36,6 +38,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
         share = find_share(ctx, system.nas, req.share) if req.kind in ("smb", "all") else None
         clients = session.wait_joined(ctx.cancel, on_change=_announce(ctx, session, token))
         steps = plan_steps(req.kind, clients)
+        steps += [("smb-concurrent", None)] * (req.kind in ("smb", "all") and len(clients) > 1)
+        concurrent = None
         reports: dict[str, ClientReport] = {}
         for c in clients:
             port = find_port(ctx, system.nas, c.local_address)
@@ -48,6 +52,11 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                 pool = run_pool_bench(part, system.storage(part), system.nas,
                                       PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
                 continue
+            if kind == "smb-concurrent":
+                concurrent = measure_joined_concurrent_smb(part, session, clients, system.nas,
+                                                           {n: r.nas_port for n, r in reports.items()}, share,
+                                                           preset=req.preset, repeats=req.repeats)
+                continue
             report = reports[client.name]
             if kind == "net":
                 report.network = measure_joined_link(part, session, client, system.nas, report.nas_port,
@@ -57,12 +66,16 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
             else:
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
                                                 preset=req.preset, repeats=req.repeats)
+        mtus = {}
         for c in clients:
+            mtus.update(_mtus(c, system.nas, reports[c.name]))
             judge_client(target, pool, reports[c.name], _mtus(c, system.nas, reports[c.name]))
+        aggregate = (judge_aggregate(target, pool.ceilings() if pool else [], list(reports.values()), concurrent,
+                                     mtus) if concurrent else None)
         ctx.report(100, "verdict")
         ended = "finished"
         return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
-                           clients=list(reports.values()))
+                           clients=list(reports.values()), smb_concurrent=concurrent, aggregate_verdict=aggregate)
     except BaseException as exc:
         ended = f"the run on the NAS stopped: {getattr(exc, 'message', None) or exc}"
         raise

@@ -1,0 +1,149 @@
+"""Several joined desktops copying at once: what the NAS serves to all of them together.
+
+Each desktop first prepares its file and its scratch directory and answers; only then does the NAS
+queue every desktop's copy at the same instant (the start barrier, ``BenchSession.post_all``). Each
+desktop takes its copy at its next poll; the NAS notes when, on its own clock, so the aggregate is
+all bytes over the span from the first start to the last finish (each desktop's own command time,
+offset by when it started), and the spread of the starts is reported beside it.
+
+Every desktop's bytes are checked on the NAS port it reached; desktops that share a port are checked
+together (that port carried the sum of their copies)."""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from ..errors import ToolOutputError
+from ..units import MiB, format_size
+from .arc import ArcDelta, delta, read_arc
+from .context import BenchContext
+from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, remove_scratch
+from .nas_port import NasPort, counters
+from .nas_share import NasShare
+from .pool import drop_caches, working_set_for
+from .pool_presets import PRESETS, PresetName
+from .session import BenchSession, JoinedClient
+from .smb_multi import ConcurrentDirection, SmbConcurrentResult
+from .smbclient_parse import parse_transfer
+from .stats import summarize
+
+ENGINE = "each desktop's own SMB client, started together by the NAS (start barrier)"
+
+
+def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient],
+                                  nas: str, ports: dict[str, NasPort], share: NasShare, *,
+                                  preset: PresetName, repeats: int | None) -> SmbConcurrentResult:
+    repeats = repeats or PRESETS[preset].repeats
+    size = working_set_for(read_arc(ctx, nas).c_max, PRESETS[preset], None, field="file_size")
+    tag = f"{int(time.time())}-{session.id}"
+    remotes = {c.name: f"tengig-bench-{tag}-all-{c.name}" for c in clients}
+    timeout = 120 + 2 * len(clients) * size / MiB
+    smb = {c.name: {"server": c.local_address, "share": share.name, "size": size} for c in clients}
+    try:
+        ctx.report(0, f"smb: {len(clients)} clients make {format_size(size)} of random data each")
+        _together(ctx, session, clients, lambda c: {**smb[c.name], "op": "prepare", "remote": remotes[c.name]},
+                  timeout, "smb prepare")
+        results = {}
+        for direction in ("write", "read"):
+            per: dict[str, list[float]] = {c.name: [] for c in clients}
+            wires: dict[str, list[int]] = {c.name: [] for c in clients}
+            aggregate, spreads = [], []
+            arc_total = ArcDelta(hits=0, misses=0)
+            if direction == "read":
+                ctx.report(50, f"smb: pushing the last files out of {nas}'s ARC")
+                _together(ctx, session, clients,
+                          lambda c: {**smb[c.name], "op": "put", "remote": f"{remotes[c.name]}\\evict.dat"},
+                          timeout, "smb evict")
+            for i in range(repeats):
+                ctx.report((0 if direction == "write" else 50) + 50 * i / repeats,
+                           f"smb {len(clients)} clients at once {direction} run {i + 1}/{repeats}")
+                if direction == "read":
+                    drop_caches(ctx, nas)
+                a0 = read_arc(ctx, nas) if direction == "read" else None
+                speeds, total, spread, wire = _round(ctx, session, clients, nas, ports, smb, remotes, direction,
+                                                     i, size, timeout)
+                if a0 is not None:
+                    d = delta(a0, read_arc(ctx, nas))
+                    arc_total = ArcDelta(hits=arc_total.hits + d.hits, misses=arc_total.misses + d.misses)
+                for c in clients:
+                    per[c.name].append(speeds[c.name])
+                    wires[c.name].append(wire[c.name])
+                aggregate.append(total)
+                spreads.append(spread)
+                ctx.sample(phase=f"smb {len(clients)} clients {direction}", bytes_per_s=total)
+            results[direction] = ConcurrentDirection(
+                direction=direction, per_client={n: summarize(v) for n, v in per.items()},
+                aggregate=summarize(aggregate), wire_bytes=wires, start_spread_seconds=spreads,
+                arc_hit_ratio=arc_total.hit_ratio if direction == "read" else None)
+        ctx.report(100, "smb concurrent clients done")
+        return SmbConcurrentResult(engine=ENGINE, clients=[c.name for c in clients], file_size=size,
+                                   read=results["read"], write=results["write"])
+    finally:
+        for name in remotes.values():
+            remove_scratch(ctx.uncancellable(), nas, share, Path(share.path) / name)
+
+
+def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], params, timeout: float,
+              tool: str) -> dict[str, object]:
+    """One instruction to every client at once; every answer waited for and checked."""
+    ctx.check_cancel()
+    started = time.time()
+    ids = session.post_all([(c, "smb", params(c)) for c in clients])
+    subs = {}
+    for c, instruction in zip(clients, ids):
+        sub = session.wait_result(c, instruction, timeout=timeout, cancel=ctx.cancel)
+        _record(ctx, c, tool, sub, started)
+        subs[c.name] = _checked(sub, c, tool.removeprefix("smb "))
+    return subs
+
+
+def _round(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], nas: str,
+           ports: dict[str, NasPort], smb: dict, remotes: dict[str, str], direction: Literal["read", "write"],
+           run: int, size: int, timeout: float) -> tuple[dict[str, float], float, float, dict[str, int]]:
+    """One copy by every client at once -> (per-client bytes/s, aggregate bytes/s, start spread s, wire bytes)."""
+    by_port: dict[str, list[JoinedClient]] = {}
+    for c in clients:
+        by_port.setdefault(ports[c.name].ifname, []).append(c)
+    before = {ifname: counters(ctx, nas, ports[group[0].name]) for ifname, group in by_port.items()}
+    op = "get" if direction == "read" else "put"
+    ctx.check_cancel()
+    started = time.time()
+    ids = session.post_all([(c, "smb", {**smb[c.name], "op": op, "remote": f"{remotes[c.name]}\\f{run}.dat"})
+                            for c in clients])
+    subs = {}
+    for c, instruction in zip(clients, ids):
+        sub = session.wait_result(c, instruction, timeout=timeout, cancel=ctx.cancel)
+        _record(ctx, c, "smb copy", sub, started)
+        subs[c.name] = (instruction, sub)
+    after = {ifname: counters(ctx, nas, ports[group[0].name]) for ifname, group in by_port.items()}
+    speeds = {}
+    for c in clients:
+        instruction, sub = subs[c.name]
+        try:
+            speeds[c.name] = parse_transfer(sub.stderr + sub.stdout, direction=direction,
+                                            expected_bytes=size).bytes_per_s
+        except ToolOutputError as exc:
+            raise ToolOutputError(f"{c.name}: {exc.message}") from exc
+        _checked(sub, c, op)
+    wire = {}
+    for ifname, group in by_port.items():
+        key = "tx_bytes" if direction == "read" else "rx_bytes"
+        seen = getattr(after[ifname], key) - getattr(before[ifname], key)
+        if seen < SMB_MIN_WIRE_RATIO * size * len(group):
+            names = " and ".join(c.name for c in group)
+            raise ToolOutputError(
+                f"{names} report SMB {direction}s of {format_size(size * len(group))} in all, but only "
+                f"{format_size(max(0, seen))} crossed the NAS's port {ifname}: not measured over the link "
+                "(the run is not trusted)")
+        for c in group:
+            wire[c.name] = seen
+    starts = {c.name: c.fetched.get(subs[c.name][0]) for c in clients}
+    first = min(t for t in starts.values() if t is not None) if all(starts.values()) else None
+    if first is None:
+        raise ToolOutputError("the NAS did not see every client take its copy: no start barrier to measure from")
+    span = max(starts[c.name] - first + subs[c.name][1].seconds for c in clients)
+    if span <= 0:
+        raise ToolOutputError("the clients report copies that took no time: nothing to divide by")
+    return speeds, len(clients) * size / span, max(starts.values()) - first, wire
