@@ -69,7 +69,10 @@ def nas_uri(url: str) -> tuple[str, str]:
     """'ws://nas:8610' -> ('ws://nas:8610/api/current', 'nas'). Only ws:// or wss://, a host name or IP
     address, an optional port, and no path but the API's."""
     _no_control("nas", url)
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise ValidationError.one("nas", f"{url!r} is not ws://HOST[:PORT] or wss://HOST[:PORT]") from None
     if parts.scheme not in ("ws", "wss") or not parts.netloc:
         raise ValidationError.one("nas", f"{url!r} is not ws://HOST[:PORT] or wss://HOST[:PORT]")
     if parts.path not in ("", "/", API_PATH) or parts.query or parts.fragment or "@" in parts.netloc:
