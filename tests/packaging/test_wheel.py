@@ -92,7 +92,8 @@ def test_the_wheel_holds_every_template_and_the_built_panel(src, wheel):
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         templates = [p.relative_to(src / "middleware").as_posix() for p in (src / "middleware").rglob("templates/*")]
-        assert {"tengig/lagg/templates/freebsd-rc.conf.j2", "tengig/mesh/templates/netplan.yaml.j2"} <= set(templates)
+        assert {"tengig/lagg/templates/freebsd-rc.conf.j2", "tengig/mesh/templates/netplan.yaml.j2",
+                "tengig/desk/templates/join-windows.ps1.j2"} <= set(templates)
         assert [t for t in templates if t not in names] == []
         dist = src / "ui" / "dist"
         panel = {f"tengig/panel/{p.relative_to(dist).as_posix()}": p for p in dist.rglob("*") if p.is_file()}
@@ -147,6 +148,15 @@ def test_renders_a_mesh_host_from_every_template(venv, tmp_path, layout, host, f
     expected = render_host(plan_mesh(request), host, flavour).files
     assert expected
     assert out == "".join(f"# --- {f.path} ---\n{f.content}" for f in expected)
+
+
+def test_renders_the_windows_join_kit(venv, tmp_path):
+    token = "tgb-" + "0123456789abcdef" * 3
+    out = tmp_path / "tengig-join.ps1"
+    said = _tengig(venv, "client", "kit", "--os", "windows", "--nas", "ws://nas:8610", "--token", token,
+                   "--share", "media", "--out", out)
+    assert "powershell -ExecutionPolicy Bypass -File tengig-join.ps1" in said
+    assert f"$Token = '{token}'" in out.read_text()
 
 
 def _get(url: str) -> tuple[int, bytes]:

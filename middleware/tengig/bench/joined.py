@@ -17,6 +17,7 @@ from ..results.models import RawOutput
 from ..units import MiB, format_size
 from .arc import ArcDelta, delta, read_arc
 from .context import BenchContext
+from .copy_parse import exit_ok, parse_copy
 from .iperf3_parse import parse_iperf3_json
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
@@ -26,7 +27,6 @@ from .pool_presets import PRESETS, PresetName
 from .session import BenchSession, JoinedClient, Submission
 from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
 from .smb_probes import parse_smbstatus_session
-from .smbclient_parse import parse_transfer
 from .stats import summarize
 
 SMB_MIN_WIRE_RATIO = 0.98  # SMB adds headers: the NAS's port carries at least the file's bytes
@@ -155,7 +155,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
 
 
 def _checked(sub: Submission, client: JoinedClient, op: str) -> Submission:
-    if sub.exit_code != 0:
+    if not exit_ok(sub.argv, sub.exit_code):
         output = (sub.stderr + sub.stdout).strip()
         raise ToolOutputError(f"the SMB {op} on {client.name} failed (exit {sub.exit_code}): {output[-300:]}")
     return sub
@@ -172,7 +172,7 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     after = counters(ctx, nas, port)
     output = sub.stderr + sub.stdout
     try:
-        result = parse_transfer(output, direction=direction, expected_bytes=size)
+        result = parse_copy(sub.argv, output, direction=direction, expected_bytes=size)
     except ToolOutputError as exc:
         raise ToolOutputError(f"{client.name}: {exc.message}") from exc
     _checked(sub, client, "get" if direction == "read" else "put")

@@ -1,4 +1,5 @@
-"""`tengig client join URL --token T`: this desktop takes part in a benchmark run on the NAS."""
+"""`tengig client join URL --token T`: this desktop takes part in a benchmark run on the NAS.
+`tengig client kit --os windows ...`: the script that makes a Windows desktop do the same."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..desk.join import Joiner
+from ..desk.kit import DEFAULT_OUT, how_to_run, render_kit
 
 
 @click.group("client")
@@ -30,3 +32,24 @@ def join_command(url: str, token: str, smb_auth_file: Path | None, smb_conf: Pat
     """Join the run at URL (ws://NAS:PORT or the NAS's name) and measure until it ends."""
     Joiner(url, token, smb_auth_file=smb_auth_file, smb_conf=smb_conf, workdir=workdir, name=name,
            say=lambda line: click.echo(f"[client] {line}", err=True)).run()
+
+
+@client_group.command("kit")
+@click.option("--os", "os_name", required=True, help="The desktop's OS: windows (Linux and macOS use `tengig client "
+              "join`).")
+@click.option("--nas", required=True, help="The NAS's API as the desktop reaches it: ws://HOST[:PORT] or wss://...")
+@click.option("--token", envvar="TENGIG_JOIN_TOKEN", required=True,
+              help="The run's join token, as the NAS shows it (or $TENGIG_JOIN_TOKEN).")
+@click.option("--share", required=True, help="The SMB share the run copies to (the run's share).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path(DEFAULT_OUT), show_default=True,
+              help="Where to write the script.")
+def kit_command(os_name: str, nas: str, token: str, share: str, out: Path) -> None:
+    """Write the script a desktop runs to join one run (the NAS, token and share baked in)."""
+    text = render_kit(os_name=os_name, nas=nas, token=token, share=share)
+    # CRLF and ASCII: Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page.
+    try:
+        out.write_bytes(text.replace("\n", "\r\n").encode("ascii"))
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {out}: {exc.strerror}") from exc
+    click.echo(f"wrote {out}")
+    click.echo(how_to_run(str(out)))

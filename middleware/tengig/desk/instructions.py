@@ -11,7 +11,10 @@ from ..errors import ValidationError
 from ..names import SHARE_RE
 
 REMOTE_RE = re.compile(r"tengig-bench-[A-Za-z0-9-]{1,80}(\\(f\d{1,2}|evict)\.dat)?")
+MIN_FILE_BYTES = 1024 * 1024
 MAX_FILE_BYTES = 256 * 1024**3
+# The bounds of every whole number an iperf3 instruction carries (the Windows kit reads them from here too).
+IPERF3_LIMITS = {"port": (1, 65535), "seconds": (1, 600), "omit": (0, 60), "streams": (1, 64)}
 
 
 def _int(params: dict[str, Any], name: str, lo: int, hi: int) -> int:
@@ -29,9 +32,9 @@ def _address(params: dict[str, Any]) -> str:
 
 
 def iperf3_argv(params: dict[str, Any]) -> list[str]:
-    argv = ["iperf3", "-c", _address(params), "-p", str(_int(params, "port", 1, 65535)),
-            "-t", str(_int(params, "seconds", 1, 600)), "-O", str(_int(params, "omit", 0, 60)),
-            "-P", str(_int(params, "streams", 1, 64)), "-J"]
+    address = _address(params)
+    n = {name: str(_int(params, name, lo, hi)) for name, (lo, hi) in IPERF3_LIMITS.items()}
+    argv = ["iperf3", "-c", address, "-p", n["port"], "-t", n["seconds"], "-O", n["omit"], "-P", n["streams"], "-J"]
     return argv + (["-R"] if params.get("reverse") is True else [])
 
 
@@ -46,4 +49,4 @@ def smb_op(params: dict[str, Any]) -> tuple[str, str, str, str, int]:
     remote = params.get("remote")
     if not isinstance(remote, str) or not REMOTE_RE.fullmatch(remote):
         raise ValidationError.one("instruction.remote", f"{remote!r} is not a tengig scratch name")
-    return op, _address(params), share, remote, _int(params, "size", 1024 * 1024, MAX_FILE_BYTES)
+    return op, _address(params), share, remote, _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
