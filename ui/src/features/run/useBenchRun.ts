@@ -27,19 +27,23 @@ export function useBenchRun(onFinished: (outcome: BenchOutcome) => void) {
     session: null as JoinSession | null,
   })
 
-  const steps = computed(() => {
-    const request = state.request
-    if (!request) return []
-    const joined = (request.join ?? 0) > 0
-    const clients = joined ? (state.session?.joined.map((c) => c.name) ?? []) : (request.clients ?? [])
-    return stepProgress(benchSteps(request.kind ?? 'all', clients, { concurrent: !joined }), state.job)
-  })
-  const chartData = computed(() => liveChartData(state.samples))
   const running = computed(() => ['starting', 'running', 'aborting'].includes(state.phase))
   /** The run waits for desktops: its session is announced and not everyone is in yet. */
   const waitingForClients = computed(() =>
     running.value && state.session !== null && joinSessionOf(state.job?.progress.extra) !== null
     && state.session.joined.length < state.session.expected)
+  const steps = computed(() => {
+    const request = state.request
+    if (!request) return []
+    const join = request.join ?? 0
+    if (join === 0) return stepProgress(benchSteps(request.kind ?? 'all', request.clients ?? []), state.job)
+    // Desktops are named once they join; until then nothing runs (the job's 0% is the wait, not a step).
+    const names = state.session?.joined.length ? state.session.joined.map((c) => c.name)
+      : Array.from({ length: join }, (_, i) => `desktop ${i + 1}`)
+    const steps = benchSteps(request.kind ?? 'all', names, { concurrent: false })
+    return stepProgress(steps, waitingForClients.value ? null : state.job)
+  })
+  const chartData = computed(() => liveChartData(state.samples))
 
   function onUpdate(job: Job) {
     state.job = job
