@@ -117,6 +117,7 @@ def test_desk_joins_a_run_started_in_the_panel_and_the_verdict_comes(shaped_lab)
     assert facts["countBefore"] == "0 of 1 joined"
     assert facts["copyStatus"] == "copied", facts["copyStatus"]
     assert facts["descriptionWaiting"].startswith("waiting for 1 of 1 client(s) to join"), facts["descriptionWaiting"]
+    assert facts["stepsWaiting"] == ["step-net:desktop 1:pending", "step-verdict:pending"], facts["stepsWaiting"]
     desk_address = shaped_lab.plan().address_of("desk", "nas")
     assert facts["joinedClients"] == [f"desk (linux, {desk_address})"], facts["joinedClients"]
     assert facts["countAfter"] == "1 of 1 joined" and facts["commandAfterJoin"] == 0

@@ -166,6 +166,7 @@ export const SCENARIOS = {
     await page.waitForFunction(() => document.querySelector('[data-test="join-copy-status"]')?.textContent.trim())
     const copyStatus = await page.locator(T('join-copy-status')).innerText()
     const descriptionWaiting = await page.locator(T('run-description')).innerText()
+    const stepsWaiting = await page.locator('[data-test^="step-"]').evaluateAll((els) => els.map((e) => `${e.dataset.test}:${e.className}`))
     await ctx.shot('run-join-waiting')
     writeFileSync(p.handoff, JSON.stringify({ command }))
 
@@ -194,7 +195,7 @@ export const SCENARIOS = {
     return {
       url: page.url(),
       clientsField,
-      command, countBefore, copyStatus, descriptionWaiting,
+      command, countBefore, copyStatus, descriptionWaiting, stepsWaiting,
       joinedClients, countAfter, commandAfterJoin,
       percents, stepStates: [...stepStates],
       summary: await page.locator(T('verdict-summary')).innerText(),
