@@ -123,3 +123,13 @@ def test_two_desktops_with_one_name_get_two_names():
     a = session.join(INFO, peer="a", local="x")
     b = session.join(INFO, peer="b", local="x")
     assert (a.name, b.name) == ("desk", "desk-2")
+
+
+def test_a_desktop_that_leaves_while_others_are_awaited_is_announced_as_gone():
+    _, session, _ = _session(expected=2, join_timeout=0.6)
+    seen = []
+    desk = session.join(INFO, peer="a", local="b")
+    threading.Timer(0.1, session.gone, (desk, "its connection closed")).start()
+    with pytest.raises(ClientGone):
+        session.wait_joined(threading.Event(), on_change=lambda clients: seen.append([c.gone for c in clients]))
+    assert seen == [[None], ["its connection closed"]]

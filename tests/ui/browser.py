@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tengig.runner import in_netns
+
 ROOT = Path(__file__).resolve().parents[2]
 UI_DIST = ROOT / "ui" / "dist"
 DRIVER = ROOT / "ui" / "e2e" / "browser.mjs"
@@ -32,15 +34,16 @@ def require_browser() -> None:
 
 
 def run_scenario(scenario: str, url: str, api_key: str, params: dict[str, Any] | None = None,
-                 timeout: float = 200) -> dict[str, Any]:
+                 timeout: float = 200, netns: str | None = None) -> dict[str, Any]:
     """Run one scenario; its report ({ok, error, facts, requests, calls, screenshots}; calls are the
     JSON-RPC method names the page sent). Fails the test when the scenario could not finish (a wait
-    timed out, the page threw)."""
+    timed out, the page threw). With ``netns``, the browser runs in that network namespace (a lab
+    host's: the panel seen from a desktop), in this mount namespace (nsenter)."""
     require_browser()
     config = {"scenario": scenario, "url": url, "apiKey": api_key, "outDir": str(SCREENSHOTS),
               "chromium": CHROMIUM, "params": params or {}}
-    done = subprocess.run(["node", str(DRIVER), json.dumps(config)], cwd=ROOT / "ui", capture_output=True,
-                          text=True, timeout=timeout)
+    argv = in_netns(["node", str(DRIVER), json.dumps(config)], netns, mode="nsenter")
+    done = subprocess.run(argv, check=False, cwd=ROOT / "ui", capture_output=True, text=True, timeout=timeout)
     lines = done.stdout.strip().splitlines()
     try:
         report = json.loads(lines[-1])

@@ -1,4 +1,5 @@
 // What each browser test does in the panel. Selectors are the components' data-test hooks.
+import { writeFileSync } from 'node:fs'
 const T = (name) => `[data-test="${name}"]`
 
 /** The login with an API key (tengig serve's only mechanism); params.username, else root. */
@@ -135,6 +136,70 @@ export const SCENARIOS = {
       linkProvenance: await page.locator(T('provenance-read-link')).innerText(),
       targetLine: await page.locator(T('target-line-read')).innerText(),
       advice: await texts(page, `${T('advice')} li`),
+      errors: await texts(page, T('error')),
+    }
+  },
+
+  /**
+   * A run on the NAS itself that a desktop joins: start it from the form (system local, join 1), read
+   * the join command the waiting screen shows, hand it to the caller (params.handoff: a file the caller
+   * polls, then runs the command on the desktop), see the desktop in the joined list, land on the verdict.
+   */
+  async 'run-join'(page, ctx) {
+    const p = ctx.config.params ?? {}
+    await loggedIn(page, ctx)
+    await page.click(T('tab-run'))
+    await page.waitForSelector(`${T('run-target')} option`, { state: 'attached' })
+    await page.waitForSelector(`${T('run-system')} option[value="local"]`, { state: 'attached' })
+    await page.selectOption(T('run-system'), 'local')
+    await page.selectOption(T('run-kind'), p.kind ?? 'net')
+    await page.fill(T('run-join'), String(p.join ?? 1))
+    if (p.share) await page.fill(T('run-share'), p.share)
+    if (p.repeats) await page.fill(T('run-repeats'), String(p.repeats))
+    if (p.netSeconds) await page.fill(T('run-net-seconds'), String(p.netSeconds))
+    const clientsField = await page.locator(T('run-clients')).count()
+    await page.click(T('run-start'))
+    await page.waitForSelector(T('join-command'), { timeout: p.waitMs ?? 60_000 })
+    const command = await page.locator(T('join-command')).innerText()
+    const countBefore = await page.locator(T('join-count')).innerText()
+    await page.click(T('join-copy'))
+    await page.waitForFunction(() => document.querySelector('[data-test="join-copy-status"]')?.textContent.trim())
+    const copyStatus = await page.locator(T('join-copy-status')).innerText()
+    const descriptionWaiting = await page.locator(T('run-description')).innerText()
+    const stepsWaiting = await page.locator('[data-test^="step-"]').evaluateAll((els) => els.map((e) => `${e.dataset.test}:${e.className}`))
+    await ctx.shot('run-join-waiting')
+    writeFileSync(p.handoff, JSON.stringify({ command }))
+
+    await page.waitForSelector(T('join-client-desk'), { timeout: p.joinMs ?? 120_000 })
+    const joinedClients = await texts(page, `${T('join-clients')} li`)
+    const countAfter = await page.locator(T('join-count')).innerText()
+    const commandAfterJoin = await page.locator(T('join-command')).count()
+    await ctx.shot('run-join-joined')
+    const percents = []
+    const stepStates = new Set()
+    const deadline = Date.now() + (p.runTimeoutMs ?? 150_000)
+    while (!/#\/verdict\/\d+/.test(page.url())) {
+      if (Date.now() > deadline) throw new Error(`no verdict after ${p.runTimeoutMs ?? 150_000} ms; percents seen ${percents}`)
+      if (await page.locator(T('run-failure')).count()) {
+        throw new Error(`the run failed: ${(await texts(page, T('error'))).join(' | ')}`)
+      }
+      const percent = await page.locator(T('run-percent')).innerText().catch(() => null)
+      if (percent !== null && percents.at(-1) !== Number(percent)) percents.push(Number(percent))
+      for (const s of await page.locator('[data-test^="step-"]').evaluateAll((els) => els.map((e) => `${e.dataset.test}:${e.className}`))) {
+        stepStates.add(s)
+      }
+      await page.waitForTimeout(250)
+    }
+    await page.waitForSelector(T('verdict-summary'))
+    await ctx.shot('run-join-verdict')
+    return {
+      url: page.url(),
+      clientsField,
+      command, countBefore, copyStatus, descriptionWaiting, stepsWaiting,
+      joinedClients, countAfter, commandAfterJoin,
+      percents, stepStates: [...stepStates],
+      summary: await page.locator(T('verdict-summary')).innerText(),
+      rows: await texts(page, '[data-test^="verdict-row-"]'),
       errors: await texts(page, T('error')),
     }
   },

@@ -160,11 +160,12 @@ class BenchSession:
 
     def wait_joined(self, cancel: threading.Event, on_change=None) -> list[JoinedClient]:
         deadline = time.monotonic() + self.join_timeout
-        seen = -1
+        seen = None
         with self._cond:
             while len(self.clients) < self.expected:
-                if len(self.clients) != seen:
-                    seen = len(self.clients)
+                now = (len(self.clients), sum(c.gone is not None for c in self.clients))  # a leaver is news too
+                if now != seen:
+                    seen = now
                     if on_change:
                         on_change(list(self.clients))
                 left = deadline - time.monotonic()

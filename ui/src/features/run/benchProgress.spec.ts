@@ -8,6 +8,11 @@ describe('benchSteps', () => {
       ['pool', 'net:desk', 'smb:desk', 'net:lab', 'smb:lab', 'smb-concurrent'])
     expect(benchSteps('net', []).map((s) => s.label)).toEqual(['Network first client (iperf3)'])
   })
+
+  it('has no all-at-once step for desktops that joined (suite_joined.py measures them one by one)', () => {
+    expect(benchSteps('all', ['desk', 'mac'], { concurrent: false }).map((s) => s.key)).toEqual(
+      ['pool', 'net:desk', 'smb:desk', 'net:mac', 'smb:mac'])
+  })
 })
 
 describe('stepProgress', () => {

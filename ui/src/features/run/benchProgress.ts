@@ -13,7 +13,8 @@ export interface Step {
   label: string
 }
 
-export function benchSteps(kind: RunKind, clients: string[]): Step[] {
+/** `concurrent`: the lab suite's last step, several clients at once (a run that desktops join has none). */
+export function benchSteps(kind: RunKind, clients: string[], { concurrent = true } = {}): Step[] {
   const who = clients.length ? clients : ['first client']
   const steps: Step[] = []
   if (kind === 'pool' || kind === 'all') steps.push({ key: 'pool', label: 'Pool (fio)' })
@@ -21,7 +22,7 @@ export function benchSteps(kind: RunKind, clients: string[]): Step[] {
     if (kind === 'net' || kind === 'all') steps.push({ key: `net:${c}`, label: `Network ${c} (iperf3)` })
     if (kind === 'smb' || kind === 'all') steps.push({ key: `smb:${c}`, label: `SMB ${c} (smbclient)` })
   }
-  if ((kind === 'smb' || kind === 'all') && who.length > 1) {
+  if (concurrent && (kind === 'smb' || kind === 'all') && who.length > 1) {
     steps.push({ key: 'smb-concurrent', label: `SMB, ${who.length} clients at once` })
   }
   return steps
