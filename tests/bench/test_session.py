@@ -133,3 +133,17 @@ def test_a_desktop_that_leaves_while_others_are_awaited_is_announced_as_gone():
     with pytest.raises(ClientGone):
         session.wait_joined(threading.Event(), on_change=lambda clients: seen.append([c.gone for c in clients]))
     assert seen == [[None], ["its connection closed"]]
+
+
+def test_the_start_barrier_queues_every_copy_at_once_and_notes_when_each_was_taken():
+    _, session, _ = _session(expected=2)
+    desk = session.join(INFO, peer="10.0.0.2", local="10.0.0.1")
+    lab = session.join(JoinInfo(hostname="lab", os="linux"), peer="10.0.1.2", local="10.0.1.1")
+    ids = session.post_all([(desk, "smb", {"op": "get"}), (lab, "smb", {"op": "get"})])
+    assert len(set(ids)) == 2 and not desk.fetched and not lab.fetched
+    assert session.next(lab).id == ids[1] and session.next(desk).id == ids[0]
+    assert desk.fetched[ids[0]] >= lab.fetched[ids[1]]  # the NAS's clock: lab took its copy first
+    session.gone(lab, "its connection closed")
+    with pytest.raises(ClientGone, match="lab left the run"):  # no barrier with someone missing
+        session.post_all([(desk, "smb", {}), (lab, "smb", {})])
+    assert not desk.queue  # and nothing was queued for the one still there

@@ -19,6 +19,7 @@ from ..errors import ToolOutputError
 from ..units import MiB, format_size
 from .arc import ArcDelta, delta, read_arc
 from .context import BenchContext
+from .copy_parse import parse_copy
 from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, remove_scratch
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
@@ -26,7 +27,6 @@ from .pool import drop_caches, working_set_for
 from .pool_presets import PRESETS, PresetName
 from .session import BenchSession, JoinedClient
 from .smb_multi import ConcurrentDirection, SmbConcurrentResult
-from .smbclient_parse import parse_transfer
 from .stats import summarize
 
 ENGINE = "each desktop's own SMB client, started together by the NAS (start barrier)"
@@ -122,8 +122,8 @@ def _round(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedCli
     for c in clients:
         instruction, sub = subs[c.name]
         try:
-            speeds[c.name] = parse_transfer(sub.stderr + sub.stdout, direction=direction,
-                                            expected_bytes=size).bytes_per_s
+            speeds[c.name] = parse_copy(sub.argv, sub.stderr + sub.stdout, direction=direction,
+                                        expected_bytes=size).bytes_per_s
         except ToolOutputError as exc:
             raise ToolOutputError(f"{c.name}: {exc.message}") from exc
         _checked(sub, c, op)
