@@ -65,3 +65,13 @@ def test_targets_create_query_delete(call):
     with pytest.raises(CallError) as gone:
         call("tengig.targets.delete", "my-raid10")
     assert gone.value.errno == errno.ENOENT
+
+
+def test_bench_kit_renders_the_windows_script_and_names_a_bad_field(call):
+    token = "tgb-" + "0123456789abcdef" * 3
+    kit = call("tengig.bench.kit", {"nas": "ws://10.20.0.1:8610", "token": token, "share": "tank"})
+    assert kit["filename"] == "tengig-join.ps1" and "powershell" in kit["how"]
+    assert kit["text"].count(token) == 1 and "ws://10.20.0.1:8610" in kit["text"]
+    with pytest.raises(ValidationErrors) as bad:
+        call("tengig.bench.kit", {"nas": "ws://10.20.0.1:8610", "token": token + "'; rm", "share": "tank"})
+    assert bad.value.errors[0][0] == "request.token"

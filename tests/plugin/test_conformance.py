@@ -91,7 +91,7 @@ def test_real_plan_has_no_violations():
 
 def test_real_plan_declares_every_public_method():
     assert method_names(build_plan()) == [
-        "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run", "tengig.bench.smb", "tengig.bench.systems",
+        "tengig.bench.kit", "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run", "tengig.bench.smb", "tengig.bench.systems",
         "tengig.lagg.analyse", "tengig.lagg.apply", "tengig.lagg.checkin", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
         "tengig.mesh.apply", "tengig.mesh.checkin", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
         "tengig.results.compare", "tengig.results.export", "tengig.results.get", "tengig.results.query",
@@ -100,7 +100,7 @@ def test_real_plan_declares_every_public_method():
 
 
 def test_bench_jobs_keep_their_options():
-    jobs = [method for method in bench_plan().methods if method.name != "systems"]  # systems: a plain query
+    jobs = [method for method in bench_plan().methods if method.name not in ("systems", "kit")]  # plain calls
     assert len(jobs) == 4
     for method in jobs:
         assert method.job is not None and method.job.lock_queue_size == 0 and method.job.abortable

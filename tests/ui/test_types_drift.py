@@ -12,7 +12,7 @@ import pytest
 from pydantic import Field
 
 from tengig.api.models.bench import (
-    TenGigBenchOutcome, TenGigBenchRequest, TenGigBenchRunRequest, TenGigBenchSessionJoined,
+    TenGigBenchKit, TenGigBenchKitRequest, TenGigBenchOutcome, TenGigBenchRequest, TenGigBenchRunRequest, TenGigBenchSessionJoined,
     TenGigBenchSessionJoinInfo, TenGigBenchSessionSubmission, TenGigBenchSystemState,
 )
 from tengig.api.models.lagg import (
@@ -72,6 +72,8 @@ MAPPING = {
     "Ceiling": verdict_models.Ceiling,
     "Advice": verdict_models.Advice,
     "BenchSystemState": TenGigBenchSystemState,
+    "BenchKitRequest": TenGigBenchKitRequest,
+    "BenchKit": TenGigBenchKit,
     "BenchRunRequest": TenGigBenchRunRequest,
     "BenchOutcome": TenGigBenchOutcome,
     "RunEntry": TenGigResultsEntry,

@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  AuthLoginData, AuthLoginExResponse, BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, NicQueryOptions, MeshApplyOptions, MeshPlan, MeshRequest,
+  AuthLoginData, AuthLoginExResponse, BenchKit, BenchKitRequest, BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, NicQueryOptions, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -61,6 +61,11 @@ export class TengigApi {
   /** Where a benchmark can run now, each system with the reason. */
   benchSystems(): Promise<BenchSystemState[]> {
     return this.rpc.call(M.benchSystems, [])
+  }
+
+  /** The join script for a Windows desktop, rendered by the NAS for this run (tengig.bench.kit). */
+  benchKit(request: BenchKitRequest): Promise<BenchKit> {
+    return this.rpc.call(M.benchKit, [request])
   }
 
   /** Starts tengig.bench.run; the answer is the job id (legacy_jobs, the protocol's default). */

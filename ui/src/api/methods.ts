@@ -9,6 +9,7 @@ export const API_METHODS = {
   getMethods: 'core.get_methods',
   benchRun: 'tengig.bench.run',
   benchSystems: 'tengig.bench.systems',
+  benchKit: 'tengig.bench.kit',
   resultsQuery: 'tengig.results.query',
   resultsGet: 'tengig.results.get',
   resultsCompare: 'tengig.results.compare',

@@ -69,6 +69,20 @@ export interface BenchSystemState {
   reason: string
 }
 
+/** tengig.bench.kit: the join script for a desktop without tengig (Windows). */
+export interface BenchKitRequest {
+  os?: 'windows'
+  nas: string
+  token: string
+  share: string
+}
+
+export interface BenchKit {
+  filename: string
+  text: string
+  how: string
+}
+
 export interface BenchRunRequest {
   system?: BenchSystemName | null
   kind?: RunKind

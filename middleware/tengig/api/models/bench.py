@@ -93,6 +93,28 @@ class TenGigBenchSystemsResult(ApiOutput):
                                                              "measured now and why.")
 
 
+class TenGigBenchKitRequest(ApiInput):
+    os: Literal["windows"] = Field("windows", description="The desktop's system (Linux and macOS join with "
+                                   "`tengig client join`).")
+    nas: str = Field(description="The NAS's API as the desktop reaches it: ws://HOST:PORT (or wss://).")
+    token: str = Field(description="The run's join token (tgb-...), from the waiting run's progress.")
+    share: str = Field(description="The SMB share the run copies to.")
+
+
+class TenGigBenchKitArgs(ApiInput):
+    request: TenGigBenchKitRequest = Field(description="For which NAS, run and share.")
+
+
+class TenGigBenchKit(ApiOutput):
+    filename: str = Field(description="What to save it as.")
+    text: str = Field(description="The script, rendered for this NAS, run and share.")
+    how: str = Field(description="How to run it on the desktop.")
+
+
+class TenGigBenchKitResult(ApiOutput):
+    result: TenGigBenchKit = Field(description="The script and how to run it.")
+
+
 class TenGigBenchSessionJoinInfo(ApiInput):
     hostname: str = Field(min_length=1, max_length=253, description="The client's host name.")
     os: Literal["linux", "macos", "windows", "freebsd"] = Field(description="The client's operating system.")

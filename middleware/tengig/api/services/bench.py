@@ -9,12 +9,13 @@ import threading
 from typing import Any
 
 from ...bench.suite import BenchRunRequest, run_and_record
+from ...desk.kit import DEFAULT_OUT, how_to_run, render_kit
 from ...results import ResultStore
 from ...systems import bench_system, describe_systems
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.bench import (
-    TenGigBenchNetworkArgs, TenGigBenchNetworkResult, TenGigBenchPoolArgs, TenGigBenchPoolResult,
+    TenGigBenchKitArgs, TenGigBenchKitResult, TenGigBenchNetworkArgs, TenGigBenchNetworkResult, TenGigBenchPoolArgs, TenGigBenchPoolResult,
     TenGigBenchRunArgs, TenGigBenchRunResult, TenGigBenchSmbArgs, TenGigBenchSmbResult, TenGigBenchSystemsArgs,
     TenGigBenchSystemsResult,
 )
@@ -56,6 +57,14 @@ class TenGigBenchService(Service):
     def systems(self) -> list[dict[str, Any]]:
         """Where a benchmark can run now (local, truenas, lab), each with the reason."""
         return describe_systems()
+
+    @api_method(TenGigBenchKitArgs, TenGigBenchKitResult, roles=["FULL_ADMIN"])
+    def kit(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The join script for a desktop without tengig (Windows: PowerShell with iperf3.exe and robocopy)."""
+        with api_errors(prefix="request"):
+            text = render_kit(os_name=request.get("os", "windows"), nas=request["nas"], token=request["token"],
+                              share=request["share"])
+        return {"filename": DEFAULT_OUT, "text": text, "how": how_to_run(DEFAULT_OUT)}
 
     @api_method(TenGigBenchRunArgs, TenGigBenchRunResult, roles=["FULL_ADMIN"])
     @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
