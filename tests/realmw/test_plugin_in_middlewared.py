@@ -61,6 +61,19 @@ def test_validation_errors_keep_their_field_paths(truenas):
     assert "request.hosts.1.ports" in done.stderr + done.stdout
 
 
+def test_a_run_that_waits_for_desktops_is_refused_with_the_reason(truenas):
+    """middlewared's logins know no run token: the plugin says no system takes joins here, and a run
+    with join is refused naming request.join before anything waits."""
+    done = truenas.midclt("call", "tengig.bench.systems")
+    assert done.returncode == 0, done.stderr
+    assert not any(s["joins"] for s in json.loads(done.stdout))
+    done = truenas.midclt("call", "-j", "tengig.bench.run",
+                          json.dumps({"system": "local", "kind": "net", "join": 1}), timeout=120)
+    assert done.returncode != 0
+    out = done.stderr + done.stdout
+    assert "request.join" in out and "not through the middlewared plugin" in out, out[-2000:]
+
+
 def test_the_panel_is_served_at_the_plugin_route(truenas):
     status, body, headers = _get(f"{truenas.http_url}/_plugins/tengig/")
     assert status == 200 and b"<title>tengig</title>" in body

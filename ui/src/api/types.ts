@@ -67,6 +67,8 @@ export interface BenchSystemState {
   name: BenchSystemName
   usable: boolean
   reason: string
+  /** Desktops can join a run there through this API (tengig's own host, system local). */
+  joins: boolean
 }
 
 /** tengig.bench.kit: the join script for a desktop without tengig (Windows). */

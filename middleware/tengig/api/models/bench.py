@@ -82,6 +82,8 @@ class TenGigBenchSystemState(ApiOutput):
     name: Literal["local", "truenas", "lab"] = Field(description="The system, as tengig.bench.run's request.system.")
     usable: bool = Field(description="Whether it can be measured now.")
     reason: str = Field(description="What was found: this machine's kind and pools, the lab's hosts, or why not.")
+    joins: bool = Field(False, description="Desktops can join a run there through this API (tengig client join; "
+                        "tengig's own host, system local).")
 
 
 class TenGigBenchSystemsArgs(ApiInput):

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from ...bench.suite import BenchRunRequest, run_and_record
+from ...errors import ValidationError
 from ...desk.kit import DEFAULT_OUT, how_to_run, render_kit
 from ...results import ResultStore
 from ...systems import bench_system, describe_systems
@@ -20,6 +21,11 @@ from ..models.bench import (
     TenGigBenchSystemsResult,
 )
 from ..service import Service
+
+
+JOIN_METHOD = "tengig.bench.session.join"
+NO_JOINS_HERE = ("desktops join runs through tengig's own API host (tengig serve, or the tengig app on SCALE), "
+                 "not through the middlewared plugin: start the run there, or name clients instead of join")
 
 
 def _pool_lock(params: list[Any]) -> str:
@@ -37,9 +43,18 @@ class TenGigBenchService(Service):
     # Where benchmarks run: (system, pool) -> BenchSystem; the one resolver (a test may set another).
     _system_factory = staticmethod(bench_system)
 
+    def _joins_served(self) -> bool:
+        """Whether desktops can join a run here: tengig's own API host serves tengig.bench.session.*;
+        middlewared (the plugin) does not, its logins know no run token (see api/services/__init__.py)."""
+        methods = getattr(self.middleware, "methods", None)
+        return isinstance(methods, dict) and JOIN_METHOD in methods
+
     def _run(self, job, request: dict[str, Any], kind: str) -> dict[str, Any]:
         cancel = threading.Event()
         job.on_abort(cancel.set)  # the runner kills the running tool; cleanup still runs
+        if request.get("join") and not self._joins_served():
+            with api_errors(prefix="request"):
+                raise ValidationError.one("join", NO_JOINS_HERE)
         with api_errors(prefix="request"):
             system = self._system_factory(request.pop("system", None), request.pop("pool", None))
             req = BenchRunRequest(**{**request, "kind": kind})
@@ -55,8 +70,10 @@ class TenGigBenchService(Service):
 
     @api_method(TenGigBenchSystemsArgs, TenGigBenchSystemsResult, roles=["READONLY_ADMIN"])
     def systems(self) -> list[dict[str, Any]]:
-        """Where a benchmark can run now (local, truenas, lab), each with the reason."""
-        return describe_systems()
+        """Where a benchmark can run now (local, truenas, lab), each with the reason, and whether desktops
+        can join a run there through this API."""
+        served = self._joins_served()
+        return [{**s, "joins": served and s["name"] == "local"} for s in describe_systems()]
 
     @api_method(TenGigBenchKitArgs, TenGigBenchKitResult, roles=["FULL_ADMIN"])
     def kit(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -3,9 +3,9 @@ import type { BenchSystemState } from '../../api/types'
 import { firstUsable, reasonOf, systemLabel } from './benchSystems'
 
 const states: BenchSystemState[] = [
-  { name: 'local', usable: false, reason: 'linux (no TrueNAS middlewared); pools: no ZFS pool' },
-  { name: 'truenas', usable: false, reason: 'needs tengig on the NAS' },
-  { name: 'lab', usable: true, reason: 'the embedded lab is up: nas, desk, lab' },
+  { name: 'local', usable: false, reason: 'linux (no TrueNAS middlewared); pools: no ZFS pool', joins: true },
+  { name: 'truenas', usable: false, reason: 'needs tengig on the NAS', joins: false },
+  { name: 'lab', usable: true, reason: 'the embedded lab is up: nas, desk, lab', joins: false },
 ]
 
 describe('bench systems', () => {

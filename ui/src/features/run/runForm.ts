@@ -5,7 +5,7 @@
  * Desktops join only a run on the NAS itself (system local: tengig's own host keeps the run's token;
  * the lab's clients are its own hosts, named in "clients").
  */
-import type { BenchRunRequest, BenchSystemName, Preset, RunKind } from '../../api/types'
+import type { BenchRunRequest, BenchSystemName, BenchSystemState, Preset, RunKind } from '../../api/types'
 
 export const MAX_JOIN = 16
 
@@ -26,8 +26,10 @@ export const EMPTY_RUN_DRAFT: RunDraft = {
   system: '', target: '', preset: 'quick', kind: 'all', clients: '', repeats: '', netSeconds: '', join: '', share: '',
 }
 
-export function acceptsJoins(system: string): boolean {
-  return system === 'local'
+/** Whether desktops can join a run on `system` through this API, as tengig.bench.systems says (tengig's
+ * own host on the NAS: yes; the middlewared plugin: no, its logins know no run token). */
+export function acceptsJoins(system: string, systems: readonly BenchSystemState[]): boolean {
+  return systems.some((s) => s.name === system && s.joins)
 }
 
 export function measuresSmb(kind: RunKind): boolean {
@@ -41,9 +43,9 @@ function asText(value: unknown): string {
 
 type Outcome = { ok: true; request: BenchRunRequest } | { ok: false; errors: [string, string][] }
 
-export function draftToRequest(draft: RunDraft): Outcome {
+export function draftToRequest(systems: readonly BenchSystemState[], draft: RunDraft): Outcome {
   const errors: [string, string][] = []
-  const joins = acceptsJoins(draft.system)
+  const joins = acceptsJoins(draft.system, systems)
   let join = 0
   const joinText = asText(draft.join)
   if (joins && joinText) {
