@@ -12,11 +12,10 @@ from typing import Any
 
 from ..units import format_rate
 from ..verdict.ceilings import tcp_goodput_bps
+from ..verdict.advice import DIRECTIONS
 from ..verdict.judge import judge
 from ..verdict.models import Ceiling, Facts, Target, Verdict
 from .smb_multi import SmbConcurrentResult
-
-DIRECTIONS = ("read", "write")
 
 
 def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],

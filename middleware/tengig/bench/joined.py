@@ -161,6 +161,17 @@ def _checked(sub: Submission, client: JoinedClient, op: str) -> Submission:
     return sub
 
 
+def parsed_copy(sub: Submission, client: JoinedClient, direction: Literal["read", "write"], size: int):
+    """A client's copy of ``size`` bytes read from what its tool printed (smbclient or robocopy), and
+    checked to have succeeded; errors name the client."""
+    try:
+        result = parse_copy(sub.argv, sub.stderr + sub.stdout, direction=direction, expected_bytes=size)
+    except ToolOutputError as exc:
+        raise ToolOutputError(f"{client.name}: {exc.message}") from exc
+    _checked(sub, client, "get" if direction == "read" else "put")
+    return result
+
+
 def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort, smb: dict,
           direction: Literal["read", "write"], remote: str, size: int, ticks: list[int], wire: list[int],
           timeout: float) -> float:
@@ -170,12 +181,7 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
                timeout=timeout, tool="smb copy")
     t1 = _smbd_ticks_on(ctx, nas)
     after = counters(ctx, nas, port)
-    output = sub.stderr + sub.stdout
-    try:
-        result = parse_copy(sub.argv, output, direction=direction, expected_bytes=size)
-    except ToolOutputError as exc:
-        raise ToolOutputError(f"{client.name}: {exc.message}") from exc
-    _checked(sub, client, "get" if direction == "read" else "put")
+    result = parsed_copy(sub, client, direction, size)
     seen = (after.tx_bytes - before.tx_bytes) if direction == "read" else (after.rx_bytes - before.rx_bytes)
     if seen < SMB_MIN_WIRE_RATIO * size:
         raise ToolOutputError(

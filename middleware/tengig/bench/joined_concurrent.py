@@ -11,7 +11,7 @@ together (that port carried the sum of their copies)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -19,13 +19,12 @@ from ..errors import ToolOutputError
 from ..units import MiB, format_size
 from .arc import ArcDelta, delta, read_arc
 from .context import BenchContext
-from .copy_parse import parse_copy
-from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, remove_scratch
+from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, parsed_copy, remove_scratch
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
 from .pool import drop_caches, working_set_for
 from .pool_presets import PRESETS, PresetName
-from .session import BenchSession, JoinedClient
+from .session import BenchSession, JoinedClient, Submission
 from .smb_multi import ConcurrentDirection, SmbConcurrentResult
 from .stats import summarize
 
@@ -43,8 +42,9 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
     smb = {c.name: {"server": c.local_address, "share": share.name, "size": size} for c in clients}
     try:
         ctx.report(0, f"smb: {len(clients)} clients make {format_size(size)} of random data each")
-        _together(ctx, session, clients, lambda c: {**smb[c.name], "op": "prepare", "remote": remotes[c.name]},
-                  timeout, "smb prepare")
+        for c, (_, sub) in zip(clients, _together(ctx, session, clients, timeout, "smb prepare", lambda c: {
+                **smb[c.name], "op": "prepare", "remote": remotes[c.name]})):
+            _checked(sub, c, "prepare")
         results = {}
         for direction in ("write", "read"):
             per: dict[str, list[float]] = {c.name: [] for c in clients}
@@ -53,9 +53,9 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
             arc_total = ArcDelta(hits=0, misses=0)
             if direction == "read":
                 ctx.report(50, f"smb: pushing the last files out of {nas}'s ARC")
-                _together(ctx, session, clients,
-                          lambda c: {**smb[c.name], "op": "put", "remote": f"{remotes[c.name]}\\evict.dat"},
-                          timeout, "smb evict")
+                for c, (_, sub) in zip(clients, _together(ctx, session, clients, timeout, "smb evict", lambda c: {
+                        **smb[c.name], "op": "put", "remote": f"{remotes[c.name]}\\evict.dat"})):
+                    _checked(sub, c, "put")
             for i in range(repeats):
                 ctx.report((0 if direction == "write" else 50) + 50 * i / repeats,
                            f"smb {len(clients)} clients at once {direction} run {i + 1}/{repeats}")
@@ -85,18 +85,19 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
             remove_scratch(ctx.uncancellable(), nas, share, Path(share.path) / name)
 
 
-def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], params, timeout: float,
-              tool: str) -> dict[str, object]:
-    """One instruction to every client at once; every answer waited for and checked."""
+def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], timeout: float, tool: str,
+              params: Callable[[JoinedClient], dict]) -> list[tuple[int, Submission]]:
+    """One instruction to every client at the same instant (the start barrier); every answer waited for
+    and recorded -> (instruction, submission) per client, in ``clients``' order."""
     ctx.check_cancel()
     started = time.time()
     ids = session.post_all([(c, "smb", params(c)) for c in clients])
-    subs = {}
+    answers = []
     for c, instruction in zip(clients, ids):
         sub = session.wait_result(c, instruction, timeout=timeout, cancel=ctx.cancel)
         _record(ctx, c, tool, sub, started)
-        subs[c.name] = _checked(sub, c, tool.removeprefix("smb "))
-    return subs
+        answers.append((instruction, sub))
+    return answers
 
 
 def _round(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], nas: str,
@@ -108,25 +109,11 @@ def _round(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedCli
         by_port.setdefault(ports[c.name].ifname, []).append(c)
     before = {ifname: counters(ctx, nas, ports[group[0].name]) for ifname, group in by_port.items()}
     op = "get" if direction == "read" else "put"
-    ctx.check_cancel()
-    started = time.time()
-    ids = session.post_all([(c, "smb", {**smb[c.name], "op": op, "remote": f"{remotes[c.name]}\\f{run}.dat"})
-                            for c in clients])
-    subs = {}
-    for c, instruction in zip(clients, ids):
-        sub = session.wait_result(c, instruction, timeout=timeout, cancel=ctx.cancel)
-        _record(ctx, c, "smb copy", sub, started)
-        subs[c.name] = (instruction, sub)
+    answers = _together(ctx, session, clients, timeout, "smb copy", lambda c: {
+        **smb[c.name], "op": op, "remote": f"{remotes[c.name]}\\f{run}.dat"})
+    subs = {c.name: answer for c, answer in zip(clients, answers)}
     after = {ifname: counters(ctx, nas, ports[group[0].name]) for ifname, group in by_port.items()}
-    speeds = {}
-    for c in clients:
-        instruction, sub = subs[c.name]
-        try:
-            speeds[c.name] = parse_copy(sub.argv, sub.stderr + sub.stdout, direction=direction,
-                                        expected_bytes=size).bytes_per_s
-        except ToolOutputError as exc:
-            raise ToolOutputError(f"{c.name}: {exc.message}") from exc
-        _checked(sub, c, op)
+    speeds = {c.name: parsed_copy(subs[c.name][1], c, direction, size).bytes_per_s for c in clients}
     wire = {}
     for ifname, group in by_port.items():
         key = "tx_bytes" if direction == "read" else "rx_bytes"

@@ -137,11 +137,35 @@ def _net_ceilings(ms: list[NetMeasurement]) -> list[Ceiling]:
     return out
 
 
-def plan_steps(kind: Kind, clients: Sequence[Any]) -> list[tuple[str, Any]]:
-    """The run's steps in order: the pool once, then each client's network and SMB, as ``kind`` asks."""
+def plan_steps(kind: Kind, clients: Sequence[Any], *, concurrent: bool = False) -> list[tuple[str, Any]]:
+    """The run's steps in order: the pool once, then each client's network and SMB, as ``kind`` asks, then
+    (``concurrent``) every client's SMB at once."""
     do_pool, do_net, do_smb = (kind in (k, "all") for k in ("pool", "net", "smb"))
-    return [("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
-                                         if (k == "net" and do_net) or (k == "smb" and do_smb)]
+    return ([("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
+                                          if (k == "net" and do_net) or (k == "smb" and do_smb)]
+            + [("smb-concurrent", None)] * concurrent)
+
+
+def pool_step(ctx: BenchContext, system: Any, req: BenchRunRequest) -> PoolBenchResult:
+    """The pool's step of a run: fio on a scratch dataset of the system's pool."""
+    return run_pool_bench(ctx, system.storage(ctx), system.nas,
+                          PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
+
+
+def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: Target, pool: PoolBenchResult | None,
+                  reports: Sequence[ClientReport], mtus: dict[str, dict[str, int]],
+                  concurrent: SmbConcurrentResult | None) -> BenchReport:
+    """Every client's verdict (``mtus``: client -> the MTUs along its path), the aggregate verdict when the
+    clients also ran at once, and the run's report."""
+    for r in reports:
+        judge_client(target, pool, r, mtus[r.client])
+    aggregate = None
+    if concurrent:
+        every = {name: mtu for path in mtus.values() for name, mtu in path.items()}
+        aggregate = judge_aggregate(target, pool.ceilings() if pool else [], reports, concurrent, every)
+    ctx.report(100, "verdict")
+    return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
+                       clients=list(reports), smb_concurrent=concurrent, aggregate_verdict=aggregate)
 
 
 def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientReport, mtus: dict[str, int]) -> None:
@@ -176,17 +200,15 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
         from .suite_joined import run_joined
 
         return run_joined(ctx, system, req, target)
-    steps = plan_steps(req.kind, clients)
     mounted = system.smb_mounted() if req.kind in ("smb", "all") and len(clients) > 1 else None
-    steps += [("smb-concurrent", None)] * (mounted is not None)
+    steps = plan_steps(req.kind, clients, concurrent=mounted is not None)
     reports = {c: ClientReport(client=c, link=system.link(c)) for c in clients}
     concurrent = None
     pool = None
     for n, (kind, client) in enumerate(steps):
         part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
         if kind == "pool":
-            pool = run_pool_bench(part, system.storage(part), system.nas,
-                                  PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
+            pool = pool_step(part, system, req)
         elif kind == "smb-concurrent":
             concurrent = run_concurrent_smb(part, mounted, clients, req.preset, req.repeats)
         elif kind == "net":
@@ -196,16 +218,8 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
         else:
             reports[client].smb = run_smb_bench(part, system.smb(),
                                                 SmbBenchRequest(client=client, preset=req.preset, repeats=req.repeats))
-    mtus = {}
-    for r in reports.values():
-        mtus.update(system.mtus(r.client))
-        judge_client(target, pool, r, system.mtus(r.client))
-    ctx.report(100, "verdict")
-    return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
-                       clients=list(reports.values()), smb_concurrent=concurrent,
-                       aggregate_verdict=judge_aggregate(target, pool.ceilings() if pool else [],
-                                                         list(reports.values()), concurrent, mtus)
-                       if concurrent else None)
+    return judged_report(ctx, system, req, target, pool, list(reports.values()),
+                         {c: system.mtus(c) for c in clients}, concurrent)
 
 
 def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress: Progress | None = None,

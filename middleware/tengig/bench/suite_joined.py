@@ -10,12 +10,10 @@ from typing import Any
 
 from ..verdict.models import Target
 from .context import BenchContext
-from .aggregate import judge_aggregate
 from .joined import link_of, measure_joined_link, measure_joined_smb
 from .joined_concurrent import measure_joined_concurrent_smb
 from .nas_port import find_port
 from .nas_share import find_share
-from .pool import PoolBenchRequest, run_pool_bench
 from .session import SESSIONS, BenchSession, JoinedClient
 
 
@@ -30,15 +28,14 @@ def _announce(ctx: BenchContext, session: BenchSession, token: str) -> Callable[
 
 
 def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
-    from .suite import NET_OMIT, NET_SECONDS, BenchReport, ClientReport, judge_client, plan_steps  # suite imports us
+    from .suite import NET_OMIT, NET_SECONDS, ClientReport, judged_report, plan_steps, pool_step  # suite imports us
 
     session, token = SESSIONS.create(req.join, join_timeout=req.join_timeout)
     ended = "failed"
     try:
         share = find_share(ctx, system.nas, req.share) if req.kind in ("smb", "all") else None
         clients = session.wait_joined(ctx.cancel, on_change=_announce(ctx, session, token))
-        steps = plan_steps(req.kind, clients)
-        steps += [("smb-concurrent", None)] * (req.kind in ("smb", "all") and len(clients) > 1)
+        steps = plan_steps(req.kind, clients, concurrent=req.kind in ("smb", "all") and len(clients) > 1)
         concurrent = None
         reports: dict[str, ClientReport] = {}
         for c in clients:
@@ -49,8 +46,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
         for n, (kind, client) in enumerate(steps):
             part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
             if kind == "pool":
-                pool = run_pool_bench(part, system.storage(part), system.nas,
-                                      PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
+                pool = pool_step(part, system, req)
                 continue
             if kind == "smb-concurrent":
                 concurrent = measure_joined_concurrent_smb(part, session, clients, system.nas,
@@ -66,16 +62,10 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
             else:
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
                                                 preset=req.preset, repeats=req.repeats)
-        mtus = {}
-        for c in clients:
-            mtus.update(_mtus(c, system.nas, reports[c.name]))
-            judge_client(target, pool, reports[c.name], _mtus(c, system.nas, reports[c.name]))
-        aggregate = (judge_aggregate(target, pool.ceilings() if pool else [], list(reports.values()), concurrent,
-                                     mtus) if concurrent else None)
-        ctx.report(100, "verdict")
+        report = judged_report(ctx, system, req, target, pool, list(reports.values()),
+                               {c.name: _mtus(c, system.nas, reports[c.name]) for c in clients}, concurrent)
         ended = "finished"
-        return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
-                           clients=list(reports.values()), smb_concurrent=concurrent, aggregate_verdict=aggregate)
+        return report
     except BaseException as exc:
         ended = f"the run on the NAS stopped: {getattr(exc, 'message', None) or exc}"
         raise
