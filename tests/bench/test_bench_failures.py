@@ -5,9 +5,10 @@ import time
 
 import pytest
 
+from tengig.backends.linux.zfs import ZfsCli
 from tengig.bench import pool as pool_mod
 from tengig.bench.suite import BenchRunRequest, run_and_record
-from tengig.errors import Aborted, BenchRefused, ToolOutputError
+from tengig.errors import Aborted, BenchRefused, CommandFailed, ToolOutputError
 from tengig.lab import Lab, build_spec
 from tengig.lab.bench_adapter import LabBenchSystem, LabSmbEndpoint
 from tengig.results.store import ResultStore
@@ -115,30 +116,60 @@ def test_abort_stops_fio_and_cleans_up(lab, store):
     _only_failed_row(store, "aborted")
 
 
-def test_reads_served_from_the_arc_fail_the_run(lab, store, monkeypatch):
-    """If the ARC were smaller than reported, the working set would fit in it: the hit ratio catches it."""
-    real = pool_mod.read_arc
-    monkeypatch.setattr(pool_mod, "read_arc", lambda ctx, host: real(ctx, host).model_copy(update={"c_max": 4 * MiB}))
-    spec = build_spec(["desk-nas=10g"], arc_mib=1024)
+class _NoPrimarycache(ZfsCli):
+    """The lab's ZFS, told to answer as one that cannot set primarycache: the 2 x ARC fallback."""
+
+    def set_primarycache(self, dataset, value):
+        raise CommandFailed(["zfs", "set", f"primarycache={value}", dataset], 1, "",
+                            f"cannot set property for '{dataset}': operation not supported")
+
+
+class _FallbackSystem(LabBenchSystem):
+    def storage(self, ctx):
+        return _NoPrimarycache(ctx, self.nas)
+
+
+def test_uncached_writes_keep_a_large_arc_out_and_the_hit_counter_catches_a_fallback_that_fits(lab, store,
+                                                                                            monkeypatch):
+    """An ARC (1 GiB) larger than every file (256 MiB): uncached writes keep the reads on the disks. With the
+    fallback and an ARC reported smaller than it is, the files fit in the ARC: the hit ratio refuses the run."""
     lab.down()
-    lab.up(spec)
+    lab.up(build_spec(["desk-nas=10g"], arc_mib=1024))
     try:
-        err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1))
+        system = LabBenchSystem(lab)
+        _, report = run_and_record(system, BenchRunRequest(kind="pool"), store)
+        pool = report.pool
+        assert pool.cache_policy.method == "uncached-writes" and pool.working_set_bytes == 512 * MiB < pool.arc_max_bytes
+        reads = [p for p in pool.phases if p.direction == "read"]
+        assert reads and all(p.arc_hit_ratio is not None for p in reads)
+        seq = next(p for p in reads if p.key == "seq1m-q8t1")
+        assert seq.arc_hit_ratio < 0.05 and seq.arc_misses > 3 * 512 * MiB // (128 * 1024) * 0.9, seq
+        assert pool.bytes_written >= 4 * 512 * MiB  # three sequential files and the random one
+        _nothing_left(lab)
+
+        real = pool_mod.read_arc
+        monkeypatch.setattr(pool_mod, "read_arc",
+                            lambda ctx, host: real(ctx, host).model_copy(update={"c_max": 4 * MiB}))
+        store2 = ResultStore(store.path.parent / "r2.sqlite3")
+        err = _fail(lab, store2, BenchRunRequest(kind="pool", repeats=1), system=_FallbackSystem(lab))
         assert isinstance(err, BenchRefused) and "served from the ARC (hit ratio" in str(err)
-        _only_failed_row(store)
+        _only_failed_row(store2)
     finally:
         lab.down()
         lab.up(build_spec(["desk-nas=10g"]))
 
 
-def test_working_set_that_cannot_exceed_the_arc_is_refused(lab, store):
+def test_files_the_pool_cannot_hold_are_refused_before_writing(lab, store):
     lab.down()
     lab.up(build_spec(["desk-nas=10g"], arc_mib=1024, pool_size=2 * 1024 * MiB))
     try:
-        err = _fail(lab, store, BenchRunRequest(kind="pool"))
-        assert isinstance(err, BenchRefused)
-        assert "past 80%" in str(err) and "2 x ARC" in str(err)
+        err = _fail(lab, store, BenchRunRequest(kind="pool"))  # 4 x 512 MiB in a 2 GiB pool
+        assert isinstance(err, BenchRefused) and "past 80%" in str(err) and "512 MiB" in str(err)
         _only_failed_row(store)
+        store2 = ResultStore(store.path.parent / "r2.sqlite3")
+        err = _fail(lab, store2, BenchRunRequest(kind="pool"), system=_FallbackSystem(lab))
+        assert isinstance(err, BenchRefused) and "2 x the ARC" in str(err) and "operation not supported" in str(err)
+        _only_failed_row(store2)
     finally:
         lab.down()
         lab.up(build_spec(["desk-nas=10g"]))

@@ -75,6 +75,13 @@ def test_desk_joins_the_nas_run_and_the_1g_link_is_the_bottleneck(shaped_lab, tm
     assert "bottleneck: the link" in verdict["summary"]
     pool_read = next(p for p in report["pool"]["phases"] if p["key"] == "seq1m-q8t1" and p["direction"] == "read")
     assert pool_read["arc_hit_ratio"] is not None and pool_read["arc_hit_ratio"] < 0.10  # from the disks, not RAM
+    # the ARC kept out by uncached writes, with files that do not grow with the NAS's RAM; the bytes reported
+    for part in (report["pool"], client["smb"]):
+        assert part["cache_policy"]["method"] == "uncached-writes", part["cache_policy"]
+    assert client["smb"]["read"]["arc_hit_ratio"] < 0.10
+    assert report["bytes_written"] == report["pool"]["bytes_written"] + client["smb"]["bytes_written"]
+    assert report["pool"]["bytes_written"] >= 3 * report["pool"]["working_set_bytes"]
+    assert client["smb"]["bytes_written"] == 3 * client["smb"]["file_size"]  # no eviction file needed
     assert report["pool"]["compressratio"] <= 1.02
     assert outcome["percents"] == sorted(outcome["percents"]) and outcome["percents"][-1] == 100  # only forward
     assert run["status"] == "success" and run["verdict"]["summary"] == verdict["summary"]
@@ -90,7 +97,7 @@ def test_desk_joins_the_nas_run_and_the_1g_link_is_the_bottleneck(shaped_lab, tm
     # and the NAS's process itself (strace): no program it started reached into another host, its own ran
     programs = programs_of(tmp_path)
     assert not [p for p in programs if "netns" in p or "nsenter" in p], programs
-    for tool in ("fio ", "iperf3 -s ", "smbstatus ", "zfs create ", "ip -s -j link show "):
+    for tool in ("fio ", "iperf3 -s ", "smbstatus ", "zfs create ", "zfs set primarycache=", "ip -s -j link show "):
         assert any(p.startswith(tool) for p in programs), f"the NAS never ran {tool.strip()}: {programs}"
     assert not list(Path("/run/tengig/lab").glob("**/tengig-bench-*"))  # the scratch directory is gone
 

@@ -3,7 +3,8 @@ import pytest
 
 from tengig.backends.linux.zfs import parse_ratio
 from tengig.bench.arc import ArcDelta, parse_grep_values, parse_sysctl_values
-from tengig.bench.pool import fio_argv, working_set_for
+from tengig.bench.cache_policy import LARGER_THAN_ARC, CachePolicy, file_size, keep_arc_out, reading
+from tengig.bench.pool import fio_argv
 from tengig.bench.pool_presets import PRESETS, RND4K_Q32T1, SEQ1M_Q8T1
 from tengig.backends.scratch import PoolSpace
 from tengig.bench.stats import summarize
@@ -11,14 +12,53 @@ from tengig.errors import ToolOutputError, ValidationError
 from tengig.units import GiB, MiB
 
 
-def test_working_set_is_at_least_twice_the_arc():
-    quick = PRESETS["quick"]
-    assert working_set_for(100 * MiB, quick, None) == 256 * MiB  # the preset's floor wins
-    assert working_set_for(4 * GiB, quick, None) == 8 * GiB
-    assert working_set_for(100 * MiB + 1, quick, 300 * MiB + 5) == 301 * MiB  # rounded up to MiB
+UNCACHED = CachePolicy(method="uncached-writes", dataset="tank/tengig-scratch-1", note="uncached")
+
+
+def test_only_the_fallback_grows_the_files_with_the_arc():
+    quick = PRESETS["quick"].working_set
+    assert file_size(LARGER_THAN_ARC, 100 * MiB, 256 * MiB, None, field="w") == 256 * MiB  # the preset's size wins
+    assert file_size(LARGER_THAN_ARC, 4 * GiB, quick, None, field="w") == 8 * GiB
+    assert file_size(LARGER_THAN_ARC, 100 * MiB + 1, quick, 300 * MiB + 5, field="w") == 301 * MiB  # whole MiB
     with pytest.raises(ValidationError) as err:
-        working_set_for(1 * GiB, quick, 1 * GiB)
-    assert err.value.errors[0][0] == "working_set"
+        file_size(LARGER_THAN_ARC, 1 * GiB, quick, 1 * GiB, field="working_set")
+    assert err.value.errors[0][0] == "working_set" and "2 x the ARC" in err.value.errors[0][1]
+    # uncached writes: a NAS with 128 GiB of RAM (an ARC of 100 GiB) writes the preset's size, not 200 GiB
+    assert file_size(UNCACHED, 100 * GiB, quick, None, field="w") == quick == 512 * MiB
+    assert file_size(UNCACHED, 100 * GiB, quick, 100 * MiB, field="w") == 100 * MiB
+    with pytest.raises(ValidationError) as err:
+        file_size(UNCACHED, 100 * MiB, quick, 8 * MiB, field="working_set")
+    assert "too small" in err.value.errors[0][1]
+
+
+class _Storage:
+    """Records primarycache switches; refuses them when told to (a ZFS that cannot)."""
+
+    def __init__(self, refuse: bool = False):
+        self.refuse, self.calls = refuse, []
+
+    def set_primarycache(self, dataset, value):
+        if self.refuse:
+            from tengig.errors import CommandFailed
+            raise CommandFailed(["zfs", "set"], 1, "", "cannot set property: permission denied")
+        self.calls.append((dataset, value))
+
+
+def test_sequential_reads_switch_the_cache_on_and_always_back():
+    storage = _Storage()
+    assert keep_arc_out(storage, "tank/tengig-scratch-1").uncached
+    with pytest.raises(RuntimeError):
+        with reading(storage, UNCACHED, sequential=True):
+            raise RuntimeError("fio failed")
+    with reading(storage, UNCACHED, sequential=False):  # random reads stay uncached
+        pass
+    assert storage.calls == [("tank/tengig-scratch-1", "metadata"), ("tank/tengig-scratch-1", "all"),
+                             ("tank/tengig-scratch-1", "metadata")]
+
+
+def test_a_zfs_that_cannot_set_primarycache_falls_back_and_says_why():
+    policy = keep_arc_out(_Storage(refuse=True), "tank/tengig-scratch-1")
+    assert policy.method == "larger-than-arc" and "permission denied" in policy.note and "2 x the ARC" in policy.note
 
 
 def test_fio_argv_incompressible_writes_and_time_based_random():

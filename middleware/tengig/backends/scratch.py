@@ -4,7 +4,7 @@ docs/truenas-api.md §4): compression off, atime off, the largest recordsize the
 a user property so a sweep can always find and remove what a crashed run left behind."""
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -12,6 +12,7 @@ SCRATCH_PROPERTY = "tengig:scratch"
 SCRATCH_PREFIX = "tengig-scratch"
 # Largest first: OpenZFS with large_blocks takes 1M; zfs-fuse (pool v23) and old pools stop at 128K.
 RECORDSIZES = ("1M", "128K")
+PrimaryCache = Literal["all", "metadata"]
 MAX_FILL = 0.80  # never fill a pool past 80% (ZFS slows down sharply as it fills)
 
 
@@ -47,3 +48,15 @@ class ScratchStorage(Protocol):
     def destroy(self, dataset: str) -> None: ...
 
     def find_scratch(self, pool: str) -> list[str]: ...
+
+    def set_primarycache(self, dataset: str, value: PrimaryCache) -> None:
+        """Set a scratch dataset's primarycache (bench/cache_policy.py keeps the ARC out of reads with it)."""
+        ...
+
+    def dataset_mounted_at(self, path: str) -> str | None:
+        """The ZFS filesystem whose mountpoint is ``path`` (an SMB share's directory), or None."""
+        ...
+
+    def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
+        """A scratch dataset as a child of ``parent`` (so it appears inside that dataset's directory)."""
+        ...

@@ -21,6 +21,9 @@ class ArcDelta(BaseModel):
     hits: int
     misses: int
 
+    def __add__(self, other: "ArcDelta") -> "ArcDelta":
+        return ArcDelta(hits=self.hits + other.hits, misses=self.misses + other.misses)
+
     @property
     def hit_ratio(self) -> float | None:
         total = self.hits + self.misses

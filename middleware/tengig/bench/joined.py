@@ -1,17 +1,16 @@
 """Network and SMB measured with a desktop that joined the run (bench/session.py), from the NAS's side.
 
 The NAS runs only its own programs: the iperf3 server bound to the address the client reached, its
-port's byte counters, smbd's CPU time, smbstatus, the ARC counters, and the removal of the scratch
-directory. The client runs iperf3 and its SMB client and submits what they printed; the NAS parses
+port's byte counters, smbd's CPU time, smbstatus, the ARC counters, and the scratch place of the run in
+the share (bench/share_scratch.py). The client runs iperf3 and its SMB client and submits what they printed; the NAS parses
 that output itself and refuses a number its own port did not carry."""
 from __future__ import annotations
 
-import shutil
 import threading
 import time
-from pathlib import Path
 from typing import Literal
 
+from ..backends.scratch import ScratchStorage
 from ..errors import TengigError, ToolOutputError
 from ..results.models import RawOutput
 from ..units import MiB, format_size
@@ -22,9 +21,11 @@ from .iperf3_parse import parse_iperf3_json
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
 from .network import BASE_PORT, LinkUnderTest, NetMeasurement, stop_server, to_measurement, wait_listening
-from .pool import drop_caches, working_set_for
+from .cache_policy import file_size, reading
+from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
 from .session import BenchSession, JoinedClient, Submission
+from .share_scratch import close_share_scratch, open_share_scratch
 from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
 from .smb_probes import parse_smbstatus_session
 from .stats import summarize
@@ -101,19 +102,20 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
 
 
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
-                       share: NasShare, *, preset: PresetName, repeats: int | None) -> SmbBenchResult:
+                       share: NasShare, storage: ScratchStorage, *, preset: PresetName,
+                       repeats: int | None) -> SmbBenchResult:
     """Timed copies with the client's own SMB client, to the share and back, each checked on the NAS's
-    port; a scratch directory in the share that the NAS removes itself."""
+    port; the run's files in a scratch place of the share that the NAS removes itself."""
     preset_ = PRESETS[preset]
     repeats = repeats or preset_.repeats
-    size = working_set_for(read_arc(ctx, nas).c_max, preset_, None, field="file_size")
-    tag = f"{int(time.time())}-{session.id}-{client.name}"
-    remote = f"tengig-bench-{tag}"
-    scratch = Path(share.path) / remote
-    clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
-    smb = {"server": client.local_address, "share": share.name, "size": size}
-    copy_timeout = 120 + 2 * size / MiB
+    scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
     try:
+        policy = scratch.policy
+        size = file_size(policy, read_arc(ctx, nas).c_max, preset_.smb_file, None, field="file_size")
+        remote = scratch.remote_dir(client.name)
+        clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
+        smb = {"server": client.local_address, "share": share.name, "size": size}
+        copy_timeout = 120 + 2 * size / MiB
         ctx.report(0, f"smb: {client.name} makes {format_size(size)} of random data")
         _checked(_ask(ctx, session, client, "smb", {**smb, "op": "prepare", "remote": remote}, timeout=copy_timeout,
                       tool="smb prepare"), client, "prepare")
@@ -128,19 +130,22 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             finally:
                 if probe:
                     session_facts = probe.stop()
-        ctx.report(50, f"smb: pushing the last file out of {nas}'s ARC")
-        _checked(_ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
-                      timeout=copy_timeout, tool="smb evict"), client, "put")
+        written = repeats * size
+        if not policy.uncached:
+            ctx.report(50, f"smb: pushing the last file out of {nas}'s ARC")
+            _checked(_ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
+                          timeout=copy_timeout, tool="smb evict"), client, "put")
+            written += size
         reads, rticks, rwire = [], [], []
         arc_total = ArcDelta(hits=0, misses=0)
-        for i in range(repeats):
-            ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{repeats}")
-            drop_caches(ctx, nas)
-            a0 = read_arc(ctx, nas)
-            reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size, rticks,
-                               rwire, copy_timeout))
-            d = delta(a0, read_arc(ctx, nas))
-            arc_total = ArcDelta(hits=arc_total.hits + d.hits, misses=arc_total.misses + d.misses)
+        with reading(storage, policy, sequential=True):
+            for i in range(repeats):
+                ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{repeats}")
+                drop_caches(ctx, nas)
+                a0 = read_arc(ctx, nas)
+                reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
+                                   rticks, rwire, copy_timeout))
+                arc_total = arc_total + delta(a0, read_arc(ctx, nas))
         ctx.report(100, f"smb {client.name} done")
         return SmbBenchResult(
             client=client.name, server=nas, engine=f"{client.info.os} client", file_size=size, session=session_facts,
@@ -149,9 +154,10 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             read=SmbDirection(direction="read", bytes_per_s=summarize(reads), bytes_per_run=size, wire_bytes=rwire,
                               smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio),
+            cache_policy=policy, bytes_written=written,
         )
     finally:
-        remove_scratch(ctx, nas, share, scratch)
+        close_share_scratch(ctx.uncancellable(), storage, scratch)
 
 
 def _checked(sub: Submission, client: JoinedClient, op: str) -> Submission:
@@ -218,10 +224,3 @@ class _SessionProbe:
         self._stop.set()
         self._thread.join(timeout=35)
         return self.found
-
-
-def remove_scratch(ctx: BenchContext, nas: str, share: NasShare, scratch: Path) -> None:
-    """The run's directory in the share, removed on the NAS (a client that vanished cannot leave it)."""
-    if scratch.parent != Path(share.path) or not scratch.name.startswith("tengig-bench-"):
-        raise AssertionError(f"refusing to remove {scratch}: not a tengig scratch directory of {share.path}")
-    shutil.rmtree(scratch, ignore_errors=True)

@@ -12,19 +12,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from contextlib import nullcontext
 from typing import Literal
 
+from ..backends.scratch import ScratchStorage
 from ..errors import ToolOutputError
 from ..units import MiB, format_size
 from .arc import ArcDelta, delta, read_arc
 from .context import BenchContext
-from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, parsed_copy, remove_scratch
+from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, parsed_copy
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
-from .pool import drop_caches, working_set_for
+from .cache_policy import file_size, reading
+from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
 from .session import BenchSession, JoinedClient, Submission
+from .share_scratch import close_share_scratch, open_share_scratch
 from .smb_multi import ConcurrentDirection, SmbConcurrentResult
 from .stats import summarize
 
@@ -32,15 +35,17 @@ ENGINE = "each desktop's own SMB client, started together by the NAS (start barr
 
 
 def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient],
-                                  nas: str, ports: dict[str, NasPort], share: NasShare, *,
+                                  nas: str, ports: dict[str, NasPort], share: NasShare, storage: ScratchStorage, *,
                                   preset: PresetName, repeats: int | None) -> SmbConcurrentResult:
     repeats = repeats or PRESETS[preset].repeats
-    size = working_set_for(read_arc(ctx, nas).c_max, PRESETS[preset], None, field="file_size")
-    tag = f"{int(time.time())}-{session.id}"
-    remotes = {c.name: f"tengig-bench-{tag}-all-{c.name}" for c in clients}
-    timeout = 120 + 2 * len(clients) * size / MiB
-    smb = {c.name: {"server": c.local_address, "share": share.name, "size": size} for c in clients}
+    scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-all")
     try:
+        policy = scratch.policy
+        size = file_size(policy, read_arc(ctx, nas).c_max, PRESETS[preset].smb_file, None, field="file_size")
+        remotes = {c.name: scratch.remote_dir(c.name) for c in clients}
+        timeout = 120 + 2 * len(clients) * size / MiB
+        smb = {c.name: {"server": c.local_address, "share": share.name, "size": size} for c in clients}
+        written = repeats * size * len(clients)
         ctx.report(0, f"smb: {len(clients)} clients make {format_size(size)} of random data each")
         for c, (_, sub) in zip(clients, _together(ctx, session, clients, timeout, "smb prepare", lambda c: {
                 **smb[c.name], "op": "prepare", "remote": remotes[c.name]})):
@@ -51,38 +56,39 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
             wires: dict[str, list[int]] = {c.name: [] for c in clients}
             aggregate, spreads = [], []
             arc_total = ArcDelta(hits=0, misses=0)
-            if direction == "read":
+            if direction == "read" and not policy.uncached:
+                written += size * len(clients)
                 ctx.report(50, f"smb: pushing the last files out of {nas}'s ARC")
                 for c, (_, sub) in zip(clients, _together(ctx, session, clients, timeout, "smb evict", lambda c: {
                         **smb[c.name], "op": "put", "remote": f"{remotes[c.name]}\\evict.dat"})):
                     _checked(sub, c, "put")
-            for i in range(repeats):
-                ctx.report((0 if direction == "write" else 50) + 50 * i / repeats,
-                           f"smb {len(clients)} clients at once {direction} run {i + 1}/{repeats}")
-                if direction == "read":
-                    drop_caches(ctx, nas)
-                a0 = read_arc(ctx, nas) if direction == "read" else None
-                speeds, total, spread, wire = _round(ctx, session, clients, nas, ports, smb, remotes, direction,
-                                                     i, size, timeout)
-                if a0 is not None:
-                    d = delta(a0, read_arc(ctx, nas))
-                    arc_total = ArcDelta(hits=arc_total.hits + d.hits, misses=arc_total.misses + d.misses)
-                for c in clients:
-                    per[c.name].append(speeds[c.name])
-                    wires[c.name].append(wire[c.name])
-                aggregate.append(total)
-                spreads.append(spread)
-                ctx.sample(phase=f"smb {len(clients)} clients {direction}", bytes_per_s=total)
+            with reading(storage, policy, sequential=True) if direction == "read" else nullcontext():
+                for i in range(repeats):
+                    ctx.report((0 if direction == "write" else 50) + 50 * i / repeats,
+                               f"smb {len(clients)} clients at once {direction} run {i + 1}/{repeats}")
+                    if direction == "read":
+                        drop_caches(ctx, nas)
+                    a0 = read_arc(ctx, nas) if direction == "read" else None
+                    speeds, total, spread, wire = _round(ctx, session, clients, nas, ports, smb, remotes, direction,
+                                                         i, size, timeout)
+                    if a0 is not None:
+                        arc_total = arc_total + delta(a0, read_arc(ctx, nas))
+                    for c in clients:
+                        per[c.name].append(speeds[c.name])
+                        wires[c.name].append(wire[c.name])
+                    aggregate.append(total)
+                    spreads.append(spread)
+                    ctx.sample(phase=f"smb {len(clients)} clients {direction}", bytes_per_s=total)
             results[direction] = ConcurrentDirection(
                 direction=direction, per_client={n: summarize(v) for n, v in per.items()},
                 aggregate=summarize(aggregate), wire_bytes=wires, start_spread_seconds=spreads,
                 arc_hit_ratio=arc_total.hit_ratio if direction == "read" else None)
         ctx.report(100, "smb concurrent clients done")
         return SmbConcurrentResult(engine=ENGINE, clients=[c.name for c in clients], file_size=size,
-                                   read=results["read"], write=results["write"])
+                                   read=results["read"], write=results["write"], cache_policy=policy,
+                                   bytes_written=written)
     finally:
-        for name in remotes.values():
-            remove_scratch(ctx.uncancellable(), nas, share, Path(share.path) / name)
+        close_share_scratch(ctx.uncancellable(), storage, scratch)
 
 
 def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], timeout: float, tool: str,

@@ -1,8 +1,9 @@
 """Pool benchmark: fio on a scratch dataset made for the run and always removed afterwards.
 
 Honest by construction (docs/physics.md §6):
-- the working set is at least 2 x the ARC's maximum size (or the preset's minimum, whichever is larger),
-  and the run is refused before writing anything if that would fill the pool past 80%;
+- the ARC is kept out of the reads with files of a bounded size (bench/cache_policy.py: written with
+  primarycache=metadata, each read once; only where that property cannot be set, files of 2 x the ARC), and
+  the run is refused before writing anything if the files would fill the pool past 80%;
 - data is incompressible (fio's random buffers, refilled) on a dataset with compression off, and the
   dataset's compressratio is checked after the writes;
 - before every read the host's page cache is dropped (Linux), and the ARC hit ratio of each read is
@@ -15,9 +16,9 @@ Honest by construction (docs/physics.md §6):
 """
 from __future__ import annotations
 
-import math
 import os
 import time
+from contextlib import nullcontext
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,16 +27,17 @@ from ..errors import BenchRefused, TengigError, ToolOutputError, ValidationError
 from ..units import MiB, format_size
 from ..verdict.models import Ceiling
 from .arc import ArcDelta, delta, read_arc
+from .cache_policy import LARGER_THAN_ARC, CachePolicy, file_size, keep_arc_out, reading
 from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, PoolPreset, PoolTest, PresetName
 from ..backends.scratch import MAX_FILL, ScratchStorage
 from .stats import Repeated, summarize
 
-ARC_FACTOR = 2
 MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
 MAX_COMPRESSRATIO = 1.02
-TEST_FILE = "tengig-pool-{}.dat"  # one per repeat
+TEST_FILE = "tengig-pool-{}.dat"  # one per repeat of a sequential test
+RANDOM_FILE = "tengig-pool-random.dat"  # the random tests' one file (uncached writes)
 
 
 class PoolBenchRequest(BaseModel):
@@ -45,8 +47,8 @@ class PoolBenchRequest(BaseModel):
     preset: PresetName = Field("quick", description="quick: SEQ1M Q8T1 + RND4K Q32T1, 3 runs; full: all four, 5 runs.")
     repeats: int | None = Field(None, ge=1, le=20, description="Override the preset's runs per test.")
     working_set: int | None = Field(
-        None, gt=0, description="Test file size, bytes; must be >= 2 x the ARC size (default: the larger of "
-        "2 x ARC and the preset's minimum).")
+        None, gt=0, description="Test file size, bytes (default: the preset's; at least 64 MiB, and at least 2 x "
+        "the ARC where the ARC cannot be kept out by uncached writes).")
     ioengine: Literal["libaio", "posixaio", "psync"] = Field("libaio", description="fio ioengine (posixaio on FreeBSD).")
 
 
@@ -71,6 +73,9 @@ class PoolBenchResult(BaseModel):
     working_set_bytes: int
     arc_max_bytes: int
     arc_source: str
+    cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
+    bytes_written: int | None = Field(None, description="Bytes this run wrote to the pool: fio's writes and the "
+                                      "random test file's layout.")
     recordsize_bytes: int
     compressratio: float = Field(description="Of the scratch dataset after the writes (must be ~1.00).")
     phases: list[PoolPhase]
@@ -87,20 +92,6 @@ class PoolBenchResult(BaseModel):
                 out.append(Ceiling(component="pool", direction=direction, bytes_per_s=p.bytes_per_s.median,
                                    provenance="measured", label=f"pool {self.pool} fio {p.test} {direction}"))
         return out
-
-
-def working_set_for(arc_max: int, preset: PoolPreset, requested: int | None, *, field: str = "working_set") -> int:
-    """Bytes per test file: at least 2 x ARC (and the preset's minimum), rounded up to whole MiB."""
-    floor = ARC_FACTOR * arc_max
-    if requested is not None:
-        if requested < floor:
-            raise ValidationError.one(
-                field, f"{format_size(requested)} is smaller than {ARC_FACTOR} x the ARC "
-                f"({format_size(arc_max)}): the reads would come from RAM; use at least {format_size(floor)}")
-        size = requested
-    else:
-        size = max(floor, preset.min_working_set)
-    return math.ceil(size / MiB) * MiB
 
 
 def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolPreset, ioengine: str) -> list[str]:
@@ -150,7 +141,7 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
         io = require_io(jobs[0], direction)
         if direction == "read":
             d = delta(before, read_arc(ctx, host))
-            arc_total = ArcDelta(hits=arc_total.hits + d.hits, misses=arc_total.misses + d.misses)
+            arc_total = arc_total + d
         speeds.append(io.bytes_per_s)
         iops.append(io.iops)
         moved.append(io.bytes)
@@ -182,23 +173,33 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
     for name in swept:
         storage.destroy(name)
     arc = read_arc(ctx, host)
-    size = working_set_for(arc.c_max, preset, req.working_set)
     space = storage.space(req.pool)
-    if space.fill_after(size * repeats) > MAX_FILL:
-        raise BenchRefused(
-            f"pool {req.pool} has {format_size(space.available)} free of {format_size(space.total)}; reads the "
-            f"ARC ({format_size(arc.c_max)}) cannot serve need {repeats} files of {format_size(size)} "
-            f"({ARC_FACTOR} x ARC, one per run), which would fill the pool past {100 * MAX_FILL:.0f}%: free "
-            "some space, use fewer repeats, or shrink the ARC (zfs_arc_max) before measuring")
     info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
     try:
-        paths = [f"{info.mountpoint.rstrip('/')}/{TEST_FILE.format(i)}" for i in range(repeats)]
+        policy = keep_arc_out(storage, info.name)
+        size = file_size(policy, arc.c_max, preset.working_set, req.working_set, field="working_set")
+        random_tests = any(not t.sequential for t in preset.tests)
+        at_once = size * (repeats + (1 if policy.uncached and random_tests else 0))
+        if space.fill_after(at_once) > MAX_FILL:
+            raise BenchRefused(
+                f"pool {req.pool} has {format_size(space.available)} free of {format_size(space.total)}; {repeats} "
+                f"files of {format_size(size)} ({policy.note}) would fill it past {100 * MAX_FILL:.0f}%: free some "
+                "space, use fewer repeats" + (" or a smaller working_set" if policy.uncached else
+                                              ", or shrink the ARC (zfs_arc_max) before measuring"))
+        root = info.mountpoint.rstrip("/")
+        sequential = [f"{root}/{TEST_FILE.format(i)}" for i in range(repeats)]
+        # uncached, the random tests share one file: no read of it stays in the ARC to warm the next
+        random = [f"{root}/{RANDOM_FILE}"] * repeats if policy.uncached else sequential
         phases = []
         steps = [(t, d) for t in preset.tests for d in ("write", "read")]
         ratio = None
         for n, (test, direction) in enumerate(steps):
             part = ctx.part(5 + 90 * n / len(steps), 5 + 90 * (n + 1) / len(steps))
-            phases.append(_run_phase(part, host, req, preset, test, direction, paths, size))
+            paths = sequential if test.sequential else random
+            if policy.uncached and direction == "write" and test.sequential:
+                ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
+            with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
+                phases.append(_run_phase(part, host, req, preset, test, direction, paths, size))
             if direction == "write" and ratio is None:
                 ratio = storage.compressratio(info.name)
                 if ratio > MAX_COMPRESSRATIO:
@@ -206,10 +207,12 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                         f"the test data compressed {ratio:.2f}x on {info.name}: the pool wrote less than fio "
                         "reported, so the write figure would be inflated")
         ctx.report(100, f"pool {req.pool} done")
+        laid_out = size if policy.uncached and random_tests else 0
         return PoolBenchResult(
             pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size, arc_max_bytes=arc.c_max,
             arc_source=arc.source, recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
-            swept=swept,
+            swept=swept, cache_policy=policy,
+            bytes_written=laid_out + sum(sum(p.bytes_moved) for p in phases if p.direction == "write"),
         )
     finally:
         _destroy_quietly_if_failing(storage, info.name)

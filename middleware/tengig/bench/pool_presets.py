@@ -35,12 +35,14 @@ class PoolPreset(BaseModel):
     repeats: int = Field(ge=1, description="Runs of each test; the median is reported with the CV.")
     random_seconds: int = Field(ge=1, description="Time-based length of each random test, s.")
     ramp_seconds: int = Field(ge=0, description="fio ramp_time before random tests are measured, s.")
-    min_working_set: int = Field(description="Smallest test file, bytes (also at least 2 x ARC).")
+    working_set: int = Field(description="Bytes per pool test file (at least 2 x ARC where the ARC cannot be kept "
+                             "out otherwise, bench/cache_policy.py).")
+    smb_file: int = Field(description="Bytes per SMB copy (the same rule).")
 
 
 PRESETS: dict[str, PoolPreset] = {
     "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=2,
-                        ramp_seconds=0, min_working_set=256 * MiB),
+                        ramp_seconds=0, working_set=512 * MiB, smb_file=256 * MiB),
     "full": PoolPreset(name="full", tests=list(ALL_TESTS), repeats=5, random_seconds=10, ramp_seconds=2,
-                       min_working_set=1 * GiB),
+                       working_set=2 * GiB, smb_file=1 * GiB),
 }

@@ -3,7 +3,7 @@ the verdict and the advice; the pool's tests with median, CV and ARC hit ratio. 
 MB/s = 10^6 bytes/s (as disk makers and the targets use), MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s."""
 from __future__ import annotations
 
-from ..units import MiB
+from ..units import MiB, format_size
 from ..verdict.models import Ceiling, DirectionVerdict, Verdict
 from .suite import BenchReport, ClientReport
 
@@ -74,6 +74,8 @@ def report_text(report: BenchReport) -> str:
         out.append(f"pool {p.pool}: working set {p.working_set_bytes // MiB} MiB per run (ARC max "
                    f"{p.arc_max_bytes // MiB} MiB), recordsize {p.recordsize_bytes // 1024} KiB, "
                    f"compressratio {p.compressratio:.2f}x")
+        if p.cache_policy:
+            out.append(f"  ARC kept out: {p.cache_policy.note}")
         for ph in p.phases:
             cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
             arc = f", ARC hits {100 * ph.arc_hit_ratio:.1f}%" if ph.arc_hit_ratio is not None else ""
@@ -94,6 +96,8 @@ def report_text(report: BenchReport) -> str:
         out += ["", "Aggregate verdict (all clients at once):", *("  " + line for line in verdict_table(v)), "",
                 "  " + v.summary]
         out += [f"  - [{a.severity}] {a.text}" for a in v.advice]
+    if report.bytes_written is not None:
+        out += ["", f"bytes written to the NAS's pool by this run: {format_size(report.bytes_written)}"]
     out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
             "(docs/physics.md §1), everything else measured."]
     return "\n".join(out)

@@ -247,8 +247,9 @@ class BenchSession:
 
 
 def _client_name(hostname: str) -> str:
-    """A short, safe label from what the client calls itself (it ends up in reports, never in argv)."""
-    label = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in hostname.split(".")[0].lower()).strip("-")
+    """A short, safe label from what the client calls itself: ASCII letters, digits and dashes (it ends up in
+    reports and names the client's directory in the share, checked again by desk.instructions.REMOTE_RE)."""
+    label = "".join(ch if (ch.isascii() and ch.isalnum()) or ch == "-" else "-" for ch in hostname.split(".")[0].lower()).strip("-")
     return (label or "client")[:CLIENT_NAME_CHARS]
 
 

@@ -20,7 +20,8 @@ from ..units import MiB, format_size
 from ..verdict.models import Ceiling
 from .arc import ArcDelta, delta, read_arc
 from .context import BenchContext
-from .pool import drop_caches, working_set_for
+from .cache_policy import LARGER_THAN_ARC, CachePolicy, file_size
+from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
 from .smb_probes import (
     LinkCounters, SmbSession, parse_cpu_ticks, parse_link_counters, parse_smbd_pids, parse_smbstatus_session,
@@ -76,6 +77,8 @@ class SmbBenchResult(BaseModel):
     session: SmbSession | None = Field(description="Dialect, signing, encryption (None: not observed).")
     read: SmbDirection
     write: SmbDirection
+    cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
+    bytes_written: int | None = Field(None, description="Bytes the copies wrote to the NAS's pool.")
 
     def ceilings(self) -> list[Ceiling]:
         return [Ceiling(component="smb", direction=d.direction, bytes_per_s=d.bytes_per_s.median,
@@ -166,7 +169,7 @@ def run_smb_bench(ctx: BenchContext, ep: SmbEndpoint, req: SmbBenchRequest) -> S
     preset = PRESETS[req.preset]
     repeats = req.repeats or preset.repeats
     arc = read_arc(ctx, ep.server)
-    size = working_set_for(arc.c_max, preset, req.file_size, field="file_size")
+    size = file_size(LARGER_THAN_ARC, arc.c_max, preset.smb_file, req.file_size, field="file_size")
     tag = f"{int(time.time())}-{os.getpid()}"
     src = f"{ep.client_tmpdir(req.client).rstrip('/')}/tengig-smb-{tag}.dat"
     remote = f"tengig-bench-{tag}"
@@ -197,7 +200,7 @@ def run_smb_bench(ctx: BenchContext, ep: SmbEndpoint, req: SmbBenchRequest) -> S
             reads.append(_transfer(ctx, ep, req.client, "read", f"get {remote}\\f{i}.dat /dev/null", size,
                                    rticks, rwire))
             d = delta(a0, read_arc(ctx, ep.server))
-            arc_total = ArcDelta(hits=arc_total.hits + d.hits, misses=arc_total.misses + d.misses)
+            arc_total = arc_total + d
         ctx.report(100, f"smb {req.client} done")
         return SmbBenchResult(
             client=req.client, server=ep.server, file_size=size, session=session,

@@ -17,7 +17,8 @@ from .arc import read_arc
 from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
 from .network import wait_listening
-from .pool import drop_caches, working_set_for
+from .cache_policy import LARGER_THAN_ARC, CachePolicy, file_size
+from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
 from .smb import MIN_WIRE_RATIO, SmbEndpoint, _counters
 from .stats import Repeated, summarize
@@ -57,6 +58,8 @@ class SmbConcurrentResult(BaseModel):
     file_size: int
     read: ConcurrentDirection
     write: ConcurrentDirection
+    cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
+    bytes_written: int | None = Field(None, description="Bytes the clients wrote to the NAS's pool.")
 
 
 def _job_text(name: str, path: str, direction: str, size: int) -> str:
@@ -99,7 +102,7 @@ def run_concurrent_smb(ctx: BenchContext, ep: MountedSmbEndpoint, clients: list[
                        preset: PresetName = "quick", repeats: int | None = None) -> SmbConcurrentResult:
     repeats = repeats or PRESETS[preset].repeats
     arc = read_arc(ctx, ep.server)
-    size = working_set_for(arc.c_max, PRESETS[preset], None)
+    size = file_size(LARGER_THAN_ARC, arc.c_max, PRESETS[preset].smb_file, None, field="file_size")
     tag = f"{int(time.time())}-multi"
     remote = f"tengig-bench-{tag}"
     mounts, servers = {}, []

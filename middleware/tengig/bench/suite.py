@@ -95,6 +95,8 @@ class BenchReport(BaseModel):
     aggregate_verdict: Verdict | None = Field(
         None, description="With several clients at once: what the NAS serves to all of them together against the "
         "target, and what bounds the sum (the pool, the NAS's ports, SMB).")
+    bytes_written: int | None = Field(None, description="Bytes this run wrote to the NAS's pool: the pool test's "
+                                      "files and every SMB copy to the NAS.")
 
     @property
     def verdict(self) -> Verdict | None:
@@ -164,8 +166,10 @@ def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: 
         every = {name: mtu for path in mtus.values() for name, mtu in path.items()}
         aggregate = judge_aggregate(target, pool.ceilings() if pool else [], reports, concurrent, every)
     ctx.report(100, "verdict")
+    written = [p.bytes_written for p in (pool, *(r.smb for r in reports), concurrent) if p is not None]
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
-                       clients=list(reports), smb_concurrent=concurrent, aggregate_verdict=aggregate)
+                       clients=list(reports), smb_concurrent=concurrent, aggregate_verdict=aggregate,
+                       bytes_written=sum(w for w in written if w is not None) if written else None)
 
 
 def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientReport, mtus: dict[str, int]) -> None:

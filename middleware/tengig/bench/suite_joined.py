@@ -51,7 +51,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
             if kind == "smb-concurrent":
                 concurrent = measure_joined_concurrent_smb(part, session, clients, system.nas,
                                                            {n: r.nas_port for n, r in reports.items()}, share,
-                                                           preset=req.preset, repeats=req.repeats)
+                                                           system.storage(part), preset=req.preset,
+                                                           repeats=req.repeats)
                 continue
             report = reports[client.name]
             if kind == "net":
@@ -61,7 +62,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                                                      omit=NET_OMIT[req.preset])
             else:
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
-                                                preset=req.preset, repeats=req.repeats)
+                                                system.storage(part), preset=req.preset, repeats=req.repeats)
         report = judged_report(ctx, system, req, target, pool, list(reports.values()),
                                {c.name: _mtus(c, system.nas, reports[c.name]) for c in clients}, concurrent)
         ended = "finished"

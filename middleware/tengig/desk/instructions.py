@@ -10,7 +10,10 @@ from typing import Any
 from ..errors import ValidationError
 from ..names import SHARE_RE
 
-REMOTE_RE = re.compile(r"tengig-bench-[A-Za-z0-9-]{1,80}(\\(f\d{1,2}|evict)\.dat)?")
+# A run's directory in the share: a plain one (tengig-bench-...), or a client's inside the run's scratch
+# dataset (tengig-scratch-...\CLIENT); then optionally one of its files.
+REMOTE_RE = re.compile(r"(tengig-bench-[A-Za-z0-9-]{1,80}|tengig-scratch-[A-Za-z0-9-]{1,64}\\[a-z0-9][a-z0-9-]{0,62})"
+                       r"(\\(f\d{1,2}|evict)\.dat)?")
 MIN_FILE_BYTES = 1024 * 1024
 MAX_FILE_BYTES = 256 * 1024**3
 # The bounds of every whole number an iperf3 instruction carries (the Windows kit reads them from here too).

@@ -113,6 +113,9 @@ def start_smbd(runner: Runner, paths: LabPaths, conf: Path, netns: str) -> int:
     proc = runner.spawn(
         ["smbd", "--foreground", "--no-process-group", "-s", str(conf)],
         netns=netns,
+        # only the network namespace, as on a NAS: smbd sees every file system mounted later (a run's scratch
+        # dataset); `ip netns exec` would give it a private mount namespace frozen at its start
+        netns_mode="nsenter",
         log_path=paths.logs / "smbd.log",
     )
     deadline = time.monotonic() + 20

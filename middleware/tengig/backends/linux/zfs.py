@@ -7,7 +7,7 @@ import re
 import time
 
 from ..commands import CommandContext
-from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
+from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo
 from ...errors import CommandFailed, ToolOutputError, ValidationError
 from ...names import DATASET_RE
 from ...units import parse_size
@@ -27,6 +27,16 @@ def parse_ratio(text: str) -> float:
 
 def parse_values(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def dataset_at(listing: str, path: str) -> str | None:
+    """`zfs list -H -o name,mountpoint` output -> the dataset mounted exactly at ``path``."""
+    want = path.rstrip("/") or "/"
+    for line in listing.splitlines():
+        name, _, mountpoint = line.partition("\t")
+        if mountpoint.strip().rstrip("/") == want.rstrip("/") and name.strip():
+            return name.strip()
+    return None
 
 
 class ZfsCli:
@@ -53,9 +63,17 @@ class ZfsCli:
 
     def create_scratch(self, pool: str, tag: str) -> ScratchInfo:
         self._check_pool(pool)
+        return self._create(pool, tag)
+
+    def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
+        if not DATASET_RE.fullmatch(parent):
+            raise ValidationError.one("dataset", f"{parent!r} is not a dataset name")
+        return self._create(parent, tag)
+
+    def _create(self, parent: str, tag: str) -> ScratchInfo:
         if not TAG_RE.fullmatch(tag):
             raise ValueError(f"bad scratch tag {tag!r}")
-        name = f"{pool}/{SCRATCH_PREFIX}-{tag}"
+        name = f"{parent}/{SCRATCH_PREFIX}-{tag}"
         last = ""
         for recordsize in RECORDSIZES:
             done = self._zfs(
@@ -75,6 +93,17 @@ class ZfsCli:
             raise ToolOutputError(f"`zfs get` on {name} printed {got!r}")
         return ScratchInfo(name=name, mountpoint=got[0], recordsize=parse_size(got[1]), compression=got[2],
                            atime=got[3])
+
+    def set_primarycache(self, dataset: str, value: PrimaryCache) -> None:
+        if f"/{SCRATCH_PREFIX}-" not in dataset or value not in ("all", "metadata"):
+            raise ValueError(f"refusing primarycache={value!r} on {dataset!r}: only on tengig's scratch datasets")
+        self._zfs("set", f"primarycache={value}", dataset, ctx=self.ctx.uncancellable())
+
+    def dataset_mounted_at(self, path: str) -> str | None:
+        done = self._zfs("list", "-H", "-o", "name,mountpoint", "-t", "filesystem", check=False)
+        if done.returncode != 0:
+            return None  # no ZFS here (a share on another file system)
+        return dataset_at(done.stdout, path)
 
     def compressratio(self, dataset: str) -> float:
         return parse_ratio(self._zfs("get", "-Hp", "-o", "value", "compressratio", dataset).stdout)

@@ -6,7 +6,12 @@ bench.scratch.ScratchStorage, like backends/linux/zfs.py does with the zfs CLI.
                          "user_properties": [{"key": "tengig:scratch", "value": "<tag>"}]})
     pool.dataset.delete("tank/tengig-scratch-<tag>", {"recursive": true})
 
-No quota (ZFS throttles writes near one) and no primarycache (not in the public API). Dataset
+No quota (ZFS throttles writes near one). primarycache is not in pool.dataset.*: it is set through the
+private zfs.dataset.update, as TrueNAS's own middleware does (both 25.04 and 25.10):
+
+    zfs.dataset.update("tank/tengig-scratch-<tag>", {"properties": {"primarycache": {"value": "metadata"}}})
+
+Dataset
 properties come back as {"value", "rawvalue", "parsed", "source"}; user properties as a dict keyed by
 property name.
 """
@@ -15,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, ScratchInfo
+from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo
 from ...errors import ToolOutputError, ValidationError
 from ...names import DATASET_RE
 from ...units import parse_size
@@ -62,9 +67,26 @@ class TrueNASScratch:
 
     def create_scratch(self, pool: str, tag: str) -> ScratchInfo:
         self._check_pool(pool)
+        return self._create(pool, tag)
+
+    def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
+        if not isinstance(parent, str) or not DATASET_RE.fullmatch(parent):
+            raise ValidationError.one("dataset", f"{parent!r} is not a dataset name")
+        return self._create(parent, tag)
+
+    def set_primarycache(self, dataset: str, value: PrimaryCache) -> None:
+        if f"/{SCRATCH_PREFIX}-" not in dataset or value not in ("all", "metadata"):
+            raise ValueError(f"refusing primarycache={value!r} on {dataset!r}: only on tengig's scratch datasets")
+        self.backend.call("zfs.dataset.update", dataset, {"properties": {"primarycache": {"value": value}}})
+
+    def dataset_mounted_at(self, path: str) -> str | None:
+        found = self.backend.call("pool.dataset.query", [["mountpoint", "=", path.rstrip("/")]])
+        return found[0]["id"] if found else None
+
+    def _create(self, parent: str, tag: str) -> ScratchInfo:
         if not TAG_RE.fullmatch(tag):
             raise ValueError(f"bad scratch tag {tag!r}")
-        name = f"{pool}/{SCRATCH_PREFIX}-{tag}"
+        name = f"{parent}/{SCRATCH_PREFIX}-{tag}"
         self.backend.call("pool.dataset.create", {
             "name": name, "type": "FILESYSTEM", "compression": "OFF", "sync": "STANDARD",
             "recordsize": RECORDSIZES[0], "atime": "OFF",
