@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tengig.lab import samba
-from tengig.units import MiB
+from tengig.units import GiB, MiB
 
 from .joined_harness import join, nas_api, programs_of, start_run
 
@@ -80,8 +80,10 @@ def test_desk_joins_the_nas_run_and_the_1g_link_is_the_bottleneck(shaped_lab, tm
         assert part["cache_policy"]["method"] == "uncached-writes", part["cache_policy"]
     assert client["smb"]["read"]["arc_hit_ratio"] < 0.10
     assert report["bytes_written"] == report["pool"]["bytes_written"] + client["smb"]["bytes_written"]
-    assert report["pool"]["bytes_written"] >= 3 * report["pool"]["working_set_bytes"]
-    assert client["smb"]["bytes_written"] == 3 * client["smb"]["file_size"]  # no eviction file needed
+    assert report["pool"]["bytes_written"] >= 3 * report["pool"]["working_set_bytes"]  # >= 2 sequential + 1 random
+    copies = len(client["smb"]["write"]["bytes_per_s"]["values"])
+    assert 2 <= copies <= 3 and client["smb"]["bytes_written"] == copies * client["smb"]["file_size"]  # no evict file
+    assert report["bytes_written"] < 4 * GiB  # a quick run: a few GiB, whatever the RAM
     assert report["pool"]["compressratio"] <= 1.02
     assert outcome["percents"] == sorted(outcome["percents"]) and outcome["percents"][-1] == 100  # only forward
     assert run["status"] == "success" and run["verdict"]["summary"] == verdict["summary"]

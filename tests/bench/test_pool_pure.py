@@ -98,3 +98,14 @@ def test_compressratio_parse():
     assert parse_ratio("1.00x") == 1.0 and parse_ratio("1.37") == 1.37
     with pytest.raises(ToolOutputError):
         parse_ratio("-")
+
+
+def test_repeats_stop_once_two_runs_agree_and_never_below_two():
+    from tengig.bench.stats import settled
+
+    assert not settled([100.0], 3)  # one run is no spread
+    assert settled([100.0, 101.0], 3)  # CV 0.7%: a third run would not move the median the verdict uses
+    assert not settled([100.0, 110.0], 3)  # CV 6.7%: keep going
+    assert not settled([100.0, 101.0, 100.5], 3)  # all planned runs done: nothing to stop
+    r = summarize([100.0, 101.0], planned=3)
+    assert r.stopped_early and not summarize([1.0, 2.0, 3.0], planned=3).stopped_early

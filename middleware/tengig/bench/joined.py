@@ -28,7 +28,7 @@ from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
 from .smb_probes import parse_smbstatus_session
-from .stats import summarize
+from .stats import settled, summarize
 
 SMB_MIN_WIRE_RATIO = 0.98  # SMB adds headers: the NAS's port carries at least the file's bytes
 
@@ -107,7 +107,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
     """Timed copies with the client's own SMB client, to the share and back, each checked on the NAS's
     port; the run's files in a scratch place of the share that the NAS removes itself."""
     preset_ = PRESETS[preset]
-    repeats = repeats or preset_.repeats
+    adaptive, repeats = repeats is None, repeats or preset_.repeats
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
     try:
         policy = scratch.policy
@@ -130,7 +130,9 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             finally:
                 if probe:
                     session_facts = probe.stop()
-        written = repeats * size
+            if adaptive and settled(writes, repeats):
+                break
+        written = len(writes) * size
         if not policy.uncached:
             ctx.report(50, f"smb: pushing the last file out of {nas}'s ARC")
             _checked(_ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
@@ -139,19 +141,22 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         reads, rticks, rwire = [], [], []
         arc_total = ArcDelta(hits=0, misses=0)
         with reading(storage, policy, sequential=True):
-            for i in range(repeats):
-                ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{repeats}")
+            for i in range(len(writes)):  # each file written is read once at most
+                ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{len(writes)}")
                 drop_caches(ctx, nas)
                 a0 = read_arc(ctx, nas)
                 reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
                                    rticks, rwire, copy_timeout))
                 arc_total = arc_total + delta(a0, read_arc(ctx, nas))
+                if adaptive and settled(reads, len(writes)):
+                    break
         ctx.report(100, f"smb {client.name} done")
         return SmbBenchResult(
             client=client.name, server=nas, engine=f"{client.info.os} client", file_size=size, session=session_facts,
-            write=SmbDirection(direction="write", bytes_per_s=summarize(writes), bytes_per_run=size,
+            write=SmbDirection(direction="write", bytes_per_s=summarize(writes, planned=repeats), bytes_per_run=size,
                                wire_bytes=wwire, smbd_cpu_percent=_cpu_percent(wticks, writes, size, clk)),
-            read=SmbDirection(direction="read", bytes_per_s=summarize(reads), bytes_per_run=size, wire_bytes=rwire,
+            read=SmbDirection(direction="read", bytes_per_s=summarize(reads, planned=repeats), bytes_per_run=size,
+                              wire_bytes=rwire,
                               smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio),
             cache_policy=policy, bytes_written=written,

@@ -32,7 +32,7 @@ from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, PoolPreset, PoolTest, PresetName
 from ..backends.scratch import MAX_FILL, ScratchStorage
-from .stats import Repeated, summarize
+from .stats import Repeated, settled, summarize
 
 MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
 MAX_COMPRESSRATIO = 1.02
@@ -113,14 +113,15 @@ def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
 
 
 def drop_caches(ctx: BenchContext, host: str) -> bool:
-    """Linux: write dirty pages, then drop the page cache (the ARC is handled by the working set)."""
+    """Linux: write dirty pages, then drop the page cache (the ARC is handled by bench/cache_policy.py)."""
     ctx.run(host, ["sync"], timeout=300, tool="sync")
     done = ctx.run(host, ["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=60, check=False, tool="sysctl")
     return done.returncode == 0
 
 
 def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, test: PoolTest,
-               direction: str, paths: list[str], size: int) -> PoolPhase:
+               direction: str, paths: list[str], size: int, *, adaptive: bool) -> PoolPhase:
+    """Up to len(paths) runs; ``adaptive``: fewer once the runs agree (stats.settled)."""
     repeats = len(paths)
     speeds, iops, lats, moved = [], [], [], []
     arc_total = ArcDelta(hits=0, misses=0)
@@ -148,8 +149,11 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
         if io.mean_latency_us is not None:
             lats.append(io.mean_latency_us)
         ctx.sample(phase=f"pool {test.name} {direction}", bytes_per_s=io.bytes_per_s, run=i + 1)
+        if adaptive and settled(speeds, repeats):
+            break
     phase = PoolPhase(
-        test=test.name, key=test.key, direction=direction, bytes_per_s=summarize(speeds), iops=summarize(iops),
+        test=test.name, key=test.key, direction=direction, bytes_per_s=summarize(speeds, planned=repeats),
+        iops=summarize(iops),
         mean_latency_us=summarize(lats).median if lats else None, bytes_moved=moved,
     )
     if direction == "read":
@@ -196,10 +200,13 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         for n, (test, direction) in enumerate(steps):
             part = ctx.part(5 + 90 * n / len(steps), 5 + 90 * (n + 1) / len(steps))
             paths = sequential if test.sequential else random
+            if direction == "read" and test.sequential:
+                paths = paths[:len(phases[-1].bytes_moved)]  # the files the write phase wrote, each read once
             if policy.uncached and direction == "write" and test.sequential:
                 ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
             with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
-                phases.append(_run_phase(part, host, req, preset, test, direction, paths, size))
+                phases.append(_run_phase(part, host, req, preset, test, direction, paths, size,
+                                         adaptive=req.repeats is None))
             if direction == "write" and ratio is None:
                 ratio = storage.compressratio(info.name)
                 if ratio > MAX_COMPRESSRATIO:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..units import MiB, format_size
 from ..verdict.models import Ceiling, DirectionVerdict, Verdict
+from .stats import CV_UNSTABLE_PERCENT, Repeated
 from .suite import BenchReport, ClientReport
 
 COMPONENTS = ("pool", "link", "network", "smb")
@@ -39,6 +40,13 @@ def verdict_table(verdict: Verdict) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
 
 
+def _early(r: Repeated) -> str:
+    if not r.stopped_early:
+        return ""
+    return (f"; {len(r.values)} of {r.planned} runs: they agreed within {CV_UNSTABLE_PERCENT:g}%, more would not "
+            "move the median")
+
+
 def _client_lines(c: ClientReport) -> list[str]:
     out = []
     link = c.link
@@ -55,6 +63,7 @@ def _client_lines(c: ClientReport) -> list[str]:
         how = f"{sess.dialect}, signing {sess.signing_degree}, encryption {sess.encryption_degree}" if sess else "session not observed"
         for d in (s.read, s.write):
             cv = f", CV {d.bytes_per_s.cv_percent:.1f}%" if d.bytes_per_s.cv_percent is not None else ""
+            cv += _early(d.bytes_per_s)
             cpu = f", smbd CPU {d.smbd_cpu_percent:.0f}% of a core" if d.smbd_cpu_percent is not None else ""
             arc = f", ARC hits {100 * d.arc_hit_ratio:.1f}%" if d.arc_hit_ratio is not None else ""
             out.append(f"  SMB {d.direction:5} {mb(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
@@ -78,6 +87,7 @@ def report_text(report: BenchReport) -> str:
             out.append(f"  ARC kept out: {p.cache_policy.note}")
         for ph in p.phases:
             cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
+            cv += _early(ph.bytes_per_s)
             arc = f", ARC hits {100 * ph.arc_hit_ratio:.1f}%" if ph.arc_hit_ratio is not None else ""
             out.append(f"  {ph.test:12} {ph.direction:5} {mb(ph.bytes_per_s.median):>12} {ph.iops.median:9.0f} IOPS "
                        f"({cv}{arc})")
