@@ -24,6 +24,7 @@ bench: setup
 	@.venv/bin/python scripts/bench_fidelity.py
 	@.venv/bin/python scripts/bench_api_ping.py
 	@.venv/bin/python scripts/bench_planner.py
+	@.venv/bin/python scripts/bench_arc.py
 
 # setuptools reuses build/ between builds: a module deleted since would end up in the wheel, so start clean.
 wheel: setup
