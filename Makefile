@@ -22,6 +22,8 @@ test: setup
 
 bench: setup
 	@.venv/bin/python scripts/bench_fidelity.py
+	@.venv/bin/python scripts/bench_joined.py
+	@.venv/bin/python scripts/bench_joined.py --link desk-nas=10g
 	@.venv/bin/python scripts/bench_api_ping.py
 	@.venv/bin/python scripts/bench_planner.py
 	@.venv/bin/python scripts/bench_arc.py
