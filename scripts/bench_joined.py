@@ -31,17 +31,27 @@ from tengig.units import GiB, MiB  # noqa: E402
 RAW_GET = re.compile(r"getting file .* of size (\d+) as /dev/null \(([\d.]+) KiloBytes/sec\)")
 
 
-def raw_smb_read(lab, size: int, runs: int = 3) -> float:
+def _arc(lab) -> tuple[int, int]:
+    done = lab.runner.run(["grep", "-H", "", "/zfs-kstat/zfs/arcstats/hits", "/zfs-kstat/zfs/arcstats/misses"],
+                          timeout=30)
+    values = dict(line.rsplit("/", 1)[-1].split(":") for line in done.stdout.split())
+    return int(values["hits"]), int(values["misses"])
+
+
+def raw_smb_read(lab, size: int, runs: int = 3) -> tuple[float, float]:
     src = lab.paths.run / "bench" / "raw.dat"
     src.parent.mkdir(parents=True, exist_ok=True)
     src.write_bytes(os.urandom(size))
-    rates = []
+    rates, hits, misses = [], 0, 0
     try:
         for i in range(runs):
             lab.smbclient("desk", f"put {src} raw-{i}.dat", timeout=300)
             lab.runner.run(["sync"], timeout=60)
             lab.runner.run(["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=60)
+            h0, m0 = _arc(lab)
             done = lab.smbclient("desk", f"get raw-{i}.dat /dev/null", timeout=300)
+            h1, m1 = _arc(lab)
+            hits, misses = hits + h1 - h0, misses + m1 - m0
             m = RAW_GET.search(done.stdout + done.stderr)
             if not m or int(m.group(1)) != size:
                 raise SystemExit(f"raw smbclient did not read {size} bytes: {done.stdout + done.stderr}")
@@ -49,7 +59,7 @@ def raw_smb_read(lab, size: int, runs: int = 3) -> float:
             lab.smbclient("desk", f"del raw-{i}.dat", timeout=60)
     finally:
         src.unlink()
-    return statistics.median(rates)
+    return statistics.median(rates), hits / max(1, hits + misses)
 
 
 def raw_iperf3(lab, address: str, seconds: int, omit: int) -> float:
@@ -98,10 +108,11 @@ def main() -> None:
         print(f"{args.link}: quick verdict with desk joined in {took:.1f} s (goal <= 40 s): {result['summary']}")
         smb = client["smb"]
         ours = smb["read"]["bytes_per_s"]["median"]
-        raw = raw_smb_read(lab, smb["file_size"])
+        raw, raw_hits = raw_smb_read(lab, smb["file_size"])
         print(f"SMB read {smb['file_size'] // MiB} MiB, cold: tengig {ours / MiB:.1f} MiB/s (median of "
-              f"{len(smb['read']['bytes_per_s']['values'])}), raw smbclient {raw / MiB:.1f} MiB/s, ratio "
-              f"{ours / raw:.3f} (goal >= 0.97)")
+              f"{len(smb['read']['bytes_per_s']['values'])}, ARC hits {100 * smb['read']['arc_hit_ratio']:.1f}%), "
+              f"raw smbclient {raw / MiB:.1f} MiB/s (ARC hits {100 * raw_hits:.1f}%), ratio {ours / raw:.3f} "
+              "(goal >= 0.97)")
         one = next(m for m in client["network"] if m["streams"] == 1 and m["direction"] == "write")
         raw_bps = raw_iperf3(lab, client["link"]["server_address"], NET_SECONDS["quick"], NET_OMIT["quick"])
         print(f"iperf3 desk -> nas 1 stream: tengig {one['goodput_bps'] / 1e9:.3f} Gb/s, raw {raw_bps / 1e9:.3f} "
