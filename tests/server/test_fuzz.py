@@ -30,8 +30,8 @@ from .checks import assert_no_internal_error
 from .harness import open_raw, running_server
 
 FUZZ = settings(database=None, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
-PER_METHOD_EXAMPLES = 3000
-FRAME_EXAMPLES = 2000
+PER_METHOD_EXAMPLES = 2000
+FRAME_EXAMPLES = 1500
 WIRE_BATCHES, WIRE_BATCH_SIZE = 40, 16
 
 # Boundary integers on purpose: 0, -1 and numbers past every machine width are where ids break.

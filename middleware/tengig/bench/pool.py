@@ -168,8 +168,10 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
     return phase
 
 
-def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: PoolBenchRequest) -> PoolBenchResult:
-    """Measure `req.pool` on `host`. Raises (and leaves no scratch dataset) if anything could not be measured."""
+def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: PoolBenchRequest, *,
+                   default_size: int | None = None) -> PoolBenchResult:
+    """Measure `req.pool` on `host`. Raises (and leaves no scratch dataset) if anything could not be measured.
+    ``default_size``: the system's file size when the request names none (else the preset's)."""
     preset = PRESETS[req.preset]
     repeats = req.repeats or preset.repeats
     ctx.report(0, f"pool {req.pool}: looking for orphaned scratch datasets")
@@ -181,7 +183,7 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
     info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
     try:
         policy = keep_arc_out(storage, info.name)
-        size = file_size(policy, arc.c_max, preset.working_set, req.working_set, field="working_set")
+        size = file_size(policy, arc.c_max, default_size or preset.working_set, req.working_set, field="working_set")
         random_tests = any(not t.sequential for t in preset.tests)
         at_once = size * (repeats + (1 if policy.uncached and random_tests else 0))
         if space.fill_after(at_once) > MAX_FILL:

@@ -65,6 +65,8 @@ class BenchRunRequest(BaseModel):
     repeats: int | None = Field(None, ge=1, le=20, description="Runs per test (default: the preset's).")
     streams: int = Field(4, ge=1, le=64, description="iperf3 parallel streams for the N-stream test.")
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
+    working_set: int | None = Field(None, ge=64 * 2**20, le=2**40, description="Bytes per pool test file (default: "
+                                    "the preset's, or the system's own: the lab's emulated pool takes 256 MiB).")
     join: int = Field(0, ge=0, le=16, description="Desktops to wait for (system local): each joins over the "
                       "network with `tengig client join`.")
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
@@ -151,7 +153,9 @@ def plan_steps(kind: Kind, clients: Sequence[Any], *, concurrent: bool = False) 
 def pool_step(ctx: BenchContext, system: Any, req: BenchRunRequest) -> PoolBenchResult:
     """The pool's step of a run: fio on a scratch dataset of the system's pool."""
     return run_pool_bench(ctx, system.storage(ctx), system.nas,
-                          PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats))
+                          PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats,
+                                           working_set=req.working_set),
+                          default_size=getattr(system, "pool_working_set", None))
 
 
 def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: Target, pool: PoolBenchResult | None,

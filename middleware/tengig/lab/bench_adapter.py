@@ -10,6 +10,7 @@ from ..bench.network import LinkUnderTest
 from ..runner import Completed
 from . import samba
 from .lab import Lab
+from ..units import MiB
 from .plan import POOL_NAME, SHARE_DATASET, SHARE_NAME
 
 
@@ -84,6 +85,9 @@ class LabBenchSystem:
     """The lab as bench.suite.BenchSystem: nas measured from desk (and lab), pool tgtank, share //nas/share."""
 
     name = "lab"
+
+    # zfs-fuse emulates a pool (CPU-bound, 8 GiB sparse file): smaller files keep a lab run short
+    pool_working_set = 256 * MiB
 
     def __init__(self, lab: Lab):
         st = lab.require_up()

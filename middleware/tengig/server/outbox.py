@@ -27,7 +27,9 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_LIMIT_BYTES = 4 * 1024 * 1024
+# Room for the soft bound plus every call a connection may have in flight (server/session.py: 20) answered
+# at once with a large answer (core.get_methods: about 240 KB): 4 MiB was not, and dropped a client that read.
+DEFAULT_LIMIT_BYTES = 16 * 1024 * 1024
 DEFAULT_SOFT_BYTES = 1024 * 1024  # above this much waiting, the connection takes no new request
 DEFAULT_STALL_SECONDS = 30.0  # the reader waited this long without one frame leaving: the client stopped reading
 TRANSPORT_HIGH_WATER = 64 * 1024  # above this much unsent in the transport, frames wait here
