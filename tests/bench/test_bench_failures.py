@@ -129,18 +129,20 @@ class _FallbackSystem(LabBenchSystem):
         return _NoPrimarycache(ctx, self.nas)
 
 
-def test_uncached_writes_keep_a_large_arc_out_and_the_hit_counter_catches_a_fallback_that_fits(lab, store,
-                                                                                            monkeypatch):
-    """An ARC (1 GiB) larger than every file (256 MiB, the lab's): uncached writes keep the reads on the disks. With the
-    fallback and an ARC reported smaller than it is, the files fit in the ARC: the hit ratio refuses the run."""
+def test_the_arc_kept_out_with_bounded_files_and_refusals_before_writing(lab, store, monkeypatch):
+    """One lab: an ARC of 1 GiB in front of a 2 GiB pool.
+    - Uncached writes keep the reads on the disks though every file (128 MiB, the lab's) fits the ARC.
+    - With the fallback and an ARC reported smaller than it is, the files fit the real ARC: the hit counter
+      refuses the run.
+    - Files the pool cannot hold are refused before anything is written, with either method."""
     lab.down()
-    lab.up(build_spec(["desk-nas=10g"], arc_mib=1024))
+    lab.up(build_spec(["desk-nas=10g"], arc_mib=1024, pool_size=2 * 1024 * MiB))
+    stores = iter(ResultStore(store.path.parent / f"r{i}.sqlite3") for i in range(2, 9))
     try:
-        system = LabBenchSystem(lab)
-        _, report = run_and_record(system, BenchRunRequest(kind="pool"), store)
+        _, report = run_and_record(LabBenchSystem(lab), BenchRunRequest(kind="pool"), store)
         pool = report.pool
         size = pool.working_set_bytes
-        assert pool.cache_policy.method == "uncached-writes" and size == 256 * MiB < pool.arc_max_bytes
+        assert pool.cache_policy.method == "uncached-writes" and size == 128 * MiB < pool.arc_max_bytes
         reads = [p for p in pool.phases if p.direction == "read"]
         assert reads and all(p.arc_hit_ratio is not None for p in reads)
         seq = next(p for p in reads if p.key == "seq1m-q8t1")
@@ -149,29 +151,22 @@ def test_uncached_writes_keep_a_large_arc_out_and_the_hit_counter_catches_a_fall
         assert pool.bytes_written >= (reads_done + 1) * size  # the sequential files and the random one
         _nothing_left(lab)
 
+        s = next(stores)
+        err = _fail(lab, s, BenchRunRequest(kind="pool", working_set=512 * MiB))  # 4 x 512 MiB in a 2 GiB pool
+        assert isinstance(err, BenchRefused) and "past 80%" in str(err) and "512 MiB" in str(err)
+        _only_failed_row(s)
+        s = next(stores)
+        err = _fail(lab, s, BenchRunRequest(kind="pool"), system=_FallbackSystem(lab))  # 3 x 2 GiB
+        assert isinstance(err, BenchRefused) and "2 x the ARC" in str(err) and "operation not supported" in str(err)
+        _only_failed_row(s)
+
         real = pool_mod.read_arc
         monkeypatch.setattr(pool_mod, "read_arc",
                             lambda ctx, host: real(ctx, host).model_copy(update={"c_max": 4 * MiB}))
-        store2 = ResultStore(store.path.parent / "r2.sqlite3")
-        err = _fail(lab, store2, BenchRunRequest(kind="pool", repeats=1), system=_FallbackSystem(lab))
+        s = next(stores)
+        err = _fail(lab, s, BenchRunRequest(kind="pool", repeats=1), system=_FallbackSystem(lab))
         assert isinstance(err, BenchRefused) and "served from the ARC (hit ratio" in str(err)
-        _only_failed_row(store2)
-    finally:
-        lab.down()
-        lab.up(build_spec(["desk-nas=10g"]))
-
-
-def test_files_the_pool_cannot_hold_are_refused_before_writing(lab, store):
-    lab.down()
-    lab.up(build_spec(["desk-nas=10g"], arc_mib=1024, pool_size=2 * 1024 * MiB))
-    try:
-        err = _fail(lab, store, BenchRunRequest(kind="pool", working_set=512 * MiB))  # 4 x 512 MiB in a 2 GiB pool
-        assert isinstance(err, BenchRefused) and "past 80%" in str(err) and "512 MiB" in str(err)
-        _only_failed_row(store)
-        store2 = ResultStore(store.path.parent / "r2.sqlite3")
-        err = _fail(lab, store2, BenchRunRequest(kind="pool"), system=_FallbackSystem(lab))
-        assert isinstance(err, BenchRefused) and "2 x the ARC" in str(err) and "operation not supported" in str(err)
-        _only_failed_row(store2)
+        _only_failed_row(s)
     finally:
         lab.down()
         lab.up(build_spec(["desk-nas=10g"]))

@@ -53,7 +53,8 @@ def test_the_lab_is_never_chosen_silently(pool_here):
 
 def test_local_measures_this_machines_pool_here(pool_here, tmp_path):
     system = bench_system("local", "tgtank")
-    run_id, report = run_and_record(system, BenchRunRequest(kind="pool", repeats=1), ResultStore(tmp_path / "r.sqlite3"))
+    run_id, report = run_and_record(system, BenchRunRequest(kind="pool", repeats=1, working_set=64 * 2**20),
+                                    ResultStore(tmp_path / "r.sqlite3"))
     assert report.system == "local" and report.pool.pool == "tgtank"
     read = report.pool.phase("seq1m-q8t1", "read")
     assert read.bytes_per_s.median > 0 and read.arc_hit_ratio < 0.1 and report.pool.dataset.startswith("tgtank/")

@@ -32,7 +32,7 @@ def lab():
 
 def test_quick_benchmark_progress_then_verdict(lab, panel):
     # One run per test and 2 s of iperf3 keep this near half a minute; the numbers are still real.
-    report = run_scenario("run-verdict", page_url(panel), panel.api_key, {"repeats": 1, "netSeconds": 2})
+    report = run_scenario("run-verdict", page_url(panel), panel.api_key, {"repeats": 1, "netSeconds": 1})
     facts = report["facts"]
     assert facts["errors"] == []
     moving = [p for p in facts["percents"] if 0 < p < 100]

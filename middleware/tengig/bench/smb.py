@@ -209,6 +209,7 @@ def run_smb_bench(ctx: BenchContext, ep: SmbEndpoint, req: SmbBenchRequest) -> S
             read=SmbDirection(direction="read", bytes_per_s=summarize(reads), bytes_per_run=size, wire_bytes=rwire,
                               smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio),
+            cache_policy=LARGER_THAN_ARC, bytes_written=(len(writes) + 1) * size,  # the copies and the evict file
         )
     finally:
         _cleanup(ctx, ep, req.client, src, remote)

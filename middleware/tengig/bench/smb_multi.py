@@ -132,7 +132,9 @@ def run_concurrent_smb(ctx: BenchContext, ep: MountedSmbEndpoint, clients: list[
                 direction=direction, per_client={c: summarize(v) for c, v in per.items()},
                 aggregate=summarize(agg), wire_bytes=wires)
         ctx.report(100, "smb concurrent clients done")
-        return SmbConcurrentResult(clients=clients, file_size=size, read=results["read"], write=results["write"])
+        return SmbConcurrentResult(clients=clients, file_size=size, read=results["read"], write=results["write"],
+                                   cache_policy=LARGER_THAN_ARC,
+                                   bytes_written=repeats * size * len(clients))
     finally:
         for proc in servers:
             proc.terminate()

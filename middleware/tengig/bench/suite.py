@@ -66,7 +66,7 @@ class BenchRunRequest(BaseModel):
     streams: int = Field(4, ge=1, le=64, description="iperf3 parallel streams for the N-stream test.")
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
     working_set: int | None = Field(None, ge=64 * 2**20, le=2**40, description="Bytes per pool test file (default: "
-                                    "the preset's, or the system's own: the lab's emulated pool takes 256 MiB).")
+                                    "the preset's, or the system's own: the lab's emulated pool takes 128 MiB).")
     join: int = Field(0, ge=0, le=16, description="Desktops to wait for (system local): each joins over the "
                       "network with `tengig client join`.")
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")

@@ -87,7 +87,7 @@ class LabBenchSystem:
     name = "lab"
 
     # zfs-fuse emulates a pool (CPU-bound, 8 GiB sparse file): smaller files keep a lab run short
-    pool_working_set = 256 * MiB
+    pool_working_set = 128 * MiB
 
     def __init__(self, lab: Lab):
         st = lab.require_up()

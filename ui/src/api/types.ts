@@ -94,6 +94,7 @@ export interface BenchRunRequest {
   repeats?: number | null
   streams?: number
   net_seconds?: number | null
+  working_set?: number | null
   pool?: string | null
   join?: number
   join_timeout?: number

@@ -24,7 +24,7 @@ class TenGigBenchRequest(ApiInput):
     streams: int = Field(4, ge=1, le=64, description="iperf3 parallel streams for the N-stream test.")
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
     working_set: int | None = Field(None, ge=64 * 2**20, le=2**40, description="Bytes per pool test file (default: "
-                                    "the preset's, 512 MiB quick, 2 GiB full; the lab's emulated pool 256 MiB).")
+                                    "the preset's, 512 MiB quick, 2 GiB full; the lab's emulated pool 128 MiB).")
     pool: str | None = Field(None, max_length=64, description="Pool to measure (default: the system's pool); "
                              "one benchmark per pool runs at a time, a second one gets EBUSY.")
     join: int = Field(0, ge=0, le=16, description="System 'local': desktops to wait for, each joining the run over "
