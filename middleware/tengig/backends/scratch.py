@@ -16,6 +16,12 @@ PrimaryCache = Literal["all", "metadata"]
 MAX_FILL = 0.80  # never fill a pool past 80% (ZFS slows down sharply as it fills)
 
 
+def require_scratch(dataset: str, action: str) -> None:
+    """Refuse ``action`` on anything but a tengig scratch dataset (a bug, never user input)."""
+    if f"/{SCRATCH_PREFIX}-" not in dataset:
+        raise ValueError(f"refusing to {action} {dataset!r}: not a tengig scratch dataset")
+
+
 class PoolSpace(BaseModel):
     used: int = Field(description="Bytes used in the pool (root dataset used).")
     available: int = Field(description="Bytes still available to datasets.")

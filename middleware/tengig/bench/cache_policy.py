@@ -12,8 +12,6 @@ this way was read with 6 ARC hits and 512 misses; the same file written with pri
 ``larger-than-arc``, where primarycache cannot be set: every file is at least 2 x the ARC's maximum size,
 so the bytes a run writes grow with the NAS's RAM; the report says so.
 
-``not-zfs``: an SMB share on another file system; the host's page cache is dropped before each read.
-
 Whatever the method, the ARC's hits are counted around every read, and a sequential read the ARC served
 fails the run."""
 from __future__ import annotations
@@ -32,13 +30,12 @@ from ..units import MiB, format_size
 ARC_FACTOR = 2
 MIN_FILE = 64 * MiB  # below this a sequential figure is mostly ramp-up
 
-Method = Literal["uncached-writes", "larger-than-arc", "not-zfs"]
+Method = Literal["uncached-writes", "larger-than-arc"]
 
 
 class CachePolicy(BaseModel):
     method: Method = Field(description="How the ARC was kept out of the reads: uncached-writes (files written "
-                           "with primarycache=metadata, a bounded size), larger-than-arc (each file 2 x the ARC), "
-                           "not-zfs (no ARC: the share is on another file system).")
+                           "with primarycache=metadata, a bounded size) or larger-than-arc (each file 2 x the ARC).")
     dataset: str | None = Field(None, description="The scratch dataset whose primarycache the run switches.")
     note: str = Field(description="The method in words, with the reason for a fallback.")
 

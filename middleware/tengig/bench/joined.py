@@ -162,7 +162,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             cache_policy=policy, bytes_written=written,
         )
     finally:
-        close_share_scratch(ctx.uncancellable(), storage, scratch)
+        close_share_scratch(storage, scratch)
 
 
 def _checked(sub: Submission, client: JoinedClient, op: str) -> Submission:

@@ -88,7 +88,7 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
                                    read=results["read"], write=results["write"], cache_policy=policy,
                                    bytes_written=written)
     finally:
-        close_share_scratch(ctx.uncancellable(), storage, scratch)
+        close_share_scratch(storage, scratch)
 
 
 def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], timeout: float, tool: str,

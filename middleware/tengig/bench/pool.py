@@ -23,11 +23,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import BenchRefused, TengigError, ToolOutputError, ValidationError
+from ..errors import BenchRefused, TengigError, ToolOutputError
 from ..units import MiB, format_size
 from ..verdict.models import Ceiling
 from .arc import ArcDelta, delta, read_arc
-from .cache_policy import LARGER_THAN_ARC, CachePolicy, file_size, keep_arc_out, reading
+from .cache_policy import CachePolicy, file_size, keep_arc_out, reading
 from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, PoolPreset, PoolTest, PresetName

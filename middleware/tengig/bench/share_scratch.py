@@ -10,11 +10,11 @@ share, and the files are 2 x the ARC (cache_policy's fallback), as the report sa
 from __future__ import annotations
 
 import shutil
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
-from ..backends.scratch import SCRATCH_PREFIX, ScratchStorage
+from ..backends.scratch import ScratchStorage
 from ..errors import TengigError
 from .cache_policy import LARGER_THAN_ARC, CachePolicy, keep_arc_out
 from .context import BenchContext
@@ -54,27 +54,17 @@ def open_share_scratch(ctx: BenchContext, storage: ScratchStorage, nas: str, sha
         scratch.directory = PurePosixPath(info.mountpoint).name
         scratch.policy = keep_arc_out(storage, info.name)
     except BaseException:
-        close_share_scratch(ctx, storage, scratch)
+        close_share_scratch(storage, scratch)
         raise
     return scratch
 
 
-def close_share_scratch(ctx: BenchContext, storage: ScratchStorage, scratch: ShareScratch) -> None:
-    """Remove what the run left in the share (uncancellable: an abort must still clean up)."""
+def close_share_scratch(storage: ScratchStorage, scratch: ShareScratch) -> None:
+    """Remove what the run left in the share (the storage's destroy cannot be cancelled: an abort must
+    still clean up)."""
     if scratch.dataset:
-        if f"/{SCRATCH_PREFIX}-" not in scratch.dataset:
-            raise AssertionError(f"refusing to destroy {scratch.dataset}: not a tengig scratch dataset")
-        storage.destroy(scratch.dataset)
+        storage.destroy(scratch.dataset)  # refuses anything but a tengig scratch dataset
         return
-    root = PurePosixPath(scratch.share.path)
-    for path in sorted(p for p in _children(root) if p.name.startswith(f"{PLAIN_PREFIX}{scratch.tag}-")):
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def _children(root: PurePosixPath):
-    from pathlib import Path
-
-    try:
-        return [p for p in Path(root).iterdir() if p.is_dir()]
-    except OSError:
-        return []
+    for path in Path(scratch.share.path).glob(f"{PLAIN_PREFIX}{scratch.tag}-*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)

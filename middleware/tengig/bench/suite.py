@@ -170,10 +170,11 @@ def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: 
         every = {name: mtu for path in mtus.values() for name, mtu in path.items()}
         aggregate = judge_aggregate(target, pool.ceilings() if pool else [], reports, concurrent, every)
     ctx.report(100, "verdict")
-    written = [p.bytes_written for p in (pool, *(r.smb for r in reports), concurrent) if p is not None]
+    written = [p.bytes_written for p in (pool, *(r.smb for r in reports), concurrent)
+               if p is not None and p.bytes_written is not None]
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
                        clients=list(reports), smb_concurrent=concurrent, aggregate_verdict=aggregate,
-                       bytes_written=sum(w for w in written if w is not None) if written else None)
+                       bytes_written=sum(written) if written else None)
 
 
 def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientReport, mtus: dict[str, int]) -> None:

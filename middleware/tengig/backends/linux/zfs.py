@@ -7,7 +7,9 @@ import re
 import time
 
 from ..commands import CommandContext
-from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo
+from ..scratch import (
+    RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo, require_scratch,
+)
 from ...errors import CommandFailed, ToolOutputError, ValidationError
 from ...names import DATASET_RE
 from ...units import parse_size
@@ -31,10 +33,10 @@ def parse_values(text: str) -> list[str]:
 
 def dataset_at(listing: str, path: str) -> str | None:
     """`zfs list -H -o name,mountpoint` output -> the dataset mounted exactly at ``path``."""
-    want = path.rstrip("/") or "/"
+    want = path.rstrip("/")
     for line in listing.splitlines():
         name, _, mountpoint = line.partition("\t")
-        if mountpoint.strip().rstrip("/") == want.rstrip("/") and name.strip():
+        if mountpoint.strip().rstrip("/") == want and name.strip():
             return name.strip()
     return None
 
@@ -95,8 +97,9 @@ class ZfsCli:
                            atime=got[3])
 
     def set_primarycache(self, dataset: str, value: PrimaryCache) -> None:
-        if f"/{SCRATCH_PREFIX}-" not in dataset or value not in ("all", "metadata"):
-            raise ValueError(f"refusing primarycache={value!r} on {dataset!r}: only on tengig's scratch datasets")
+        require_scratch(dataset, f"set primarycache={value} on")
+        if value not in ("all", "metadata"):
+            raise ValueError(f"primarycache={value!r}: tengig sets only all or metadata")
         self._zfs("set", f"primarycache={value}", dataset, ctx=self.ctx.uncancellable())
 
     def dataset_mounted_at(self, path: str) -> str | None:
@@ -109,8 +112,7 @@ class ZfsCli:
         return parse_ratio(self._zfs("get", "-Hp", "-o", "value", "compressratio", dataset).stdout)
 
     def destroy(self, dataset: str) -> None:
-        if f"/{SCRATCH_PREFIX}-" not in dataset:
-            raise ValueError(f"refusing to destroy {dataset!r}: not a tengig scratch dataset")
+        require_scratch(dataset, "destroy")
         for attempt in range(DESTROY_TRIES):
             # zfs-fuse can hold a just-closed dataset "busy" indefinitely; -f (force unmount) is safe here:
             # the dataset is tengig's own scratch space.

@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..scratch import RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo
+from ..scratch import (
+    RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo, require_scratch,
+)
 from ...errors import ToolOutputError, ValidationError
 from ...names import DATASET_RE
 from ...units import parse_size
@@ -75,8 +77,9 @@ class TrueNASScratch:
         return self._create(parent, tag)
 
     def set_primarycache(self, dataset: str, value: PrimaryCache) -> None:
-        if f"/{SCRATCH_PREFIX}-" not in dataset or value not in ("all", "metadata"):
-            raise ValueError(f"refusing primarycache={value!r} on {dataset!r}: only on tengig's scratch datasets")
+        require_scratch(dataset, f"set primarycache={value} on")
+        if value not in ("all", "metadata"):
+            raise ValueError(f"primarycache={value!r}: tengig sets only all or metadata")
         self.backend.call("zfs.dataset.update", dataset, {"properties": {"primarycache": {"value": value}}})
 
     def dataset_mounted_at(self, path: str) -> str | None:
@@ -113,8 +116,7 @@ class TrueNASScratch:
             raise ToolOutputError(f"pool.dataset.query {dataset}: unreadable compressratio {ratio!r}") from None
 
     def destroy(self, dataset: str) -> None:
-        if f"/{SCRATCH_PREFIX}-" not in dataset:
-            raise ValueError(f"refusing to destroy {dataset!r}: not a tengig scratch dataset")
+        require_scratch(dataset, "destroy")
         if self._dataset(dataset) is None:
             return  # already gone: what an abort after a crash finds
         self.backend.call("pool.dataset.delete", dataset, {"recursive": True})
