@@ -9,7 +9,6 @@ Usage: .venv/bin/python scripts/bench_fidelity.py [--link desk-nas=1g]   (takes 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import tempfile
@@ -23,24 +22,9 @@ from tengig.lab import Lab, build_spec
 from tengig.lab.bench_adapter import LabBenchSystem, LabHosts, LabSmbEndpoint, lab_link
 from tengig.results.store import ResultStore
 from tengig.units import MiB
+from raw_tools import raw_iperf3  # scripts/raw_tools.py
 
 RAW_GET = re.compile(r"getting file .* of size (\d+) as /dev/null \(([\d.]+) KiloBytes/sec\)")
-
-
-def raw_iperf3(lab, link, seconds):
-    server = lab.spawn(link.server, ["iperf3", "-s", "-1", "-B", link.server_address, "-p", "5299"],
-                       log_name="fidelity-iperf3.log")
-    try:
-        time.sleep(0.5)
-        done = lab.run(link.client, ["iperf3", "-c", link.server_address, "-B", link.client_address, "-p", "5299",
-                                     "-t", str(seconds), "-O", "1", "-J"], timeout=seconds + 30)
-        doc = json.loads(done.stdout)
-        if doc.get("error"):
-            raise SystemExit(f"raw iperf3 failed: {doc['error']}")
-        return doc["end"]["sum_received"]["bits_per_second"]
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def raw_smbclient_read(lab, size):
@@ -72,7 +56,8 @@ def main() -> None:
     try:
         link = lab_link(lab, "desk")
         ours = measure(BenchContext(LabHosts(lab)), link, direction="write", seconds=args.seconds, omit=1).goodput_bps
-        raw = raw_iperf3(lab, link, args.seconds)
+        raw = raw_iperf3(lab, link.server, link.client, link.server_address, args.seconds,
+                         bind=link.client_address)
         print(f"link {link.name}: tengig {ours / 1e6:.1f} Mb/s, raw iperf3 {raw / 1e6:.1f} Mb/s, ratio {ours / raw:.4f}")
 
         smb = run_smb_bench(BenchContext(LabHosts(lab)), LabSmbEndpoint(lab), SmbBenchRequest(client="desk"))

@@ -12,7 +12,6 @@ Usage: .venv/bin/python scripts/bench_joined.py [--link desk-nas=1g]   (takes th
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics
@@ -27,6 +26,7 @@ from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  t
 from tengig.bench.suite import NET_OMIT, NET_SECONDS  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
 from tengig.units import GiB, MiB  # noqa: E402
+from raw_tools import raw_iperf3  # noqa: E402  scripts/raw_tools.py
 
 RAW_GET = re.compile(r"getting file .* of size (\d+) as /dev/null \(([\d.]+) KiloBytes/sec\)")
 
@@ -60,21 +60,6 @@ def raw_smb_read(lab, size: int, runs: int = 3) -> tuple[float, float]:
     finally:
         src.unlink()
     return statistics.median(rates), hits / max(1, hits + misses)
-
-
-def raw_iperf3(lab, address: str, seconds: int, omit: int) -> float:
-    server = lab.spawn("nas", ["iperf3", "-s", "-1", "-B", address, "-p", "5299"], log_name="bench-iperf3.log")
-    try:
-        time.sleep(0.5)
-        done = lab.run("desk", ["iperf3", "-c", address, "-p", "5299", "-t", str(seconds), "-O", str(omit), "-J"],
-                       timeout=seconds + 30)
-        doc = json.loads(done.stdout)
-        if doc.get("error"):
-            raise SystemExit(f"raw iperf3 failed: {doc['error']}")
-        return doc["end"]["sum_received"]["bits_per_second"]
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def main() -> None:
@@ -114,7 +99,8 @@ def main() -> None:
               f"raw smbclient {raw / MiB:.1f} MiB/s (ARC hits {100 * raw_hits:.1f}%), ratio {ours / raw:.3f} "
               "(goal >= 0.97)")
         one = next(m for m in client["network"] if m["streams"] == 1 and m["direction"] == "write")
-        raw_bps = raw_iperf3(lab, client["link"]["server_address"], NET_SECONDS["quick"], NET_OMIT["quick"])
+        raw_bps = raw_iperf3(lab, "nas", "desk", client["link"]["server_address"], NET_SECONDS["quick"],
+                             omit=NET_OMIT["quick"])
         print(f"iperf3 desk -> nas 1 stream: tengig {one['goodput_bps'] / 1e9:.3f} Gb/s, raw {raw_bps / 1e9:.3f} "
               f"Gb/s, ratio {one['goodput_bps'] / raw_bps:.4f} (goal within 0.98-1.02)")
         print(f"bytes written to the pool by the run: {report['bytes_written'] / GiB:.2f} GiB "
