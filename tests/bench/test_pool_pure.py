@@ -109,3 +109,60 @@ def test_repeats_stop_once_two_runs_agree_and_never_below_two():
     assert not settled([100.0, 101.0, 100.5], 3)  # all planned runs done: nothing to stop
     r = summarize([100.0, 101.0], planned=3)
     assert r.stopped_early and not summarize([1.0, 2.0, 3.0], planned=3).stopped_early
+
+
+def test_the_median_of_all_planned_runs_is_bounded_by_the_runs_so_far():
+    """Checked against every way the remaining runs could land (a grid below, between and above)."""
+    import itertools
+    import statistics
+
+    from tengig.bench.stats import median_bounds
+
+    assert median_bounds([100.0], 3) is None  # two runs left could put the median anywhere
+    assert median_bounds([120.0, 100.0], 3) == (100.0, 120.0)
+    assert median_bounds([1.0, 2.0], 5) is None
+    for done, planned in (([100.0, 120.0], 3), ([90.0, 100.0, 130.0], 5), ([90.0, 100.0, 130.0], 4),
+                          ([80.0, 95.0, 100.0, 130.0], 5)):
+        low, high = median_bounds(done, planned)
+        for rest in itertools.product((0.0, 85.0, 97.0, 110.0, 125.0, 1e6), repeat=planned - len(done)):
+            assert low <= statistics.median(done + list(rest)) <= high, (done, rest)
+
+
+def test_repeats_stop_once_no_run_left_could_change_the_verdict():
+    from tengig.bench.stats import settled
+
+    link = [("the link ceiling 117.7 MB/s", 117.7e6)]
+    # 204 and 222 MB/s: 10% apart, yet a third run cannot pull the median of three below the link's 117.7
+    why = settled([204e6, 222e6], 3, link)
+    assert why == "no run left could move the median across the link ceiling 117.7 MB/s"
+    # ... but 110 and 125 straddle it: the third run decides which side the median lands
+    assert settled([110e6, 125e6], 3, link) is None
+    # the same spread with no figure to compare (against=None) keeps the old rule: CV over 3%, go on
+    assert settled([204e6, 222e6], 3) is None
+    # a test the verdict does not use (against=[]) stops at two runs, and never at one
+    assert settled([1.0, 5.0], 3, []) == "the verdict does not use this test"
+    assert settled([1.0], 3, []) is None
+    # five planned: two runs bound nothing, three do
+    assert settled([204e6, 222e6], 5, link) is None
+    assert settled([204e6, 222e6, 250e6], 5, link)
+    r = summarize([204e6, 222e6], planned=3, stopped_because="because")
+    assert r.stopped_because == "because" and summarize([1.0, 2.0, 3.0], planned=3, stopped_because="x").stopped_because is None
+
+
+def test_the_verdicts_thresholds_are_the_figures_it_compares():
+    from tengig.verdict.models import Ceiling
+    from tengig.verdict.targets import find_target
+    from tengig.verdict.thresholds import link_ceiling, pool_thresholds, smb_thresholds
+
+    hdd = find_target("hdd-15k-best")
+    link = [link_ceiling(1e9, 1500, d) for d in ("read", "write")]
+    read = pool_thresholds(hdd, "read", link)
+    assert [round(v / 1e6, 1) for _, v in read] == [223.4, 117.7]
+    assert read[0][0] == "the target's 223.4 MB/s" and read[1][0] == "the link ceiling 117.7 MB/s"
+    # a target with no write figure: only the link
+    assert [round(v / 1e6, 1) for _, v in pool_thresholds(hdd, "write", link)] == [117.7]
+    pool = Ceiling(component="pool", direction="read", bytes_per_s=80e6, provenance="measured", label="fio")
+    net = Ceiling(component="network", direction="read", bytes_per_s=110e6, provenance="measured", label="iperf3")
+    smb = smb_thresholds(hdd, "read", [*link, pool, net])
+    # SMB against the target, and against 70% of the lowest of pool/link/network (here the pool's 80 MB/s)
+    assert smb[0][1] == hdd.read_bytes_per_s and smb[1] == ("70% of the pool ceiling 80.00 MB/s", 0.7 * 80e6)

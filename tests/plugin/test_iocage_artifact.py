@@ -193,7 +193,7 @@ def test_rc_script_follows_rc_subr_conventions():
     post_install = (PLUGIN / "post_install.sh").read_text()
     for var, rc_var in (("user", "tengig_user"), ("dbdir", "tengig_dbdir"), ("venv", "tengig_venv")):
         assert re.search(rf"^{var}=(\S+)", post_install, flags=re.M)[1] == rc_default(RC_SCRIPT, rc_var), var
-    assert f"venv=\"${{share}}/venv\"" in INSTALL_WHEEL.read_text()
+    assert "venv=\"${share}/venv\"" in INSTALL_WHEEL.read_text()
     assert rc_default(RC_SCRIPT, "tengig_venv") == "/usr/local/share/tengig/venv"
 
 

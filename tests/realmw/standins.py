@@ -12,7 +12,7 @@ def install_standins(middleware, args) -> None:
     from middlewared.api import api_method
     from middlewared.api.current import AuthLoginExArgs, AuthLoginExResult
     from middlewared.auth import SessionManagerCredentials
-    from middlewared.service import Service, pass_app, private
+    from middlewared.service import Service, private
 
     username, _, password = args.user.partition(":")
     api_key = args.api_key

@@ -28,8 +28,9 @@ from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
 from .smb_probes import parse_smbstatus_session
-from .stats import settled, summarize
+from .stats import Threshold, settled, summarize
 
+LINE_FULL_PERCENT = 97.0  # one stream at this share of the line's goodput has filled it
 SMB_MIN_WIRE_RATIO = 0.98  # SMB adds headers: the NAS's port carries at least the file's bytes
 
 
@@ -55,13 +56,23 @@ def _ask(ctx: BenchContext, session: BenchSession, client: JoinedClient, kind: s
 
 
 def measure_joined_link(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
-                        *, streams: int, seconds: int, omit: int, tcp_port: int = BASE_PORT) -> list[NetMeasurement]:
+                        *, streams: int, seconds: int, omit: int, tcp_port: int = BASE_PORT,
+                        skip_when_line_full: bool = False) -> tuple[list[NetMeasurement], list[str]]:
     """1 stream and N streams, read (the NAS sends) and write, iperf3 on the client against a server on
-    the NAS bound to the link; every test's bytes checked on the NAS's port."""
+    the NAS bound to the link; every test's bytes checked on the NAS's port. ``skip_when_line_full``: leave
+    out the N-stream test of a direction where one stream already reached LINE_FULL_PERCENT of the line's
+    goodput (more streams cannot carry more, and the verdict's one-stream advice cannot fire). Returns the
+    measurements and, for each test left out, why."""
     link = link_of(client, nas, port)
     plan = [(d, s) for s in sorted({1, streams}) for d in ("read", "write")]
-    out = []
+    out: list[NetMeasurement] = []
+    skipped: list[str] = []
     for i, (direction, n) in enumerate(plan):
+        one = next((m for m in out if m.direction == direction and m.streams == 1), None)
+        if skip_when_line_full and n > 1 and one and (one.percent_of_ceiling or 0) >= LINE_FULL_PERCENT:
+            skipped.append(f"{direction} {n} streams: not run, 1 stream already reached "
+                           f"{one.percent_of_ceiling:.1f}% of the line's {one.ceiling_bps / 1e9:.3g} Gb/s goodput")
+            continue
         ctx.report(100 * i / len(plan), f"iperf3 {link.name} {direction} {n} stream(s)")
         server = ctx.spawn(nas, ["iperf3", "-s", "-1", "-B", link.server_address, "-p", str(tcp_port)],
                            log_name=f"iperf3-{client.name}-{tcp_port}")
@@ -78,7 +89,7 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
         out.append(_net_result(link, client, port, direction, n, sub, before, after))
         ctx.sample(phase=f"network {link.name} {direction} {n} stream(s)", bytes_per_s=out[-1].goodput_bps / 8)
     ctx.report(100, f"iperf3 {link.name} done")
-    return out
+    return out, skipped
 
 
 def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direction: str, streams: int,
@@ -103,9 +114,11 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
 
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
                        share: NasShare, storage: ScratchStorage, *, preset: PresetName,
-                       repeats: int | None) -> SmbBenchResult:
+                       repeats: int | None, against: dict[str, list[Threshold]] | None = None) -> SmbBenchResult:
     """Timed copies with the client's own SMB client, to the share and back, each checked on the NAS's
-    port; the run's files in a scratch place of the share that the NAS removes itself."""
+    port; the run's files in a scratch place of the share that the NAS removes itself. Without
+    ``repeats``, each direction stops once more copies could not change the verdict (``against``: per
+    direction, the figures it compares SMB with; stats.settled)."""
     preset_ = PRESETS[preset]
     adaptive, repeats = repeats is None, repeats or preset_.repeats
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
@@ -121,6 +134,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                       tool="smb prepare"), client, "prepare")
         writes, wticks, wwire = [], [], []
         session_facts = None
+        enough_w = enough_r = None
         for i in range(repeats):
             ctx.report(5 + 45 * i / repeats, f"smb write {client.name} -> {nas} run {i + 1}/{repeats}")
             probe = _SessionProbe(ctx, nas, share, client.peer_address) if i == 0 else None
@@ -130,7 +144,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             finally:
                 if probe:
                     session_facts = probe.stop()
-            if adaptive and settled(writes, repeats):
+            if adaptive and (enough_w := settled(writes, repeats, (against or {}).get("write"))):
                 break
         written = len(writes) * size
         if not policy.uncached:
@@ -148,14 +162,18 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                 reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
                                    rticks, rwire, copy_timeout))
                 arc_total = arc_total + delta(a0, read_arc(ctx, nas))
-                if adaptive and settled(reads, len(writes)):
+                if adaptive and (enough_r := settled(reads, len(writes), (against or {}).get("read"))):
                     break
         ctx.report(100, f"smb {client.name} done")
         return SmbBenchResult(
             client=client.name, server=nas, engine=f"{client.info.os} client", file_size=size, session=session_facts,
-            write=SmbDirection(direction="write", bytes_per_s=summarize(writes, planned=repeats), bytes_per_run=size,
+            write=SmbDirection(direction="write",
+                               bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
+                               bytes_per_run=size,
                                wire_bytes=wwire, smbd_cpu_percent=_cpu_percent(wticks, writes, size, clk)),
-            read=SmbDirection(direction="read", bytes_per_s=summarize(reads, planned=repeats), bytes_per_run=size,
+            read=SmbDirection(direction="read",
+                              bytes_per_s=summarize(reads, planned=len(writes), stopped_because=enough_r),
+                              bytes_per_run=size,
                               wire_bytes=rwire,
                               smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio),

@@ -11,7 +11,10 @@ Honest by construction (docs/physics.md §6):
 - every repeat has its own file (run i writes file i, and later reads it once): re-reading one file
   lets the ARC promote its blocks to the MFU list, and measured on the lab, three reads of one file
   2.5 x the ARC went 0% -> 16% -> 31% hits and 340 -> 813 MB/s: the cache, not the pool;
-- tests run one after another (never concurrently), each repeated, reported as median and CV;
+- the random tests' file is written in full before they run: a file fio's random writes left sparse would
+  read its holes from nowhere (and fio would lay it out inside the timed read);
+- tests run one after another (never concurrently), each repeated, reported as median and CV, and a test
+  stops repeating once more runs could not change the verdict (bench/stats.settled);
 - a sweep removes scratch datasets an earlier crashed run left behind (found by their user property).
 """
 from __future__ import annotations
@@ -30,9 +33,9 @@ from .arc import ArcDelta, delta, read_arc
 from .cache_policy import CachePolicy, file_size, keep_arc_out, reading
 from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
-from .pool_presets import CEILING_TEST, PRESETS, PoolPreset, PoolTest, PresetName
+from .pool_presets import CEILING_TEST, PRESETS, SEQ1M_Q8T1, PoolPreset, PoolTest, PresetName
 from ..backends.scratch import MAX_FILL, ScratchStorage
-from .stats import Repeated, settled, summarize
+from .stats import Repeated, Threshold, settled, summarize
 
 MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
 MAX_COMPRESSRATIO = 1.02
@@ -120,9 +123,12 @@ def drop_caches(ctx: BenchContext, host: str) -> bool:
 
 
 def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, test: PoolTest,
-               direction: str, paths: list[str], size: int, *, adaptive: bool) -> PoolPhase:
-    """Up to len(paths) runs; ``adaptive``: fewer once the runs agree (stats.settled)."""
+               direction: str, paths: list[str], size: int, *, adaptive: bool,
+               against: list[Threshold] | None) -> PoolPhase:
+    """Up to len(paths) runs; ``adaptive``: fewer once they are enough (stats.settled, ``against`` the figures
+    the verdict compares this phase with)."""
     repeats = len(paths)
+    enough = None
     speeds, iops, lats, moved = [], [], [], []
     arc_total = ArcDelta(hits=0, misses=0)
     dropped = True
@@ -149,10 +155,11 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
         if io.mean_latency_us is not None:
             lats.append(io.mean_latency_us)
         ctx.sample(phase=f"pool {test.name} {direction}", bytes_per_s=io.bytes_per_s, run=i + 1)
-        if adaptive and settled(speeds, repeats):
+        if adaptive and (enough := settled(speeds, repeats, against)):
             break
     phase = PoolPhase(
-        test=test.name, key=test.key, direction=direction, bytes_per_s=summarize(speeds, planned=repeats),
+        test=test.name, key=test.key, direction=direction,
+        bytes_per_s=summarize(speeds, planned=repeats, stopped_because=enough),
         iops=summarize(iops),
         mean_latency_us=summarize(lats).median if lats else None, bytes_moved=moved,
     )
@@ -169,9 +176,13 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
 
 
 def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: PoolBenchRequest, *,
-                   default_size: int | None = None) -> PoolBenchResult:
+                   default_size: int | None = None,
+                   against: dict[str, list[Threshold]] | None = None) -> PoolBenchResult:
     """Measure `req.pool` on `host`. Raises (and leaves no scratch dataset) if anything could not be measured.
-    ``default_size``: the system's file size when the request names none (else the preset's)."""
+    ``default_size``: the system's file size when the request names none (else the preset's). ``against``:
+    per direction, the figures the verdict will compare the ceiling test with (verdict/thresholds.py); a
+    phase stops repeating once its median can no longer cross one, and in quick the tests the verdict does
+    not use stop at two runs."""
     preset = PRESETS[req.preset]
     repeats = req.repeats or preset.repeats
     ctx.report(0, f"pool {req.pool}: looking for orphaned scratch datasets")
@@ -196,19 +207,29 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         sequential = [f"{root}/{TEST_FILE.format(i)}" for i in range(repeats)]
         # uncached, the random tests share one file: no read of it stays in the ARC to warm the next
         random = [f"{root}/{RANDOM_FILE}"] * repeats if policy.uncached else sequential
-        phases = []
+        phases: list[PoolPhase] = []
         steps = [(t, d) for t in preset.tests for d in ("write", "read")]
         ratio = None
+        written = sequential  # the sequential files the last write phase wrote
+        laid_out = 0
         for n, (test, direction) in enumerate(steps):
             part = ctx.part(5 + 90 * n / len(steps), 5 + 90 * (n + 1) / len(steps))
-            paths = sequential if test.sequential else random
+            paths = sequential if test.sequential else (random if policy.uncached else written)
             if direction == "read" and test.sequential:
-                paths = paths[:len(phases[-1].bytes_moved)]  # the files the write phase wrote, each read once
+                paths = written  # each file the write phase wrote, read once
             if policy.uncached and direction == "write" and test.sequential:
                 ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
+            if policy.uncached and not test.sequential and not laid_out:
+                laid_out = _lay_out(part, host, req, preset, random[0], size)
+            if test == CEILING_TEST:
+                phase_against = against.get(direction, []) if against is not None else None
+            else:
+                phase_against = [] if preset.name == "quick" else None
             with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
                 phases.append(_run_phase(part, host, req, preset, test, direction, paths, size,
-                                         adaptive=req.repeats is None))
+                                         adaptive=req.repeats is None, against=phase_against))
+            if direction == "write" and test.sequential:
+                written = paths[:len(phases[-1].bytes_moved)]
             if direction == "write" and ratio is None:
                 ratio = storage.compressratio(info.name)
                 if ratio > MAX_COMPRESSRATIO:
@@ -216,7 +237,6 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                         f"the test data compressed {ratio:.2f}x on {info.name}: the pool wrote less than fio "
                         "reported, so the write figure would be inflated")
         ctx.report(100, f"pool {req.pool} done")
-        laid_out = size if policy.uncached and random_tests else 0
         return PoolBenchResult(
             pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size, arc_max_bytes=arc.c_max,
             arc_source=arc.source, recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
@@ -225,6 +245,22 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         )
     finally:
         _destroy_quietly_if_failing(storage, info.name)
+
+
+def _lay_out(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, path: str, size: int) -> int:
+    """Write the random tests' file in full, sequentially and uncached (not timed, not reported as a figure);
+    the bytes written."""
+    ctx.report(0, f"writing the random tests' {format_size(size)} file")
+    done = ctx.run(host, fio_argv(SEQ1M_Q8T1, "write", path, size, preset, req.ioengine),
+                   timeout=_timeout(SEQ1M_Q8T1, size, preset), check=False, tool="fio")
+    jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
+    if done.returncode != 0 or not jobs:
+        detail = (done.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
+        raise ToolOutputError(f"fio could not write the random tests' file (exit {done.returncode}): {detail}")
+    io = require_io(jobs[0], "write")
+    if io.bytes < size:
+        raise ToolOutputError(f"fio wrote {format_size(io.bytes)} of the random tests' {format_size(size)} file")
+    return io.bytes
 
 
 def _destroy_quietly_if_failing(storage: ScratchStorage, name: str) -> None:

@@ -41,7 +41,7 @@ class PoolPreset(BaseModel):
 
 
 PRESETS: dict[str, PoolPreset] = {
-    "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=2,
+    "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=1,
                         ramp_seconds=0, working_set=512 * MiB, smb_file=256 * MiB),
     "full": PoolPreset(name="full", tests=list(ALL_TESTS), repeats=5, random_seconds=10, ramp_seconds=2,
                        working_set=2 * GiB, smb_file=1 * GiB),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..units import MiB, format_size
 from ..verdict.models import Ceiling, DirectionVerdict, Verdict
-from .stats import CV_UNSTABLE_PERCENT, Repeated
+from .stats import Repeated
 from .suite import BenchReport, ClientReport
 
 COMPONENTS = ("pool", "link", "network", "smb")
@@ -43,8 +43,7 @@ def verdict_table(verdict: Verdict) -> list[str]:
 def _early(r: Repeated) -> str:
     if not r.stopped_early:
         return ""
-    return (f"; {len(r.values)} of {r.planned} runs: they agreed within {CV_UNSTABLE_PERCENT:g}%, more would not "
-            "move the median")
+    return f"; {len(r.values)} of {r.planned} runs: {r.stopped_because or 'fewer files to read than planned'}"
 
 
 def _client_lines(c: ClientReport) -> list[str]:
@@ -57,6 +56,7 @@ def _client_lines(c: ClientReport) -> list[str]:
         pct = f", {m.percent_of_ceiling:.1f}% of the {m.ceiling_bps / 1e9:.3g} Gb/s ceiling" if m.percent_of_ceiling else ""
         out.append(f"  iperf3 {m.direction:5} {m.streams} stream(s): {m.goodput_bps / 1e9:.3f} Gb/s "
                    f"({mb(m.goodput_bps / 8)}){pct}, retransmits {m.retransmits}")
+    out += [f"  iperf3 {line}" for line in c.network_skipped]
     if c.smb:
         s = c.smb
         sess = s.session

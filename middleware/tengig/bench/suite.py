@@ -19,6 +19,7 @@ from ..results.models import Environment
 from ..verdict.judge import judge
 from ..verdict.models import Ceiling, Facts, Target, Verdict
 from ..verdict.targets import DEFAULT_TARGET, find_target
+from ..verdict.thresholds import link_ceiling, pool_thresholds
 from .context import BenchContext, Progress
 from .hosts import Hosts
 from .nas_port import NasPort
@@ -31,7 +32,7 @@ from .smb_multi import MountedSmbEndpoint, SmbConcurrentResult, run_concurrent_s
 from .aggregate import judge_aggregate
 
 Kind = Literal["pool", "net", "smb", "all"]
-NET_SECONDS = {"quick": 5, "full": 10}
+NET_SECONDS = {"quick": 3, "full": 10}
 NET_OMIT = {"quick": 1, "full": 2}
 
 
@@ -80,6 +81,8 @@ class ClientReport(BaseModel):
     nas_port: NasPort | None = Field(None, description="The NAS's port this client reached, as the NAS saw it.")
     link: LinkUnderTest | None = None
     network: list[NetMeasurement] = Field(default_factory=list)
+    network_skipped: list[str] = Field(default_factory=list, description="iperf3 tests the quick preset left out, "
+                                       "each with why (one stream already filled the line).")
     smb: SmbBenchResult | None = None
     verdict: Verdict | None = None
 
@@ -150,12 +153,17 @@ def plan_steps(kind: Kind, clients: Sequence[Any], *, concurrent: bool = False) 
             + [("smb-concurrent", None)] * concurrent)
 
 
-def pool_step(ctx: BenchContext, system: Any, req: BenchRunRequest) -> PoolBenchResult:
-    """The pool's step of a run: fio on a scratch dataset of the system's pool."""
+def pool_step(ctx: BenchContext, system: Any, req: BenchRunRequest, target: Target,
+              links: Sequence[LinkUnderTest | None]) -> PoolBenchResult:
+    """The pool's step of a run: fio on a scratch dataset of the system's pool, each phase repeated until
+    more runs could not change the verdict against ``target`` and the clients' ``links``."""
+    known = [link_ceiling(link.line_rate_bps, link.mtu, d) for link in links if link and link.line_rate_bps
+             for d in ("read", "write")]
     return run_pool_bench(ctx, system.storage(ctx), system.nas,
                           PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats,
                                            working_set=req.working_set),
-                          default_size=getattr(system, "pool_working_set", None))
+                          default_size=getattr(system, "pool_working_set", None),
+                          against={d: pool_thresholds(target, d, known) for d in ("read", "write")})
 
 
 def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: Target, pool: PoolBenchResult | None,
@@ -175,6 +183,15 @@ def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: 
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
                        clients=list(reports), smb_concurrent=concurrent, aggregate_verdict=aggregate,
                        bytes_written=sum(written) if written else None)
+
+
+def known_ceilings(pool: PoolBenchResult | None, report: ClientReport) -> list[Ceiling]:
+    """What the verdict will know of this client's chain so far: the pool's ceilings, its network's, and its
+    link's physical goodput (estimated)."""
+    link = report.link
+    links = [link_ceiling(link.line_rate_bps, link.mtu, d) for d in ("read", "write")] if link and link.line_rate_bps \
+        else []
+    return (pool.ceilings() if pool else []) + _net_ceilings(report.network) + links
 
 
 def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientReport, mtus: dict[str, int]) -> None:
@@ -217,7 +234,7 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
     for n, (kind, client) in enumerate(steps):
         part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
         if kind == "pool":
-            pool = pool_step(part, system, req)
+            pool = pool_step(part, system, req, target, [r.link for r in reports.values()])
         elif kind == "smb-concurrent":
             concurrent = run_concurrent_smb(part, mounted, clients, req.preset, req.repeats)
         elif kind == "net":

@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..verdict.advice import DIRECTIONS
 from ..verdict.models import Target
+from ..verdict.thresholds import smb_thresholds
 from .context import BenchContext
 from .joined import link_of, measure_joined_link, measure_joined_smb
 from .joined_concurrent import measure_joined_concurrent_smb
@@ -28,7 +30,8 @@ def _announce(ctx: BenchContext, session: BenchSession, token: str) -> Callable[
 
 
 def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
-    from .suite import NET_OMIT, NET_SECONDS, ClientReport, judged_report, plan_steps, pool_step  # suite imports us
+    from .suite import (  # suite imports us
+        NET_OMIT, NET_SECONDS, ClientReport, judged_report, known_ceilings, plan_steps, pool_step)
 
     session, token = SESSIONS.create(req.join, join_timeout=req.join_timeout)
     ended = "failed"
@@ -46,7 +49,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
         for n, (kind, client) in enumerate(steps):
             part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
             if kind == "pool":
-                pool = pool_step(part, system, req)
+                pool = pool_step(part, system, req, target, [r.link for r in reports.values()])
                 continue
             if kind == "smb-concurrent":
                 concurrent = measure_joined_concurrent_smb(part, session, clients, system.nas,
@@ -56,13 +59,15 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                 continue
             report = reports[client.name]
             if kind == "net":
-                report.network = measure_joined_link(part, session, client, system.nas, report.nas_port,
-                                                     streams=req.streams,
-                                                     seconds=req.net_seconds or NET_SECONDS[req.preset],
-                                                     omit=NET_OMIT[req.preset])
+                report.network, report.network_skipped = measure_joined_link(
+                    part, session, client, system.nas, report.nas_port, streams=req.streams,
+                    seconds=req.net_seconds or NET_SECONDS[req.preset], omit=NET_OMIT[req.preset],
+                    skip_when_line_full=req.preset == "quick")
             else:
+                known = known_ceilings(pool, report)
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
-                                                system.storage(part), preset=req.preset, repeats=req.repeats)
+                                                system.storage(part), preset=req.preset, repeats=req.repeats,
+                                                against={d: smb_thresholds(target, d, known) for d in DIRECTIONS})
         report = judged_report(ctx, system, req, target, pool, list(reports.values()),
                                {c.name: _mtus(c, system.nas, reports[c.name]) for c in clients}, concurrent)
         ended = "finished"

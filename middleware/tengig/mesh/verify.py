@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from ..bench.context import BenchContext
 from ..bench.network import LinkUnderTest, measure
 from ..errors import TengigError
-from ..ping import parse_ping
+from ..ping import PingResult, parse_ping
 from .models import MeshPlan
 
 PING_TIMEOUT = 15

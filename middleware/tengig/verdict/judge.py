@@ -26,7 +26,7 @@ from .advice import (
     smb_far_below,
     target_value,
 )
-from .ceilings import tcp_goodput_bps
+from .thresholds import link_ceiling
 from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
 
 # A measured network at or above this share of the link's goodput is the link itself at work.
@@ -46,15 +46,7 @@ def _with_link_estimates(ceilings: Sequence[Ceiling], facts: Facts) -> list[Ceil
     directions = {c.direction for c in ceilings} or set(DIRECTIONS)
     for direction in DIRECTIONS:
         if direction in directions and not any(c.component == "link" and c.direction == direction for c in ceilings):
-            out.append(
-                Ceiling(
-                    component="link",
-                    direction=direction,
-                    bytes_per_s=tcp_goodput_bps(facts.link_negotiated_bps, mtu) / 8,
-                    provenance="estimated",
-                    label=f"link {format_rate(facts.link_negotiated_bps)} TCP goodput at MTU {mtu} bytes (docs/physics.md §1)",
-                )
-            )
+            out.append(link_ceiling(facts.link_negotiated_bps, mtu, direction))
     return out
 
 
