@@ -1,4 +1,6 @@
 """The pool benchmark's pure parts: working set, fio argv, statistics, space rule, ratios."""
+from pathlib import Path
+
 import pytest
 
 from tengig.backends.linux.zfs import parse_ratio
@@ -166,3 +168,14 @@ def test_the_verdicts_thresholds_are_the_figures_it_compares():
     smb = smb_thresholds(hdd, "read", [*link, pool, net])
     # SMB against the target, and against 70% of the lowest of pool/link/network (here the pool's 80 MB/s)
     assert smb[0][1] == hdd.read_bytes_per_s and smb[1] == ("70% of the pool ceiling 80.00 MB/s", 0.7 * 80e6)
+
+
+def test_zpool_iostat_write_bandwidth_from_recorded_zfs_fuse_output():
+    from tengig.backends.linux.zfs import iostat_write_bps
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "zpool"
+    idle = (fixtures / "iostat-zfs-fuse-idle.txt").read_text()
+    assert iostat_write_bps(idle, "tgtank") == 0  # the last line (the second just gone), not the average's 5.50M
+    assert iostat_write_bps((fixtures / "iostat-zfs-fuse-writing.txt").read_text(), "tgtank") == int(99.9 * 2**20)
+    assert iostat_write_bps(idle, "tank") is None  # another pool's lines are not this pool's
+    assert iostat_write_bps((fixtures / "iostat-no-such-pool.txt").read_text(), "nosuchpool") is None

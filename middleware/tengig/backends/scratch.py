@@ -66,3 +66,8 @@ class ScratchStorage(Protocol):
     def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
         """A scratch dataset as a child of ``parent`` (so it appears inside that dataset's directory)."""
         ...
+
+    def settle_writes(self, pool: str) -> str:
+        """Wait until ``pool`` has written out what was written to it, so the reads that follow do not
+        compete with its write-back; says how it knew (or why it could not), for the report."""
+        ...

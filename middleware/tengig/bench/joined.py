@@ -154,6 +154,9 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             written += size
         reads, rticks, rwire = [], [], []
         arc_total = ArcDelta(hits=0, misses=0)
+        ctx.report(50, f"smb: waiting for {nas}'s pool to finish writing the copies")
+        write_back = (storage.settle_writes(scratch.dataset.split("/")[0]) if scratch.dataset
+                      else "not waited: the share's directory is not a ZFS dataset tengig found")
         with reading(storage, policy, sequential=True):
             for i in range(len(writes)):  # each file written is read once at most
                 ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{len(writes)}")
@@ -176,7 +179,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                               bytes_per_run=size,
                               wire_bytes=rwire,
                               smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
-                              arc_hit_ratio=arc_total.hit_ratio),
+                              arc_hit_ratio=arc_total.hit_ratio, write_back=write_back),
             cache_policy=policy, bytes_written=written,
         )
     finally:

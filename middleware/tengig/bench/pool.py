@@ -67,6 +67,8 @@ class PoolPhase(BaseModel):
     arc_hits: int | None = None
     arc_misses: int | None = None
     page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each run.")
+    write_back: str | None = Field(None, description="Reads: how tengig made sure the pool had finished writing the "
+                                   "files first (zpool sync, or zpool iostat quiet), or why it could not.")
 
 
 class PoolBenchResult(BaseModel):
@@ -225,9 +227,11 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                 phase_against = against.get(direction, []) if against is not None else None
             else:
                 phase_against = [] if preset.name == "quick" else None
+            settled_how = storage.settle_writes(req.pool) if direction == "read" else None
             with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
                 phases.append(_run_phase(part, host, req, preset, test, direction, paths, size,
                                          adaptive=req.repeats is None, against=phase_against))
+            phases[-1].write_back = settled_how
             if direction == "write" and test.sequential:
                 written = paths[:len(phases[-1].bytes_moved)]
             if direction == "write" and ratio is None:

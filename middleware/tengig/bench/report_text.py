@@ -68,6 +68,8 @@ def _client_lines(c: ClientReport) -> list[str]:
             arc = f", ARC hits {100 * d.arc_hit_ratio:.1f}%" if d.arc_hit_ratio is not None else ""
             out.append(f"  SMB {d.direction:5} {mb(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
                        f"(median of {len(d.bytes_per_s.values)} x {s.file_size // MiB} MiB{cv}{cpu}{arc})")
+        if s.read.write_back:
+            out.append(f"  SMB reads started once the pool had finished writing the copies: {s.read.write_back}")
         out.append(f"  SMB session: {how}")
     if c.verdict:
         out += ["", *("  " + line for line in verdict_table(c.verdict)), "", "  " + c.verdict.summary]
@@ -85,6 +87,9 @@ def report_text(report: BenchReport) -> str:
                    f"compressratio {p.compressratio:.2f}x")
         if p.cache_policy:
             out.append(f"  ARC kept out: {p.cache_policy.note}")
+        waits = sorted({ph.write_back for ph in p.phases if ph.write_back})
+        if waits:
+            out.append(f"  reads started once the pool had finished writing: {'; '.join(waits)}")
         for ph in p.phases:
             cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
             cv += _early(ph.bytes_per_s)

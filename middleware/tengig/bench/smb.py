@@ -67,6 +67,8 @@ class SmbDirection(BaseModel):
     wire_bytes: list[int] = Field(description="Client interface bytes (rx for read, tx for write) per run.")
     smbd_cpu_percent: float | None = Field(description="smbd CPU over the runs, % of one core.")
     arc_hit_ratio: float | None = None
+    write_back: str | None = Field(None, description="Reads: how the NAS made sure its pool had finished writing "
+                                   "the copies first (zpool sync, or zpool iostat quiet), or why it could not.")
 
 
 class SmbBenchResult(BaseModel):

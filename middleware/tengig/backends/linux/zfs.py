@@ -16,6 +16,8 @@ from ...units import parse_size
 
 T = 60
 DESTROY_TRIES = 6
+SETTLE_LIMIT_S = 30  # write-back still going after this long: measure anyway, and say so
+SETTLED_WRITE_BPS = 2**20  # a pool writing less than this per second has nothing left to write
 TAG_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
@@ -39,6 +41,18 @@ def dataset_at(listing: str, path: str) -> str | None:
         if mountpoint.strip().rstrip("/") == want and name.strip():
             return name.strip()
     return None
+
+
+def iostat_write_bps(text: str, pool: str) -> int | None:
+    """`zpool iostat POOL 1 2` -> the pool's write bandwidth in its last line (the second just gone; the first
+    line is the average since import), bytes/s; None if no line for the pool."""
+    rows = [line.split() for line in text.splitlines() if line.split()[:1] == [pool]]
+    if not rows or len(rows[-1]) != 7:
+        return None
+    try:
+        return parse_size(rows[-1][6], field="zpool iostat")  # 84.7M: binary units, like zpool's
+    except ValidationError:
+        return None
 
 
 class ZfsCli:
@@ -107,6 +121,22 @@ class ZfsCli:
         if done.returncode != 0:
             return None  # no ZFS here (a share on another file system)
         return dataset_at(done.stdout, path)
+
+    def settle_writes(self, pool: str) -> str:
+        self._check_pool(pool)
+        done = self.ctx.run(self.host, ["zpool", "sync", pool], timeout=300, check=False, tool="zpool")
+        if done.returncode == 0:
+            return "zpool sync"
+        # ZFS before OpenZFS 0.8 (the lab's zfs-fuse) has no `zpool sync`: watch the pool's writes instead
+        started = time.monotonic()
+        while (waited := time.monotonic() - started) < SETTLE_LIMIT_S:
+            done = self.ctx.run(self.host, ["zpool", "iostat", pool, "1", "2"], timeout=T, check=False, tool="zpool")
+            written = iostat_write_bps(done.stdout, pool) if done.returncode == 0 else None
+            if written is None:
+                return f"not waited: `zpool iostat {pool}` printed no figure for it ({done.stderr.strip()[:100]})"
+            if written < SETTLED_WRITE_BPS:
+                return f"zpool iostat: no writes left after {waited + 1:.0f} s"
+        return f"the pool was still writing after {SETTLE_LIMIT_S} s"
 
     def compressratio(self, dataset: str) -> float:
         return parse_ratio(self._zfs("get", "-Hp", "-o", "value", "compressratio", dataset).stdout)

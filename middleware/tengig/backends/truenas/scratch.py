@@ -105,6 +105,10 @@ class TrueNASScratch:
             compression=_word(entry, "compression"), atime=_word(entry, "atime"),
         )
 
+    def settle_writes(self, pool: str) -> str:
+        self._check_pool(pool)
+        return "not waited: the TrueNAS API has no `zpool sync`"
+
     def compressratio(self, dataset: str) -> float:
         entry = self._dataset(dataset)
         if entry is None:
