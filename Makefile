@@ -4,11 +4,13 @@
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
 # make wheel: dist/tengig-<version>-py3-none-any.whl, the panel inside (to install tengig elsewhere with pip)
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
+# make parser-fixtures: re-record the Linux tools' output the parsers are tested on (tests/fixtures/{ip,ethtool,ping,kernel-log}),
+#   in two private network namespaces of its own (not the lab)
 # make iocage-artifact: the TrueNAS CORE jail plugin in dist/iocage (tengig.json and artifact/ with the
 #   tengig wheel), to copy to the NAS as IOCAGE_DIR (default /mnt/tank/tengig-iocage); plugin/iocage/README.md
 # make app-image: the SCALE app's image tengig:VERSION (mmdebstrap + podman import) and
 #   dist/app-image/tengig-<version>.docker.tar, then run once with podman and checked (not a test); plugin/app/README.md
-.PHONY: setup demo test bench clean-lab ui-fixtures wheel iocage-artifact app-image
+.PHONY: setup demo test bench clean-lab ui-fixtures parser-fixtures wheel iocage-artifact app-image
 
 setup:
 	@bash scripts/setup.sh
@@ -27,6 +29,9 @@ bench: setup
 	@.venv/bin/python scripts/bench_api_ping.py
 	@.venv/bin/python scripts/bench_planner.py
 	@.venv/bin/python scripts/bench_arc.py
+
+parser-fixtures: setup
+	@PYTHONPATH=middleware .venv/bin/python scripts/record_parser_fixtures.py
 
 # setuptools reuses build/ between builds: a module deleted since would end up in the wheel, so start clean.
 wheel: setup

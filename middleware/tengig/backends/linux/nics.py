@@ -19,7 +19,7 @@ MAX_FLAP_EVENTS = 20
 _SPEED = re.compile(r"^\s*Speed:\s*(\d+)\s*Mb/s", re.M)
 _DUPLEX = re.compile(r"^\s*Duplex:\s*(Full|Half)", re.M | re.I)
 _LINK = re.compile(r"^\s*Link detected:\s*(yes|no)", re.M)
-_KV = re.compile(r"^([a-z-]+):\s*(.*)$", re.M)
+_KV = re.compile(r"^([a-z-]+):[ \t]*(.*)$", re.M)  # [ \t], not \s: an empty value must not take the next line
 _PCI = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 # Drivers word link changes differently: "NIC Link is Up 10 Gbps", "Link is Down",
 # "link becomes ready" (IPv6 addrconf), "link status definitely up" (bonding).
