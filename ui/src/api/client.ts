@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  AuthLoginData, AuthLoginExResponse, BenchKit, BenchKitRequest, BenchOutcome, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, NicQueryOptions, MeshApplyOptions, MeshPlan, MeshRequest,
+  AuthLoginData, AuthLoginExResponse, BenchKit, BenchKitRequest, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, NicQueryOptions, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -85,10 +85,6 @@ export class TengigApi {
   /** Follows any job started here: every snapshot to `onUpdate`, then its result or its error. */
   followJob<T>(id: number, onUpdate: (job: Job) => void): Promise<T> {
     return this.jobs.follow<T>(id, onUpdate)
-  }
-
-  followBench(id: number, onUpdate: (job: Job) => void): Promise<BenchOutcome> {
-    return this.jobs.follow<BenchOutcome>(id, onUpdate)
   }
 
   abortJob(id: number): Promise<null> {

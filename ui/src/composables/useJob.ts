@@ -1,15 +1,18 @@
 /**
  * One job from a view: start it, follow its core.get_jobs events (percent, description and the live
  * samples tengig puts in progress.extra as {phase, bytes_per_s}), stop it with core.job_abort, keep
- * its result or its error. One job at a time per use; the mesh and LAGG views' jobs go through it.
+ * its result or its error. One job at a time per use; every job of the panel goes through it (the
+ * mesh and LAGG views', and the benchmark run's through features/run/useBenchRun).
  *
- * An error goes to `onError` once (default: the view's error list, in words); `state.failure` keeps
- * the same words for a caller that shows them elsewhere instead. A failed job never has a result.
+ * Its end is one of three phases: 'done' (a result), 'failed' (an error) or 'aborted' (stopped on
+ * request: core.job_abort, the job ended ABORTED). An error or an abort goes to `onError` once (default:
+ * the view's error list, in words); `state.failure` keeps the same words for a caller that shows them
+ * elsewhere instead. A job that failed or was aborted never has a result.
  */
 import { computed, reactive } from 'vue'
 import { ApiError, JobFailedError, RPC_CODES, describeError } from '../api/errors'
 import type { Job } from '../api/types'
-import { addSample, type LiveSample } from '../features/run/benchProgress'
+import { addSample, type LiveSample } from '../lib/liveSamples'
 import { reportError } from './useErrors'
 import { currentApi } from './useSession'
 
@@ -29,6 +32,8 @@ export interface UseJobOptions {
   api?: () => JobApi
   /** Milliseconds clock for the samples' times. */
   now?: () => number
+  /** Called with every snapshot of the job after useJob took it in (a caller's own reading of progress.extra). */
+  onUpdate?: (job: Job) => void
 }
 
 /** [field path, message] of an error that names fields: a -32602 answer or a job failed on validation. */
@@ -61,6 +66,7 @@ export function useJob<T>(options: UseJobOptions) {
     const next = addSample(state.samples, state.lastExtra, job.progress.extra, (now() - state.startedAt) / 1000)
     state.samples = next.samples
     state.lastExtra = next.lastExtra
+    options.onUpdate?.(job)
   }
 
   /** Starts the job with `start` (it answers the job id) and follows it to its end; resolves with the

@@ -1,6 +1,6 @@
 /** The run history as table rows, a chart over time, and a comparison of two runs. Pure. */
 import type { Comparison, MetricDelta, RunEntry } from '../../api/types'
-import { formatGbps, formatMBps } from '../verdict/formatThroughput'
+import { formatGbps, formatMBps, formatPercent, formatWhen } from '../../lib/format'
 
 export interface RunRow {
   id: number
@@ -11,13 +11,6 @@ export interface RunRow {
   smbRead: string
   smbWrite: string
   outcome: string
-}
-
-/** '2026-11-21 10:57' in the viewer's time zone. */
-export function formatWhen(epochSeconds: number): string {
-  const d = new Date(epochSeconds * 1000)
-  const p = (n: number) => String(n).padStart(2, '0')
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
 }
 
 function smbOf(run: RunEntry, direction: 'read' | 'write'): number | null {
@@ -81,7 +74,7 @@ export function metricRows(cmp: Comparison, headlineOnly: boolean): MetricRow[] 
       a: formatValue(m.a, m.unit),
       b: formatValue(m.b, m.unit),
       delta: (m.delta > 0 ? '+' : '') + formatValue(m.delta, m.unit),
-      percent: m.delta_percent === null ? 'n/a (a is 0)' : `${m.delta_percent > 0 ? '+' : ''}${m.delta_percent.toFixed(1)}%`,
+      percent: m.delta_percent === null ? 'n/a (a is 0)' : formatPercent(m.delta_percent, { signed: true }),
       direction: m.delta > 0 ? 'up' : m.delta < 0 ? 'down' : 'same',
     }))
 }

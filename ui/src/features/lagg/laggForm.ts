@@ -5,7 +5,7 @@
 import type {
   ApiCall, ExpectedThroughput, LaggGoal, LaggPlan, LaggPlatform, LaggRequest, LaggTopology, Nic, RenderedLagg,
 } from '../../api/types'
-import { formatGbps } from '../verdict/formatThroughput'
+import { formatGbps, formatLinkSpeed } from '../../lib/format'
 
 export const PLATFORMS: LaggPlatform[] = ['truenas-scale', 'truenas-core', 'linux', 'freebsd']
 export const TOPOLOGIES: { value: LaggTopology; label: string }[] = [
@@ -47,7 +47,7 @@ export function candidateNics(nics: Nic[]): Nic[] {
 
 /** One line per port for the inventory table: what the planner will weigh. */
 export function nicSummary(nic: Nic): string {
-  const speed = nic.speed_bps ? `${nic.speed_bps / 1e9 >= 1 ? `${nic.speed_bps / 1e9} Gb/s` : `${nic.speed_bps / 1e6} Mb/s`}` : 'no speed'
+  const speed = nic.speed_bps ? formatLinkSpeed(nic.speed_bps) : 'no speed'
   const parts = [`link ${nic.link}`, speed, `MTU ${nic.mtu}`, nic.card ? `card ${nic.card}` : 'card unknown']
   if (nic.addresses.length) parts.push(nic.addresses.join(' '))
   if (nic.in_use_by) parts.push(`member of ${nic.in_use_by}`)

@@ -5,10 +5,10 @@ import progressFixture from '../../fixtures/lagg-verify-lab-progress.json'
 import recorded from '../../fixtures/recorded-lab.json'
 import verifyFixture from '../../fixtures/lagg-verify-lab.json'
 import type { Job, LaggPlan, LaggVerification, Nic } from '../../api/types'
-import { addSample, type LiveSample } from '../run/benchProgress'
+import { addSample, type LiveSample } from '../../lib/liveSamples'
 import { EMPTY_DRAFT, candidateNics, draftToRequest, planHeadline } from './laggForm'
 import {
-  EMPTY_MEASURE, formatBitRate, formatBytes, liveTests, measureOptions, verificationHeadline, verificationTests,
+  EMPTY_MEASURE, liveTests, measureOptions, verificationHeadline, verificationTests,
 } from './laggVerify'
 
 // Recorded on the lab by scripts/record_ui_fixtures.py (make ui-fixtures; see recorded-lab.json): every
@@ -49,24 +49,6 @@ describe('measureOptions', () => {
     expect(out.ok ? '' : out.errors[1][1]).toBe('"1": measure each test for 2 to 120 seconds')
     expect(measureOptions({ ...EMPTY_MEASURE, seconds: '121' }).ok).toBe(false)
     expect(measureOptions({ ...EMPTY_MEASURE, seconds: '120', omit: '0' }).ok).toBe(true)
-  })
-})
-
-describe('units', () => {
-  it('shows bits per second in Mb/s under 1 Gb/s and in Gb/s from there', () => {
-    expect(formatBitRate(941_414_734)).toBe('941.4 Mb/s')
-    expect(formatBitRate(94_100_000)).toBe('94.1 Mb/s')
-    expect(formatBitRate(1_765_279_583)).toBe('1.77 Gb/s')
-    expect(formatBitRate(1e9)).toBe('1.00 Gb/s')
-  })
-
-  it('refuses to show a rate that is not one (a failed test is an error, never 0)', () => {
-    expect(() => formatBitRate(Number.NaN)).toThrow(/not a number|finite/)
-    expect(() => formatBitRate(-1)).toThrow(/finite number >= 0/)
-  })
-
-  it('shows bytes with a decimal unit', () => {
-    expect([336, 12_345, 354_789_913, 1_234_000_000].map(formatBytes)).toEqual(['336 B', '12.3 kB', '354.8 MB', '1.23 GB'])
   })
 })
 

@@ -7,8 +7,8 @@
 import type {
   Direction, LaggBalance, LaggComparison, LaggComparisonStatus, LaggVerification, LaggVerifyOptions,
 } from '../../api/types'
-import type { LiveSample } from '../run/benchProgress'
-import { formatBitRate } from '../verdict/formatThroughput'
+import { formatBitRate, formatBytes, formatPercent } from '../../lib/format'
+import type { LiveSample } from '../../lib/liveSamples'
 
 export interface MeasureDraft {
   /** The lab host that runs the iperf3 client; empty: the server's default (the first client). */
@@ -50,17 +50,6 @@ export function measureOptions(draft: MeasureDraft):
   if (client) options.client = client
   for (const [key, , value] of addresses) if (value) (options as Record<string, unknown>)[key] = value
   return { ok: true, options }
-}
-
-export { formatBitRate }
-
-/** Bytes with an explicit decimal unit: "336 B", "12.3 kB", "354.8 MB", "1.23 GB". */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) throw new Error(`Cannot show ${String(bytes)} bytes`)
-  if (bytes < 1e3) return `${bytes} B`
-  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(1)} kB`
-  if (bytes < 1e9) return `${(bytes / 1e6).toFixed(1)} MB`
-  return `${(bytes / 1e9).toFixed(2)} GB`
 }
 
 const DIRECTION_WORDS: Record<Direction, string> = { read: 'read (NAS sends)', write: 'write (NAS receives)' }
@@ -110,7 +99,7 @@ function memberBars(balance: LaggBalance | undefined): MemberBar[] {
   if (!balance) return []
   return balance.shares.map((s) => {
     const idle = balance.idle.includes(s.name)
-    const shareText = `${(s.share * 100).toFixed(1)}%`
+    const shareText = formatPercent(s.share * 100)
     const bytesText = formatBytes(s.bytes)
     return {
       name: s.name, percent: Math.max(0, Math.min(100, s.share * 100)), shareText, bytesText, idle,

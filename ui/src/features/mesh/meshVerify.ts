@@ -4,6 +4,7 @@
  * the cable's ceiling in each direction; per host what apply changed. Pure.
  */
 import type { LinkCheck, MeshApplyResult, MeshPlan, MeshVerifyResult } from '../../api/types'
+import { BITS_PER_MB } from '../../lib/format'
 
 export type CheckState = 'ok' | 'bad' | 'unchecked'
 
@@ -39,7 +40,7 @@ export interface EdgeStatus {
 
 const mark = (v: boolean | undefined): CheckState => (v === undefined ? 'unchecked' : v ? 'ok' : 'bad')
 const word = (s: CheckState) => (s === 'ok' ? 'ok' : s === 'bad' ? 'FAILED' : 'not checked')
-const mbps = (bps: number) => Math.round(bps / 1e6)
+const mbps = (bps: number) => Math.round(bps / BITS_PER_MB)
 
 function endStatus(host: string, port: string, link: LinkCheck | undefined): EndStatus {
   const ping = mark(link?.ping_ok)

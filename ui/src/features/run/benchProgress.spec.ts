@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { addSample, benchSteps, liveChartData, stepProgress, type LiveSample } from './benchProgress'
+import type { LiveSample } from '../../lib/liveSamples'
+import { benchSteps, liveChartData, stepProgress } from './benchProgress'
 
 describe('benchSteps', () => {
   it('mirrors the suite: pool, then network and SMB per client, then all clients at once', () => {
@@ -32,25 +33,6 @@ describe('stepProgress', () => {
     expect(stepProgress(steps, { state: 'SUCCESS', progress: { percent: 100, description: 'verdict', extra: null } })
       .every((s) => s.state === 'done' && s.percent === 100)).toBe(true)
     expect(stepProgress(steps, null).every((s) => s.state === 'pending')).toBe(true)
-  })
-})
-
-describe('addSample', () => {
-  it('adds a new sample once and skips repeats of the same extra', () => {
-    const extra = { phase: 'pool SEQ1M_Q8T1 read', bytes_per_s: 310e6, run: 1 }
-    let state = addSample([], null, extra, 1.5)
-    state = addSample(state.samples, state.lastExtra, extra, 2)
-    state = addSample(state.samples, state.lastExtra, { ...extra, run: 2 }, 3)
-    expect(state.samples).toEqual([
-      { t: 1.5, phase: 'pool SEQ1M_Q8T1 read', bytesPerS: 310e6 },
-      { t: 3, phase: 'pool SEQ1M_Q8T1 read', bytesPerS: 310e6 },
-    ])
-  })
-
-  it('ignores extras that are not samples (no phase, a non-number rate)', () => {
-    expect(addSample([], null, null, 1).samples).toEqual([])
-    expect(addSample([], null, { phase: 'smb read desk', bytes_per_s: 'fast' }, 1).samples).toEqual([])
-    expect(addSample([], null, { phase: 'smb read desk', bytes_per_s: Number.NaN }, 1).samples).toEqual([])
   })
 })
 

@@ -7,6 +7,8 @@
  * overall percent can be shown per phase; the job's description says what runs right now.
  */
 import type { Job, RunKind } from '../../api/types'
+import { BYTES_PER_MB } from '../../lib/format'
+import type { LiveSample } from '../../lib/liveSamples'
 
 export interface Step {
   key: string
@@ -52,36 +54,6 @@ export function stepProgress(steps: Step[], job: Pick<Job, 'state' | 'progress'>
   })
 }
 
-export interface LiveSample {
-  /** Seconds since the run started. */
-  t: number
-  phase: string
-  bytesPerS: number
-}
-
-function sampleOf(extra: unknown): { phase: string; bytes_per_s: number } | null {
-  if (!extra || typeof extra !== 'object') return null
-  const { phase, bytes_per_s } = extra as Record<string, unknown>
-  if (typeof phase !== 'string' || typeof bytes_per_s !== 'number' || !Number.isFinite(bytes_per_s)) return null
-  return { phase, bytes_per_s }
-}
-
-/**
- * Adds the job's latest live sample (progress.extra: {phase, bytes_per_s, ...}) when it is new.
- * `lastExtra` is the JSON of the extra seen last: a progress event repeats the old extra.
- */
-export function addSample(
-  samples: LiveSample[],
-  lastExtra: string | null,
-  extra: unknown,
-  t: number,
-): { samples: LiveSample[]; lastExtra: string | null } {
-  const text = extra === null || extra === undefined ? null : JSON.stringify(extra)
-  const sample = sampleOf(extra)
-  if (!sample || text === lastExtra) return { samples, lastExtra: text ?? lastExtra }
-  return { samples: [...samples, { t, phase: sample.phase, bytesPerS: sample.bytes_per_s }], lastExtra: text }
-}
-
 export const SERIES = ['pool', 'network', 'smb'] as const
 export type SeriesName = (typeof SERIES)[number]
 
@@ -94,6 +66,6 @@ export function seriesOf(phase: string): SeriesName | null {
 export function liveChartData(samples: LiveSample[]): [number[], ...(number | null)[][]] {
   const rows = samples.filter((s) => seriesOf(s.phase) !== null).sort((a, b) => a.t - b.t)
   const x = rows.map((s) => Math.round(s.t * 10) / 10)
-  const ys = SERIES.map((name) => rows.map((s) => (seriesOf(s.phase) === name ? s.bytesPerS / 1e6 : null)))
+  const ys = SERIES.map((name) => rows.map((s) => (seriesOf(s.phase) === name ? s.bytesPerS / BYTES_PER_MB : null)))
   return [x, ...ys]
 }

@@ -1,85 +1,75 @@
 /**
- * One benchmark run from the panel: start tengig.bench.run, follow its job events (progress, live
- * samples), cancel with core.job_abort. A failed run keeps its error and shows no numbers.
+ * One benchmark run from the panel: tengig.bench.run as a job of useJob (composables/useJob.ts), which
+ * starts it, follows its job events (progress, live samples), stops it with core.job_abort and knows
+ * how it ended: 'done', 'failed', or 'aborted' (stopped on request). A run that failed or was aborted
+ * keeps its error and shows no numbers.
  *
- * A run that desktops join (system local, join > 0) first waits for them: its progress.extra carries
- * the session (joinSession.ts). The last session seen is kept, so who joined stays shown while the run
- * measures them, and the steps are named after them.
+ * What a run adds to any job: the request it was started with (its steps are named after it), and the
+ * join session. A run that desktops join (system local, join > 0) first waits for them: its
+ * progress.extra carries the session (joinSession.ts). The last session seen is kept, so who joined
+ * stays shown while the run measures them, and the steps are named after them.
  */
-import { computed, reactive } from 'vue'
-import { describeError } from '../../api/errors'
-import type { BenchOutcome, BenchRunRequest, Job } from '../../api/types'
-import { clearErrors, reportError } from '../../composables/useErrors'
+import { computed, ref } from 'vue'
+import type { BenchOutcome, BenchRunRequest } from '../../api/types'
+import { clearErrors } from '../../composables/useErrors'
+import { useJob, type JobApi } from '../../composables/useJob'
 import { currentApi } from '../../composables/useSession'
-import { addSample, benchSteps, liveChartData, stepProgress, type LiveSample } from './benchProgress'
+import { benchSteps, liveChartData, stepProgress } from './benchProgress'
 import { joinSessionOf, type JoinSession } from './joinSession'
 
-export function useBenchRun(onFinished: (outcome: BenchOutcome) => void) {
-  const state = reactive({
-    request: null as BenchRunRequest | null,
-    jobId: null as number | null,
-    job: null as Job | null,
-    samples: [] as LiveSample[],
-    lastExtra: null as string | null,
-    startedAt: 0,
-    phase: 'idle' as 'idle' | 'starting' | 'running' | 'aborting' | 'done' | 'failed',
-    failure: null as string | null,
-    session: null as JoinSession | null,
-  })
+/** What a run takes from the API: start tengig.bench.run, then follow and stop it as any job. */
+export interface BenchApi extends JobApi {
+  startBench(request: BenchRunRequest): Promise<number>
+}
 
-  const running = computed(() => ['starting', 'running', 'aborting'].includes(state.phase))
+export interface UseBenchRunOptions {
+  /** Default: the session's API (tests pass a fake). */
+  api?: () => BenchApi
+  /** Milliseconds clock for the live samples' times. */
+  now?: () => number
+}
+
+export function useBenchRun(onFinished: (outcome: BenchOutcome) => void, options: UseBenchRunOptions = {}) {
+  const api = options.api ?? currentApi
+  const request = ref<BenchRunRequest | null>(null)
+  const session = ref<JoinSession | null>(null)
+  const job = useJob<BenchOutcome>({
+    context: 'run',
+    api,
+    now: options.now,
+    onUpdate: (snapshot) => {
+      session.value = joinSessionOf(snapshot.progress.extra) ?? session.value
+    },
+  })
+  const { state, running } = job
+
   /** The run waits for desktops: its session is announced and not everyone is in yet. */
   const waitingForClients = computed(() =>
-    running.value && state.session !== null && joinSessionOf(state.job?.progress.extra) !== null
-    && state.session.joined.length < state.session.expected)
+    running.value && session.value !== null && joinSessionOf(state.job?.progress.extra) !== null
+    && session.value.joined.length < session.value.expected)
   const steps = computed(() => {
-    const request = state.request
-    if (!request) return []
-    const join = request.join ?? 0
-    if (join === 0) return stepProgress(benchSteps(request.kind ?? 'all', request.clients ?? []), state.job)
+    const started = request.value
+    if (!started) return []
+    const join = started.join ?? 0
+    if (join === 0) return stepProgress(benchSteps(started.kind ?? 'all', started.clients ?? []), state.job)
     // Desktops are named once they join; until then nothing runs (the job's 0% is the wait, not a step).
-    const names = state.session?.joined.length ? state.session.joined.map((c) => c.name)
+    const names = session.value?.joined.length ? session.value.joined.map((c) => c.name)
       : Array.from({ length: join }, (_, i) => `desktop ${i + 1}`)
-    const steps = benchSteps(request.kind ?? 'all', names, { concurrent: false })
+    const steps = benchSteps(started.kind ?? 'all', names, { concurrent: false })
     return stepProgress(steps, waitingForClients.value ? null : state.job)
   })
   const chartData = computed(() => liveChartData(state.samples))
 
-  function onUpdate(job: Job) {
-    state.job = job
-    state.session = joinSessionOf(job.progress.extra) ?? state.session
-    const next = addSample(state.samples, state.lastExtra, job.progress.extra, (Date.now() - state.startedAt) / 1000)
-    state.samples = next.samples
-    state.lastExtra = next.lastExtra
-  }
-
-  async function start(request: BenchRunRequest) {
+  /** Starts the run and follows it to its end; `onFinished` gets the outcome of a run that succeeded.
+   * Does nothing while one runs. */
+  async function start(next: BenchRunRequest) {
+    if (running.value) return
     clearErrors('run')
-    Object.assign(state, { request, jobId: null, job: null, samples: [], lastExtra: null, failure: null, session: null,
-      startedAt: Date.now(), phase: 'starting' })
-    try {
-      const api = currentApi()
-      state.jobId = await api.startBench(request)
-      state.phase = 'running'
-      const outcome = await api.followBench(state.jobId, onUpdate)
-      state.phase = 'done'
-      onFinished(outcome)
-    } catch (err) {
-      state.phase = 'failed'
-      state.failure = describeError(err)
-      reportError(err, 'run')
-    }
+    request.value = next
+    session.value = null
+    const outcome = await job.run(() => api().startBench(next))
+    if (state.phase === 'done' && outcome !== null) onFinished(outcome)
   }
 
-  async function cancel() {
-    if (state.jobId === null) return
-    state.phase = 'aborting'
-    try {
-      await currentApi().abortJob(state.jobId)
-    } catch (err) {
-      reportError(err, 'run')
-    }
-  }
-
-  return { state, steps, chartData, running, waitingForClients, start, cancel }
+  return { state, request, session, steps, chartData, running, waitingForClients, start, cancel: job.cancel }
 }

@@ -1,6 +1,6 @@
 /** The "add your own target" form: what a person types (MB/s) to what tengig.targets.create takes (bytes/s). */
 import type { NewTarget, Target } from '../../api/types'
-import { formatMBps } from '../verdict/formatThroughput'
+import { BYTES_PER_MB, formatMBps } from '../../lib/format'
 
 export interface TargetDraft {
   name: string
@@ -32,7 +32,7 @@ export function draftToTarget(draft: TargetDraft): { ok: true; target: NewTarget
       errors.push([field, `${JSON.stringify(t)} is not a speed in MB/s above 0`])
       return null
     }
-    return Math.round(v * 1e6)
+    return Math.round(v * BYTES_PER_MB)
   }
   const read = rate(draft.readMBps, 'target.read_bytes_per_s', true)
   const write = rate(draft.writeMBps, 'target.write_bytes_per_s', false)

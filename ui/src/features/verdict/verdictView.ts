@@ -4,7 +4,7 @@
  * Pure: a missing number says so in words, it never becomes 0.
  */
 import type { Ceiling, Component, DirectionVerdict, Provenance, Verdict } from '../../api/types'
-import { formatMBps } from './formatThroughput'
+import { formatMBps, formatPercent } from '../../lib/format'
 
 export const CHAIN: Component[] = ['pool', 'link', 'network', 'smb']
 
@@ -27,8 +27,8 @@ export interface DirectionRow {
 export function marginText(dv: DirectionVerdict): string {
   if (dv.target_bytes_per_s === null) return 'no target figure'
   if (dv.smb_bytes_per_s === null || dv.margin_percent === null) return 'not measured'
-  const size = Math.abs(dv.margin_percent).toFixed(1)
-  return dv.beats_target ? `beats by ${size}%` : `loses by ${size}%`
+  const size = formatPercent(Math.abs(dv.margin_percent))
+  return dv.beats_target ? `beats by ${size}` : `loses by ${size}`
 }
 
 export function directionRow(dv: DirectionVerdict): DirectionRow {
