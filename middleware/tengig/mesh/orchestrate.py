@@ -81,8 +81,8 @@ def apply_mesh(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = 
     return done
 
 
-def verify_on(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *, measure_throughput: bool = True,
-              seconds: int = 3, min_percent: float = 90.0, progress: Progress = _silent,
+def verify_on(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *, measure_throughput: bool,
+              seconds: int, min_percent: float, progress: Progress = _silent,
               cancel: threading.Event | None = None) -> MeshVerifyResult:
     plan = plan_mesh(request)
     chosen = hosts_to_act_on(system, plan, hosts, "hosts")
