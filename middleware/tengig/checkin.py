@@ -21,6 +21,10 @@ from collections.abc import Callable
 from .errors import TengigError
 
 TICK_S = 1.0
+# Seconds a network change waits for its confirmation before it is taken back: the default of every
+# apply's checkin_timeout option (tengig.mesh.apply, tengig.lagg.apply, their models name it) and of
+# TrueNAS's own interface.commit. Written here once, below every layer that needs it.
+CHECKIN_TIMEOUT_S = 60
 
 
 class NotConfirmed(TengigError):

@@ -68,7 +68,7 @@ def test_plan_apply_verify_reapply(bare_lab):
             assert addrs == (f"{end.address}/{cable.prefix}",)
 
     ctx = BenchContext(LabNetHosts(bare_lab))
-    result = verify_mesh(ctx, plan, HOSTS, seconds=3, omit=2, min_percent=97)
+    result = verify_mesh(ctx, plan, HOSTS, measure_throughput=True, seconds=3, omit=2, min_percent=97)
     assert result.ok, result.problems
     assert len(result.links) == 6 and all(link.ping_ok and link.df_ok and link.name_ok for link in result.links)
     # names resolve, from each host, to the far end of the direct cable
@@ -167,7 +167,8 @@ def test_verify_finds_a_jumbo_mismatch(bare_lab):
     net = lab_network(lab, "desk")
     net.set_mtu("eth-nas", 1400)
     try:
-        result = verify_mesh(BenchContext(LabNetHosts(lab)), plan, HOSTS, measure_throughput=False)
+        result = verify_mesh(BenchContext(LabNetHosts(lab)), plan, HOSTS, measure_throughput=False, seconds=1,
+                             min_percent=90.0)
     finally:
         net.set_mtu("eth-nas", 1500)
     assert not result.ok

@@ -58,7 +58,7 @@ def test_middlewared_exceptions_by_shape_inside_the_plugin():
     with pytest.raises(ValidationError) as invalid:
         TrueNASBackend(Recorder(ValidationErrors([Item()]))).update_interface("enp3s0f0", {"mtu": 9000})
     with pytest.raises(TrueNASError) as refused:
-        TrueNASBackend(Recorder(CallError())).commit()
+        TrueNASBackend(Recorder(CallError())).commit(checkin_timeout=30)
     assert invalid.value.errors == [("interface_update.mtu", "MTU cannot be changed.")]
     assert refused.value.errno == errno.EPERM
 

@@ -127,5 +127,5 @@ def test_only_network_calls(standin):
     with nas.client() as client:
         with pytest.raises(ValidationError) as refused:
             apply_staged(TrueNASBackend(client), [ApiCall(method="pool.dataset.delete", params=["tank"])],
-                         lambda: OK)
+                         lambda: OK, checkin_timeout=5)
     assert refused.value.errors[0][0] == "calls.0.method"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import errno
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from ..checkin import CheckinGate
 from ..errors import TengigError
@@ -20,12 +20,19 @@ def gate_for(namespace: str) -> CheckinGate:
         return _GATES.setdefault(namespace, CheckinGate())
 
 
-def waiter(job, namespace: str, options: dict[str, Any], cancel: threading.Event) -> Callable[[float], bool] | None:
+class CheckinOptions(Protocol):
+    """What an apply's options model (TenGigMeshApplyOptions, TenGigLaggApplyOptions) says about the wait."""
+
+    wait_for_checkin: bool
+    checkin_timeout: int
+
+
+def waiter(job, namespace: str, options: CheckinOptions, cancel: threading.Event) -> Callable[[float], bool] | None:
     """await_checkin for an apply whose options ask for one (wait_for_checkin), else None: wait on the
-    namespace's gate, telling the job the seconds left."""
-    if not options.get("wait_for_checkin"):
+    namespace's gate, telling the job the seconds left (of the options' checkin_timeout)."""
+    if not options.wait_for_checkin:
         return None
-    timeout = options.get("checkin_timeout", 60)
+    timeout = options.checkin_timeout
 
     def tell(waiting: bool, left: float) -> None:
         job.set_progress(extra={"checkin": {"waiting": waiting, "seconds_left": round(left), "timeout": timeout,

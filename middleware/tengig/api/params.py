@@ -9,7 +9,8 @@ result model. The same rules as middlewared's accept_params / serialize_result:
 """
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 import pydantic
 
@@ -33,6 +34,22 @@ def accept_params(model: type[pydantic.BaseModel], params: list[Any]) -> list[An
         raise validation_errors(exc) from None
     dumped = instance.model_dump(by_alias=True, warnings=False)
     return [dumped[model.model_fields[name].alias or name] for name in fields]
+
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def typed(model: type[M], value: M | Mapping[str, Any] | None, prefix: str = "") -> M:
+    """One argument as its model: what a service body reads its options from, so that a default lives
+    only in the model's Field. Hosts hand bodies plain values (middlewared does too); this turns them back
+    into the model they were validated against (None: the model's defaults; a model: as it is). A value
+    that does not fit raises ValidationErrors with paths under ``prefix``, as accept_params would."""
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(dict(value or {}))
+    except pydantic.ValidationError as exc:
+        raise validation_errors(exc, prefix) from None
 
 
 def validation_errors(exc: pydantic.ValidationError, prefix: str = "") -> ValidationErrors:

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from ..api.models.base import default_of
+from ..api.models.lagg import TenGigLaggVerifyOptions
 from ..backends.linux.bond import apply_bond, bonding_support
 from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
@@ -110,7 +112,8 @@ def apply_command(request_file, platform, topology, goal, clients, members, clea
 @click.option("--measurements", "measurements_file", metavar="FILE",
               help="Analyse iperf3 results and member counters measured elsewhere (VerifyRequest JSON) instead.")
 @click.option("--client", default=None, metavar="HOST", help="Lab host that runs the iperf3 client (default: the first).")
-@click.option("--seconds", type=click.IntRange(2, 120), default=5, show_default=True, help="Measured seconds per test.")
+@click.option("--seconds", type=click.IntRange(2, 120), default=default_of(TenGigLaggVerifyOptions, "seconds"),
+              show_default=True, help="Measured seconds per test.")
 @click.option("--json", "as_json", is_flag=True)
 def verify_command(request_file, platform, topology, goal, clients, members, clear_member_config, measurements_file,
                    client, seconds, as_json):
@@ -132,7 +135,7 @@ def verify_command(request_file, platform, topology, goal, clients, members, cle
 
     def work(bar, cancel):
         return verify_on(system, plan, BenchContext(system.hosts, progress=bar, cancel=cancel), endpoints,
-                         seconds=seconds)
+                         seconds=seconds, omit=default_of(TenGigLaggVerifyOptions, "omit"))
     result = with_ctrl_c(f"lagg verify {endpoints.client} -> {system.nas} {endpoints.lagg_address}", work)
     if as_json:
         click.echo(result.model_dump_json(indent=1))

@@ -7,6 +7,8 @@ import json
 
 import click
 
+from ..api.models.base import default_of
+from ..api.models.mesh import TenGigMeshVerifyOptions
 from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
 from ..lab import Lab
@@ -119,8 +121,10 @@ def apply_command(request_file, prefix, mtu, local):
 @_source
 @click.option("--local", metavar="HOST", default=None, help="Check from this machine, which is HOST of the plan.")
 @click.option("--no-throughput", is_flag=True, help="Skip the iperf3 matrix.")
-@click.option("--seconds", type=click.IntRange(1, 60), default=3, show_default=True, help="iperf3 seconds per pair.")
-@click.option("--min-percent", type=click.FloatRange(1, 100), default=90.0, show_default=True,
+@click.option("--seconds", type=click.IntRange(1, 60), default=default_of(TenGigMeshVerifyOptions, "seconds"),
+              show_default=True, help="iperf3 seconds per pair.")
+@click.option("--min-percent", type=click.FloatRange(1, 100),
+              default=default_of(TenGigMeshVerifyOptions, "min_percent"), show_default=True,
               help="Share of a cable's ceiling it must reach, %.")
 @click.option("--json", "as_json", is_flag=True)
 def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min_percent, as_json):

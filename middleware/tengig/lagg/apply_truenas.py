@@ -36,7 +36,7 @@ def ping_probe(name: str, address: str, run: Callable[[Sequence[str]], Completed
 
 
 def apply_lagg_truenas(plan: LaggPlan, backend: TrueNASBackend, probe: Callable[[], ProbeResult], *,
-                       checkin_timeout: int = 60, confirm_session_interface: bool = False,
+                       checkin_timeout: int, confirm_session_interface: bool = False,
                        progress: Callable[[float, str], None] | None = None, cancel: CancelToken | None = None,
                        probe_interval: float = 0.5, await_checkin: Callable[[float], bool] | None = None
                        ) -> LaggApplyResult:

@@ -27,7 +27,7 @@ def _counters(ctx: BenchContext, nas: str) -> str:
 
 
 def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, lagg_address: str,
-                 client_address: str, seconds: int = 5, omit: int = 2) -> tuple[VerifyRequest, LaggVerdict]:
+                 client_address: str, seconds: int, omit: int) -> tuple[VerifyRequest, LaggVerdict]:
     """Four iperf3 tests (read/write x 1/N flows) with member counters; then the analysis."""
     members = [m.name for m in plan.members]
     ports = parse_ip_link_stats(_counters(ctx, nas))
@@ -99,7 +99,7 @@ def choose_endpoints(system: MeasuringSystem, plan: LaggPlan, *, client: str | N
 
 
 def verify_on(system: MeasuringSystem, plan: LaggPlan, ctx: BenchContext, endpoints: Endpoints, *,
-              seconds: int = 5, omit: int = 2) -> LaggVerification:
+              seconds: int, omit: int) -> LaggVerification:
     """measure_lagg between a client of `system` and its NAS, and the analysis."""
     measurements, verdict = measure_lagg(ctx, plan, nas=system.nas, client=endpoints.client,
                                          lagg_address=endpoints.lagg_address, client_address=endpoints.client_address,

@@ -4,7 +4,7 @@ ifconfig argv lists and rc.conf lines. Each comes with what undoes it.
 - TrueNAS (docs/truenas-api.md §3): `interface.create` with type LINK_AGGREGATION; `xmit_hash_policy` and
   `lacpdu_rate` exist on SCALE only. A member with its own saved config is reset first with
   `interface.delete(member)` (for a physical port that drops its saved config, the port stays).
-  Nothing takes effect until `interface.commit({"rollback": true, "checkin_timeout": 60})`, and the
+  Nothing takes effect until `interface.commit({"rollback": true, "checkin_timeout": CHECKIN_TIMEOUT_S})`, and the
   change rolls back unless `interface.checkin()` follows from a session that still works.
 - Linux: `ip link add NAME type bond mode M miimon 100 ...`; members are set down before they are
   enslaved (the kernel refuses an up port), then the LAGG's MTU, address, up. Deleting the bond
@@ -24,6 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..changes import ApiCall, RenderedFile
+from ..checkin import CHECKIN_TIMEOUT_S
 from .models import LaggMember, LaggPlan
 from .protocols import HASH_FREEBSD, HASH_LINUX
 
@@ -32,7 +33,6 @@ FLAVOUR_BY_PLATFORM: dict[str, Flavour] = {
     "truenas-scale": "truenas-api", "truenas-core": "truenas-api", "linux": "iproute2", "freebsd": "freebsd",
 }
 MIIMON_MS = "100"  # link checked every 100 ms, as TrueNAS SCALE does
-CHECKIN_TIMEOUT_S = 60
 
 
 class RenderedLagg(BaseModel):

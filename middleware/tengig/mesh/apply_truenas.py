@@ -34,7 +34,7 @@ def link_probe(plan: MeshPlan, host: str, run_on_nas: RunOnNas) -> Callable[[], 
 
 
 def apply_truenas(plan: MeshPlan, host: str, backend: TrueNASBackend, run_on_nas: RunOnNas, *,
-                  checkin_timeout: int = 60, confirm_session_interface: bool = False,
+                  checkin_timeout: int, confirm_session_interface: bool = False,
                   progress: Callable[[float, str], None] | None = None, cancel: CancelToken | None = None,
                   probe_interval: float = 0.5, await_checkin: Callable[[float], bool] | None = None
                   ) -> MeshApplyResult:

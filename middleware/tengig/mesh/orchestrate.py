@@ -48,7 +48,12 @@ def hosts_to_act_on(system: MeshSystem, plan: MeshPlan, asked: Sequence[str], fi
 
 def apply_mesh(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *,
                progress: Progress = _silent, cancel: threading.Event | None = None,
-               await_checkin: Callable[[float], bool] | None = None, checkin_timeout: int = 60) -> list[MeshApplyResult]:
+               await_checkin: Callable[[float], bool] | None = None,
+               checkin_timeout: int | None = None) -> list[MeshApplyResult]:
+    """Apply on every chosen host, or on none. With await_checkin, the change stays only if it returns True
+    within checkin_timeout seconds (the caller's option: no default of its own here)."""
+    if await_checkin is not None and checkin_timeout is None:
+        raise TypeError("apply_mesh: await_checkin needs the checkin_timeout it waits for")
     plan = plan_mesh(request)
     chosen = hosts_to_act_on(system, plan, hosts, "hosts")
     done: list[MeshApplyResult] = []
@@ -76,8 +81,8 @@ def apply_mesh(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = 
     return done
 
 
-def verify_on(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *, measure_throughput: bool = True,
-              seconds: int = 3, min_percent: float = 90.0, progress: Progress = _silent,
+def verify_on(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *, measure_throughput: bool,
+              seconds: int, min_percent: float, progress: Progress = _silent,
               cancel: threading.Event | None = None) -> MeshVerifyResult:
     plan = plan_mesh(request)
     chosen = hosts_to_act_on(system, plan, hosts, "hosts")

@@ -145,8 +145,8 @@ def asymmetric_pairs(plan: MeshPlan, matrix: Sequence[PairThroughput]) -> list[A
     return out
 
 
-def verify_mesh(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, measure_throughput: bool = True,
-                seconds: int = 3, omit: int = 2, min_percent: float = 90.0) -> MeshVerifyResult:
+def verify_mesh(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, measure_throughput: bool,
+                seconds: int, min_percent: float, omit: int = 2) -> MeshVerifyResult:
     """Checks from every host in `hosts` (the ones tengig can run programs on), then the matrix."""
     unknown = [h for h in hosts if h not in {hp.name for hp in plan.hosts}]
     if unknown:

@@ -1,7 +1,7 @@
 """The two bases every API model derives from (the same settings as middlewared's BaseModel)."""
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -9,6 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # the database as an OverflowError instead of a validation error with its field path.
 SQLITE_INT_MAX = 2**63 - 1
 RowId = Annotated[int, Field(ge=1, le=SQLITE_INT_MAX)]
+
+
+def default_of(model: type[BaseModel], field: str) -> Any:
+    """A field's default, for another face of the same option (a CLI flag) that must not write it again."""
+    return model.model_fields[field].get_default(call_default_factory=True)
 
 
 class ApiInput(BaseModel):

@@ -5,6 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ...checkin import CHECKIN_TIMEOUT_S
 from ...lagg.measure import LaggVerification
 from ...lagg.models import LaggPlan
 from ...lagg.render import RenderedLagg
@@ -39,7 +40,7 @@ class TenGigLaggApplyOptions(ApiInput):
     system: Literal["local", "truenas"] = Field("local", description="'local': this Linux machine (iproute2 bond); "
                                                 "'truenas': the configured TrueNAS, through its API with commit, "
                                                 "a probe, checkin, and rollback when the bond never answers.")
-    checkin_timeout: int = Field(60, ge=5, le=600, description="TrueNAS: seconds before an unconfirmed change rolls back.")
+    checkin_timeout: int = Field(CHECKIN_TIMEOUT_S, ge=5, le=600, description="TrueNAS: seconds before an unconfirmed change rolls back.")
     probe_address: str | None = Field(None, pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
                                       description="TrueNAS: an address that must answer over the new LAGG (a peer or "
                                       "the gateway) before the change is kept; pinged from where tengig runs.")

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ...checkin import CHECKIN_TIMEOUT_S
 from ...mesh.apply_linux import MeshApplyResult
 from ...mesh.models import MeshPlan
 from ...mesh.render import Flavour, RenderedConfig
@@ -58,7 +59,7 @@ class TenGigMeshApplyOptions(TenGigMeshWhere):
                                    "within checkin_timeout (the panel's Confirm button, sent over the network just "
                                    "changed); otherwise every host is taken back. The job's progress.extra.checkin "
                                    "counts down while it waits.")
-    checkin_timeout: int = Field(60, ge=5, le=600, description="Seconds to wait for the confirmation (TrueNAS: "
+    checkin_timeout: int = Field(CHECKIN_TIMEOUT_S, ge=5, le=600, description="Seconds to wait for the confirmation (TrueNAS: "
                                  "its rollback timer, probe and confirmation within it).")
     confirm_session_interface: bool = Field(False, description="TrueNAS: allow changing the port this API session "
                                             "arrives on (it may cut the session; the rollback then restores it).")

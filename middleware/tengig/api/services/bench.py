@@ -16,10 +16,11 @@ from ...systems import bench_system, describe_systems
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.bench import (
-    TenGigBenchKitArgs, TenGigBenchKitResult, TenGigBenchNetworkArgs, TenGigBenchNetworkResult, TenGigBenchPoolArgs, TenGigBenchPoolResult,
-    TenGigBenchRunArgs, TenGigBenchRunResult, TenGigBenchSmbArgs, TenGigBenchSmbResult, TenGigBenchSystemsArgs,
-    TenGigBenchSystemsResult,
+    TenGigBenchKitArgs, TenGigBenchKitRequest, TenGigBenchKitResult, TenGigBenchNetworkArgs, TenGigBenchNetworkResult,
+    TenGigBenchPoolArgs, TenGigBenchPoolResult, TenGigBenchRequest, TenGigBenchRunArgs, TenGigBenchRunRequest,
+    TenGigBenchRunResult, TenGigBenchSmbArgs, TenGigBenchSmbResult, TenGigBenchSystemsArgs, TenGigBenchSystemsResult,
 )
+from ..params import typed
 from ..service import Service
 
 
@@ -49,15 +50,15 @@ class TenGigBenchService(Service):
         methods = getattr(self.middleware, "methods", None)
         return isinstance(methods, dict) and JOIN_METHOD in methods
 
-    def _run(self, job, request: dict[str, Any], kind: str) -> dict[str, Any]:
+    def _run(self, job, request: TenGigBenchRequest, kind: str) -> dict[str, Any]:
         cancel = threading.Event()
         job.on_abort(cancel.set)  # the runner kills the running tool; cleanup still runs
-        if request.get("join") and not self._joins_served():
+        if request.join and not self._joins_served():
             with api_errors(prefix="request"):
                 raise ValidationError.one("join", NO_JOINS_HERE)
         with api_errors(prefix="request"):
-            system = self._system_factory(request.pop("system", None), request.pop("pool", None))
-            req = BenchRunRequest(**{**request, "kind": kind})
+            system = self._system_factory(request.system, request.pool)
+            req = BenchRunRequest(**request.model_dump(exclude={"system", "pool", "kind"}), kind=kind)
             store = ResultStore()
             run_id, report = run_and_record(
                 system, req, store, cancel=cancel,
@@ -76,37 +77,37 @@ class TenGigBenchService(Service):
         return [{**s, "joins": served and s["name"] == "local"} for s in describe_systems()]
 
     @api_method(TenGigBenchKitArgs, TenGigBenchKitResult, roles=["FULL_ADMIN"])
-    def kit(self, request: dict[str, Any]) -> dict[str, Any]:
+    def kit(self, request: TenGigBenchKitRequest | dict[str, Any]) -> dict[str, Any]:
         """The join script for a desktop without tengig (Windows: PowerShell with iperf3.exe and robocopy)."""
+        request = typed(TenGigBenchKitRequest, request, "request")
         with api_errors(prefix="request"):
-            text = render_kit(os_name=request.get("os", "windows"), nas=request["nas"], token=request["token"],
-                              share=request["share"])
+            text = render_kit(os_name=request.os, nas=request.nas, token=request.token, share=request.share)
         return {"filename": DEFAULT_OUT, "text": text, "how": how_to_run(DEFAULT_OUT)}
 
     @api_method(TenGigBenchRunArgs, TenGigBenchRunResult, roles=["FULL_ADMIN"])
     @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
-    def run(self, job, request: dict[str, Any]) -> dict[str, Any]:
+    def run(self, job, request: TenGigBenchRunRequest | dict[str, Any]) -> dict[str, Any]:
         """Measure what `request.kind` says (default all: pool, network, SMB), then the verdict."""
-        request = dict(request)
-        return self._run(job, request, request.pop("kind", "all"))
+        request = typed(TenGigBenchRunRequest, request, "request")
+        return self._run(job, request, request.kind)
 
     @api_method(TenGigBenchPoolArgs, TenGigBenchPoolResult, roles=["FULL_ADMIN"])
     @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
-    def pool(self, job, request: dict[str, Any]) -> dict[str, Any]:
+    def pool(self, job, request: TenGigBenchRequest | dict[str, Any]) -> dict[str, Any]:
         """fio on a scratch dataset of the pool (removed afterwards), then the verdict."""
-        return self._run(job, dict(request), "pool")
+        return self._run(job, typed(TenGigBenchRequest, request, "request"), "pool")
 
     @api_method(TenGigBenchNetworkArgs, TenGigBenchNetworkResult, roles=["FULL_ADMIN"])
     @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
-    def network(self, job, request: dict[str, Any]) -> dict[str, Any]:
+    def network(self, job, request: TenGigBenchRequest | dict[str, Any]) -> dict[str, Any]:
         """iperf3 over each client's link, 1 and N streams, both directions, then the verdict."""
-        return self._run(job, dict(request), "net")
+        return self._run(job, typed(TenGigBenchRequest, request, "request"), "net")
 
     @api_method(TenGigBenchSmbArgs, TenGigBenchSmbResult, roles=["FULL_ADMIN"])
     @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
-    def smb(self, job, request: dict[str, Any]) -> dict[str, Any]:
+    def smb(self, job, request: TenGigBenchRequest | dict[str, Any]) -> dict[str, Any]:
         """smbclient copies to and from the share on each client, then the verdict."""
-        return self._run(job, dict(request), "smb")
+        return self._run(job, typed(TenGigBenchRequest, request, "request"), "smb")
 
 
 SERVICE = TenGigBenchService

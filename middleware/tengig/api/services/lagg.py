@@ -18,10 +18,11 @@ from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.lagg import (
-    TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, TenGigLaggApplyArgs, TenGigLaggApplyResult, TenGigLaggCheckinArgs,
-    TenGigLaggCheckinResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
-    TenGigLaggValidateResult, TenGigLaggVerifyArgs, TenGigLaggVerifyResult,
+    TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, TenGigLaggApplyArgs, TenGigLaggApplyOptions, TenGigLaggApplyResult,
+    TenGigLaggCheckinArgs, TenGigLaggCheckinResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
+    TenGigLaggValidateResult, TenGigLaggVerifyArgs, TenGigLaggVerifyOptions, TenGigLaggVerifyResult,
 )
+from ..params import typed
 from ..service import Service
 
 
@@ -47,12 +48,12 @@ class TenGigLaggService(Service):
 
     @api_method(TenGigLaggApplyArgs, TenGigLaggApplyResult, roles=["NETWORK_INTERFACE_WRITE"])
     @job(lock="tengig.lagg", lock_queue_size=0)
-    def apply(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+    def apply(self, job, request: dict[str, Any], options: TenGigLaggApplyOptions | dict[str, Any] | None = None):
         """Create the LAGG. Linux: iproute2 bond, refused plainly where the kernel has no bonding driver."""
+        options = typed(TenGigLaggApplyOptions, options, "options")
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
-        options = options or {}
-        if options.get("system") == "truenas":
+        if options.system == "truenas":
             return self._apply_truenas(job, plan, options)
         with api_errors(prefix="request"):
             if plan.platform != "linux":
@@ -64,18 +65,18 @@ class TenGigLaggService(Service):
         job.set_progress(100, f"{plan.name} created")
         return {"name": plan.name, "ran": ran, "api_calls": []}
 
-    def _apply_truenas(self, job, plan, options: dict[str, Any]):
+    def _apply_truenas(self, job, plan, options: TenGigLaggApplyOptions):
         with api_errors(prefix="options"):
-            if not options.get("probe_address"):
+            if not options.probe_address:
                 raise ValidationError.one("probe_address", "name an address that must answer over the new LAGG: "
                                           "without a probe nothing proves the change is safe to keep")
         cancel = threading.Event()
         job.on_abort(cancel.set)
         await_checkin = waiter(job, "tengig.lagg", options, cancel)
-        probe = self._probe_factory(plan.name, options["probe_address"])
+        probe = self._probe_factory(plan.name, options.probe_address)
         with api_errors(), configured_truenas() as backend:
-            result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.get("checkin_timeout", 60),
-                                        confirm_session_interface=options.get("confirm_session_interface", False),
+            result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.checkin_timeout,
+                                        confirm_session_interface=options.confirm_session_interface,
                                         progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
                                         await_checkin=await_checkin)
         return {"name": result.name, "ran": [], "api_calls": result.api_calls}
@@ -99,23 +100,21 @@ class TenGigLaggService(Service):
 
     @api_method(TenGigLaggVerifyArgs, TenGigLaggVerifyResult, roles=["FULL_ADMIN"])
     @job(lock="tengig.lagg", lock_queue_size=0, abortable=True)
-    def verify(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+    def verify(self, job, request: dict[str, Any], options: TenGigLaggVerifyOptions | dict[str, Any] | None = None):
         """iperf3 with 1 and N flows both ways to the LAGG, member byte counters around each test, against the plan."""
-        options = options or {}
+        options = typed(TenGigLaggVerifyOptions, options, "options")
         cancel = threading.Event()
         job.on_abort(cancel.set)
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         with api_errors(prefix="options"):
             system = self._system_factory()
-            endpoints = choose_endpoints(system, plan, client=options.get("client"),
-                                         lagg_address=options.get("lagg_address"),
-                                         client_address=options.get("client_address"))
+            endpoints = choose_endpoints(system, plan, client=options.client, lagg_address=options.lagg_address,
+                                         client_address=options.client_address)
         ctx = BenchContext(system.hosts, progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
                            live=lambda sample: job.set_progress(extra=sample))
         with api_errors(prefix="request"):
-            return verify_on(system, plan, ctx, endpoints, seconds=options.get("seconds", 5),
-                             omit=options.get("omit", 2))
+            return verify_on(system, plan, ctx, endpoints, seconds=options.seconds, omit=options.omit)
 
     @api_method(TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, roles=["READONLY_ADMIN"])
     def analyse(self, request: dict[str, Any], measurements: dict[str, Any]):

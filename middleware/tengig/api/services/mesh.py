@@ -17,9 +17,11 @@ from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.mesh import (
-    TenGigMeshApplyArgs, TenGigMeshApplyResult, TenGigMeshCheckinArgs, TenGigMeshCheckinResult, TenGigMeshPlanArgs,
-    TenGigMeshPlanResult, TenGigMeshRenderArgs, TenGigMeshRenderResult, TenGigMeshVerifyArgs, TenGigMeshVerifyResult,
+    TenGigMeshApplyArgs, TenGigMeshApplyOptions, TenGigMeshApplyResult, TenGigMeshCheckinArgs, TenGigMeshCheckinResult,
+    TenGigMeshPlanArgs, TenGigMeshPlanResult, TenGigMeshRenderArgs, TenGigMeshRenderResult, TenGigMeshVerifyArgs,
+    TenGigMeshVerifyOptions, TenGigMeshVerifyResult, TenGigMeshWhere,
 )
+from ..params import typed
 from ..service import Service
 
 
@@ -60,18 +62,18 @@ class TenGigMeshService(Service):
 
     @api_method(TenGigMeshApplyArgs, TenGigMeshApplyResult, roles=["NETWORK_INTERFACE_WRITE"])
     @job(lock="tengig.mesh", lock_queue_size=0, abortable=True)
-    def apply(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+    def apply(self, job, request: dict[str, Any], options: TenGigMeshApplyOptions | dict[str, Any] | None = None):
         """Apply the plan on the chosen hosts: all of them change, or none (re-applying changes nothing)."""
-        options = options or {}
+        options = typed(TenGigMeshApplyOptions, options, "options")
         cancel = threading.Event()
         job.on_abort(cancel.set)
         await_checkin = waiter(job, "tengig.mesh", options, cancel)
-        if options.get("system") == "truenas":
+        if options.system == "truenas":
             return [self._apply_truenas(job, request, options, cancel, await_checkin)]
         req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
             return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d),
-                              await_checkin=await_checkin, checkin_timeout=options.get("checkin_timeout", 60))
+                              await_checkin=await_checkin, checkin_timeout=options.checkin_timeout)
 
     # Runs argv on the NAS, where the probe pings each cable's far end from: this machine, as tengig runs
     # on the NAS in the plugin; the seam a host (or a test with a lab-backed stand-in) sets.
@@ -79,11 +81,11 @@ class TenGigMeshService(Service):
     def _nas_runner(argv):
         return Runner().run(argv, timeout=10, check=False)
 
-    def _apply_truenas(self, job, request, options, cancel, await_checkin):
+    def _apply_truenas(self, job, request, options: TenGigMeshApplyOptions, cancel, await_checkin):
         with api_errors(prefix="request"):
             plan = plan_mesh(request)
         names = [h.name for h in plan.hosts]
-        hosts = options.get("hosts", [])
+        hosts = options.hosts
         with api_errors(prefix="options"):
             if len(hosts) != 1 or hosts[0] not in names:
                 raise ValidationError.one("hosts", f"with system 'truenas', name the one plan host the TrueNAS is "
@@ -93,8 +95,8 @@ class TenGigMeshService(Service):
                                           "make it truenas-scale or truenas-core")
         with api_errors(), configured_truenas() as backend:
             return apply_truenas(plan, hosts[0], backend, self._nas_runner,
-                                 checkin_timeout=options.get("checkin_timeout", 60),
-                                 confirm_session_interface=options.get("confirm_session_interface", False),
+                                 checkin_timeout=options.checkin_timeout,
+                                 confirm_session_interface=options.confirm_session_interface,
                                  progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
                                  await_checkin=await_checkin)
 
@@ -106,26 +108,26 @@ class TenGigMeshService(Service):
 
     @api_method(TenGigMeshVerifyArgs, TenGigMeshVerifyResult, roles=["READONLY_ADMIN"])
     @job(lock="tengig.mesh", lock_queue_size=0, abortable=True)
-    def verify(self, job, request: dict[str, Any], options: dict[str, Any] | None = None):
+    def verify(self, job, request: dict[str, Any], options: TenGigMeshVerifyOptions | dict[str, Any] | None = None):
         """Ping, DF ping at MTU - 28, names, and the n x (n-1) iperf3 matrix against each cable's ceiling."""
-        options = options or {}
+        options = typed(TenGigMeshVerifyOptions, options, "options")
         cancel = threading.Event()
         job.on_abort(cancel.set)
         req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
             return verify_on(system, req, hosts, cancel=cancel,
-                             measure_throughput=options.get("measure_throughput", True),
-                             seconds=options.get("seconds", 3), min_percent=options.get("min_percent", 90.0),
+                             measure_throughput=options.measure_throughput, seconds=options.seconds,
+                             min_percent=options.min_percent,
                              progress=lambda p, d: job.set_progress(p, d))
 
-    def _prepare(self, request: dict[str, Any], options: dict[str, Any]) -> tuple[MeshRequest, MeshSystem, list[str]]:
+    def _prepare(self, request: dict[str, Any], options: TenGigMeshWhere) -> tuple[MeshRequest, MeshSystem, list[str]]:
         """The request, the system, and the hosts to act on (checked against plan and system)."""
         with api_errors(prefix="request"):
             req = MeshRequest.model_validate(request)
             plan = plan_mesh(req)
         with api_errors():
-            system = self._system_factory(options.get("system", "lab"), list(options.get("hosts", [])))
-            hosts = hosts_to_act_on(system, plan, options.get("hosts", []), "options.hosts")
+            system = self._system_factory(options.system, list(options.hosts))
+            hosts = hosts_to_act_on(system, plan, options.hosts, "options.hosts")
         return req, system, hosts
 
 

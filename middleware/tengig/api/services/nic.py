@@ -12,7 +12,8 @@ from ...lab import Lab
 from ...lab.nics import lab_nics
 from ..decorators import api_method
 from ..exceptions import api_errors
-from ..models.nic import TenGigNicQueryArgs, TenGigNicQueryResult
+from ..models.nic import TenGigNicQueryArgs, TenGigNicQueryOptions, TenGigNicQueryResult
+from ..params import typed
 from ..service import Service
 
 
@@ -30,26 +31,26 @@ class TenGigNicService(Service):
         cli_namespace = "tengig.nic"
 
     @api_method(TenGigNicQueryArgs, TenGigNicQueryResult, roles=["READONLY_ADMIN"])
-    def query(self, options: dict[str, Any] | None = None):
+    def query(self, options: TenGigNicQueryOptions | dict[str, Any] | None = None):
         """Every port of the machine (or lab host), with what the kernel and ethtool say about it."""
-        options = options or {}
+        options = typed(TenGigNicQueryOptions, options, "options")
         with api_errors(prefix="options"):
-            if options.get("system", "lab") == "lab":
+            if options.system == "lab":
                 lab = Lab()
                 spec = lab.require_up().spec
-                host = options.get("host") or spec.nas
+                host = options.host or spec.nas
                 if host not in spec.hosts:
                     raise ValidationError.one("host", f"{host!r} is not a lab host ({', '.join(spec.hosts)})")
                 nics = lab_nics(lab, host)
             else:
-                if options.get("host"):
-                    raise ValidationError.one("host", f"only with system 'lab': '{options['system']}' is one machine")
-                if options["system"] == "truenas":
+                if options.host:
+                    raise ValidationError.one("host", f"only with system 'lab': '{options.system}' is one machine")
+                if options.system == "truenas":
                     with configured_truenas() as backend:
                         nics = backend.nics()
                 else:
                     nics = linux_nics(session_interface=ssh_session_interface())
-        if not options.get("include_virtual", True):
+        if not options.include_virtual:
             nics = [n for n in nics if n.kind != "virtual"]
         return nics
 

@@ -68,7 +68,7 @@ class TrueNASBackend:
     def has_pending_changes(self) -> bool:
         return bool(self.call("interface.has_pending_changes"))
 
-    def commit(self, *, rollback: bool = True, checkin_timeout: int = 60) -> None:
+    def commit(self, *, rollback: bool = True, checkin_timeout: int) -> None:
         self.call("interface.commit", {"rollback": rollback, "checkin_timeout": checkin_timeout})
 
     def checkin(self) -> None:

@@ -89,7 +89,7 @@ def apply_staged(
     calls: Sequence[ApiCall],
     probe: Callable[[], ProbeResult],
     *,
-    checkin_timeout: int = 60,
+    checkin_timeout: int,
     confirm_session_interface: bool = False,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,

@@ -19,6 +19,7 @@ from ...api.decorators import api_method
 from ...api.filters import filter_list
 from ...api.models.base import ApiInput, ApiOutput
 from ...api.service import Service, camel
+from ...checkin import CHECKIN_TIMEOUT_S
 
 NET_READ, NET_WRITE = ["NETWORK_INTERFACE_READ"], ["NETWORK_INTERFACE_WRITE"]
 
@@ -79,7 +80,7 @@ class InterfaceService(Service):
     @api_method(*_models("Interface", "commit", {"options": (dict[str, Any], {})}, None, "null."), roles=NET_WRITE)
     async def commit(self, options: dict[str, Any]) -> None:
         self.middleware.truenas.network.commit(bool(options.get("rollback", True)),
-                                               int(options.get("checkin_timeout", 60)))
+                                               int(options.get("checkin_timeout", CHECKIN_TIMEOUT_S)))
 
     @api_method(*_models("Interface", "checkin", {}, None, "null."), roles=NET_WRITE)
     async def checkin(self) -> None:
