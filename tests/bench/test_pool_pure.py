@@ -179,3 +179,14 @@ def test_zpool_iostat_write_bandwidth_from_recorded_zfs_fuse_output():
     assert iostat_write_bps((fixtures / "iostat-zfs-fuse-writing.txt").read_text(), "tgtank") == int(99.9 * 2**20)
     assert iostat_write_bps(idle, "tank") is None  # another pool's lines are not this pool's
     assert iostat_write_bps((fixtures / "iostat-no-such-pool.txt").read_text(), "nosuchpool") is None
+
+
+def test_quick_sizes_smb_copies_by_the_measured_network_and_full_does_not():
+    from tengig.bench.pool_presets import PRESETS, smb_copy_size
+
+    quick, full = PRESETS["quick"], PRESETS["full"]
+    assert smb_copy_size(quick, 941e6) == 168 * MiB  # 1.5 s at 941 Mb/s, whole MiB
+    assert smb_copy_size(quick, 94.1e6) == 64 * MiB  # 100 Mb/s: the floor, not 23 s per copy
+    assert smb_copy_size(quick, 9.4e9) == quick.smb_file  # 10 Gb/s: the preset's, at most
+    assert smb_copy_size(quick, None) == quick.smb_file  # nothing measured (an SMB-only run)
+    assert smb_copy_size(full, 941e6) == full.smb_file

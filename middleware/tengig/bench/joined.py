@@ -23,7 +23,7 @@ from .nas_share import NasShare
 from .network import BASE_PORT, LinkUnderTest, NetMeasurement, stop_server, to_measurement, wait_listening
 from .cache_policy import file_size, reading
 from .pool import drop_caches
-from .pool_presets import PRESETS, PresetName
+from .pool_presets import PRESETS, PresetName, smb_copy_size
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
@@ -114,17 +114,20 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
 
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
                        share: NasShare, storage: ScratchStorage, *, preset: PresetName,
-                       repeats: int | None, against: dict[str, list[Threshold]] | None = None) -> SmbBenchResult:
+                       repeats: int | None, against: dict[str, list[Threshold]] | None = None,
+                       goodput_bps: float | None = None) -> SmbBenchResult:
     """Timed copies with the client's own SMB client, to the share and back, each checked on the NAS's
     port; the run's files in a scratch place of the share that the NAS removes itself. Without
     ``repeats``, each direction stops once more copies could not change the verdict (``against``: per
-    direction, the figures it compares SMB with; stats.settled)."""
+    direction, the figures it compares SMB with; stats.settled). ``goodput_bps``: the client's measured
+    network, which sizes quick's copies (pool_presets.smb_copy_size)."""
     preset_ = PRESETS[preset]
     adaptive, repeats = repeats is None, repeats or preset_.repeats
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
     try:
         policy = scratch.policy
-        size = file_size(policy, read_arc(ctx, nas).c_max, preset_.smb_file, None, field="file_size")
+        size = file_size(policy, read_arc(ctx, nas).c_max, smb_copy_size(preset_, goodput_bps), None,
+                         field="file_size")
         remote = scratch.remote_dir(client.name)
         clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
         smb = {"server": client.local_address, "share": share.name, "size": size}

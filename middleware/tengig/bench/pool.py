@@ -11,6 +11,8 @@ Honest by construction (docs/physics.md §6):
 - every repeat has its own file (run i writes file i, and later reads it once): re-reading one file
   lets the ARC promote its blocks to the MFU list, and measured on the lab, three reads of one file
   2.5 x the ARC went 0% -> 16% -> 31% hits and 340 -> 813 MB/s: the cache, not the pool;
+- every write ends with fio's fsync (end_fsync), so a read phase never competes with the pool writing back
+  what the write phase left in RAM (SMB copies have no such fsync: bench/joined.py waits for the pool);
 - the random tests' file is written in full before they run: a file fio's random writes left sparse would
   read its holes from nowhere (and fio would lay it out inside the timed read);
 - tests run one after another (never concurrently), each repeated, reported as median and CV, and a test
@@ -67,8 +69,6 @@ class PoolPhase(BaseModel):
     arc_hits: int | None = None
     arc_misses: int | None = None
     page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each run.")
-    write_back: str | None = Field(None, description="Reads: how tengig made sure the pool had finished writing the "
-                                   "files first (zpool sync, or zpool iostat quiet), or why it could not.")
 
 
 class PoolBenchResult(BaseModel):
@@ -227,11 +227,9 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                 phase_against = against.get(direction, []) if against is not None else None
             else:
                 phase_against = [] if preset.name == "quick" else None
-            settled_how = storage.settle_writes(req.pool) if direction == "read" else None
             with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
                 phases.append(_run_phase(part, host, req, preset, test, direction, paths, size,
                                          adaptive=req.repeats is None, against=phase_against))
-            phases[-1].write_back = settled_how
             if direction == "write" and test.sequential:
                 written = paths[:len(phases[-1].bytes_moved)]
             if direction == "write" and ratio is None:

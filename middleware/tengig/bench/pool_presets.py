@@ -37,12 +37,23 @@ class PoolPreset(BaseModel):
     ramp_seconds: int = Field(ge=0, description="fio ramp_time before random tests are measured, s.")
     working_set: int = Field(description="Bytes per pool test file (at least 2 x ARC where the ARC cannot be kept "
                              "out otherwise, bench/cache_policy.py).")
-    smb_file: int = Field(description="Bytes per SMB copy (the same rule).")
+    smb_file: int = Field(description="Bytes per SMB copy (the same rule); quick: at most, see smb_copy_seconds.")
+    smb_copy_seconds: float | None = Field(description="quick: size each SMB copy to last about this long at the "
+                                           "network's measured goodput (64 MiB to smb_file); None: smb_file.")
 
 
 PRESETS: dict[str, PoolPreset] = {
     "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=1,
-                        ramp_seconds=0, working_set=512 * MiB, smb_file=256 * MiB),
+                        ramp_seconds=0, working_set=512 * MiB, smb_file=256 * MiB, smb_copy_seconds=1.5),
     "full": PoolPreset(name="full", tests=list(ALL_TESTS), repeats=5, random_seconds=10, ramp_seconds=2,
-                       working_set=2 * GiB, smb_file=1 * GiB),
+                       working_set=2 * GiB, smb_file=1 * GiB, smb_copy_seconds=None),
 }
+
+
+def smb_copy_size(preset: PoolPreset, goodput_bps: float | None) -> int:
+    """Bytes per SMB copy: the preset's, or in quick about smb_copy_seconds at the measured network goodput
+    (bits/s), whole MiB from 64 MiB up to the preset's (a 100 Mb/s link copies 64 MiB, not 256)."""
+    if preset.smb_copy_seconds is None or not goodput_bps:
+        return preset.smb_file
+    wanted = preset.smb_copy_seconds * goodput_bps / 8
+    return max(64 * MiB, min(preset.smb_file, int(wanted) // MiB * MiB))

@@ -87,9 +87,6 @@ def report_text(report: BenchReport) -> str:
                    f"compressratio {p.compressratio:.2f}x")
         if p.cache_policy:
             out.append(f"  ARC kept out: {p.cache_policy.note}")
-        waits = sorted({ph.write_back for ph in p.phases if ph.write_back})
-        if waits:
-            out.append(f"  reads started once the pool had finished writing: {'; '.join(waits)}")
         for ph in p.phases:
             cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
             cv += _early(ph.bytes_per_s)

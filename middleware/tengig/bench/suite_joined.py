@@ -65,9 +65,11 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                     skip_when_line_full=req.preset == "quick")
             else:
                 known = known_ceilings(pool, report)
+                one_stream = max((m.goodput_bps for m in report.network if m.streams == 1), default=None)
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
                                                 system.storage(part), preset=req.preset, repeats=req.repeats,
-                                                against={d: smb_thresholds(target, d, known) for d in DIRECTIONS})
+                                                against={d: smb_thresholds(target, d, known) for d in DIRECTIONS},
+                                                goodput_bps=one_stream)
         report = judged_report(ctx, system, req, target, pool, list(reports.values()),
                                {c.name: _mtus(c, system.nas, reports[c.name]) for c in clients}, concurrent)
         ended = "finished"
