@@ -6,6 +6,8 @@ negotiated 100 Mb/s), and desk's port set to MTU 9000 while nas's stays at 1500.
 advice those facts call for; the plan still says 1 Gb/s and 1500."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tengig.lab.network import shape
@@ -51,3 +53,43 @@ def test_the_verdict_reports_the_live_link_and_mtus_of_both_ends_not_the_plan(sh
     assert "100 Mb/s link" in rules["link-below-target"], rules
     mtu = rules["mtu-mismatch"]
     assert f"desk:{desk.ifname} 9000 bytes" in mtu and f":{nas.ifname} 1500 bytes" in mtu, mtu
+
+
+CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
+
+
+@pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(), reason="no cgroup v1 cpu controller here")
+def test_smbd_held_back_by_a_cpu_limit_is_named_with_the_measured_cause(shaped_lab, tmp_path):
+    """The NAS's admin caps smbd at 0.15 cores (as `systemctl set-property smbd CPUQuota=15%` would on a
+    TrueNAS SCALE): the verdict names SMB, and as its cause smbd's cgroup, its limit and how often the
+    kernel throttled it, all read by the NAS during the copies."""
+    smbd = shaped_lab.require_up().pids["smbd"]
+    held = CPU_CGROUPS / "tg-smbd-held"
+    held.mkdir(exist_ok=True)
+    try:
+        (held / "cpu.cfs_quota_us").write_text("15000")  # of cpu.cfs_period_us 100000: 0.15 cores
+        (held / "cgroup.procs").write_text(str(smbd))  # smbd forks each client's process into it
+        with nas_api(shaped_lab, tmp_path) as (api, urls):
+            thread, outcome = start_run(api, {"system": "local", "kind": "all", "join": 1, "share": "share",
+                                              "repeats": 1, "net_seconds": 1, "working_set": 64 * 2**20})
+            client = join(shaped_lab, "desk", urls["desk"], outcome["token"])
+            thread.join(600)
+            client.wait(30)
+            assert "error" not in outcome, outcome.get("error")
+    finally:
+        for pid in (held / "cgroup.procs").read_text().split():
+            (CPU_CGROUPS / "cgroup.procs").write_text(pid)
+        held.rmdir()
+
+    smb = outcome["result"]["report"]["clients"][0]["smb"]
+    for d in ("read", "write"):
+        limit = smb[d]["smbd_cpu_limit"]
+        assert limit["cgroup"] == "/tg-smbd-held" and limit["limit_cores"] == pytest.approx(0.15), limit
+        assert limit["throttled_percent"] > 50, limit  # the kernel's own count, not an inference
+    verdict = outcome["result"]["verdict"]
+    slow = [d for d in verdict["directions"] if d["bottleneck"] == "smb"]
+    assert slow, verdict["summary"]
+    assert "smbd, held back by its CPU limit: its cgroup /tg-smbd-held allows 0.15 of a core" in verdict["summary"]
+    advice = {a["rule"]: a["text"] for a in verdict["advice"]}
+    assert "Measured: smbd, held back by its CPU limit" in advice["smb-far-below"], advice
+    assert "raise or remove the CPU limit" in advice["smb-far-below"]

@@ -27,7 +27,8 @@ from .pool_presets import PRESETS, PresetName, smb_copy_size
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
-from .smb_probes import parse_smbstatus_session
+from .smb_probes import parse_smbd_pids, parse_smbstatus_session
+from .smbd_cpu_limit import CpuLimit, over_copies, read_cpu_limit
 from .stats import Threshold, settled, summarize
 
 LINE_FULL_PERCENT = 97.0  # one stream at this share of the line's goodput has filled it
@@ -135,7 +136,8 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         ctx.report(0, f"smb: {client.name} makes {format_size(size)} of random data")
         _checked(_ask(ctx, session, client, "smb", {**smb, "op": "prepare", "remote": remote}, timeout=copy_timeout,
                       tool="smb prepare"), client, "prepare")
-        writes, wticks, wwire = [], [], []
+        smbd = _smbd_pid(ctx, nas)
+        writes, wticks, wwire, wlimits = [], [], [], []
         session_facts = None
         enough_w = enough_r = None
         for i in range(repeats):
@@ -143,7 +145,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             probe = _SessionProbe(ctx, nas, share, client.peer_address) if i == 0 else None
             try:
                 writes.append(_copy(ctx, session, client, nas, port, smb, "write", f"{remote}\\f{i}.dat", size,
-                                    wticks, wwire, copy_timeout))
+                                    wticks, wwire, copy_timeout, smbd, wlimits))
             finally:
                 if probe:
                     session_facts = probe.stop()
@@ -155,7 +157,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             _checked(_ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
                           timeout=copy_timeout, tool="smb evict"), client, "put")
             written += size
-        reads, rticks, rwire = [], [], []
+        reads, rticks, rwire, rlimits = [], [], [], []
         arc_total = ArcDelta(hits=0, misses=0)
         ctx.report(50, f"smb: waiting for {nas}'s pool to finish writing the copies")
         write_back = (storage.settle_writes(scratch.dataset.split("/")[0]) if scratch.dataset
@@ -166,7 +168,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                 drop_caches(ctx, nas)
                 a0 = read_arc(ctx, nas)
                 reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
-                                   rticks, rwire, copy_timeout))
+                                   rticks, rwire, copy_timeout, smbd, rlimits))
                 arc_total = arc_total + delta(a0, read_arc(ctx, nas))
                 if adaptive and (enough_r := settled(reads, len(writes), (against or {}).get("read"))):
                     break
@@ -176,13 +178,15 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             write=SmbDirection(direction="write",
                                bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
                                bytes_per_run=size,
-                               wire_bytes=wwire, smbd_cpu_percent=_cpu_percent(wticks, writes, size, clk)),
+                               wire_bytes=wwire, smbd_cpu_percent=_cpu_percent(wticks, writes, size, clk),
+                               smbd_cpu_limit=over_copies(wlimits)),
             read=SmbDirection(direction="read",
                               bytes_per_s=summarize(reads, planned=len(writes), stopped_because=enough_r),
                               bytes_per_run=size,
                               wire_bytes=rwire,
                               smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
-                              arc_hit_ratio=arc_total.hit_ratio, write_back=write_back),
+                              arc_hit_ratio=arc_total.hit_ratio, write_back=write_back,
+                              smbd_cpu_limit=over_copies(rlimits)),
             cache_policy=policy, bytes_written=written,
         )
     finally:
@@ -209,12 +213,14 @@ def parsed_copy(sub: Submission, client: JoinedClient, direction: Literal["read"
 
 def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort, smb: dict,
           direction: Literal["read", "write"], remote: str, size: int, ticks: list[int], wire: list[int],
-          timeout: float) -> float:
+          timeout: float, smbd: int | None, limits: list[tuple[CpuLimit, CpuLimit]]) -> float:
     before = counters(ctx, nas, port)
+    l0 = read_cpu_limit(ctx, nas, smbd) if smbd else None
     t0 = _smbd_ticks_on(ctx, nas)
     sub = _ask(ctx, session, client, "smb", {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
                timeout=timeout, tool="smb copy")
     t1 = _smbd_ticks_on(ctx, nas)
+    l1 = read_cpu_limit(ctx, nas, smbd) if smbd else None
     after = counters(ctx, nas, port)
     result = parsed_copy(sub, client, direction, size)
     seen = (after.tx_bytes - before.tx_bytes) if direction == "read" else (after.rx_bytes - before.rx_bytes)
@@ -225,8 +231,16 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     wire.append(seen)
     if t0 is not None and t1 is not None:
         ticks.append(t1 - t0)
+    if l0 is not None and l1 is not None and l0.directory == l1.directory:
+        limits.append((l0, l1))
     ctx.sample(phase=f"smb {direction} {client.name}", bytes_per_s=result.bytes_per_s)
     return result.bytes_per_s
+
+
+def _smbd_pid(ctx: BenchContext, nas: str) -> int | None:
+    """The NAS's main smbd (its per-client children are forked into its cgroup)."""
+    pids = parse_smbd_pids(ctx.run(nas, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False).stdout)
+    return min(pids) if pids else None
 
 
 class _SessionProbe:

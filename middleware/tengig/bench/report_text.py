@@ -65,6 +65,10 @@ def _client_lines(c: ClientReport) -> list[str]:
             cv = f", CV {d.bytes_per_s.cv_percent:.1f}%" if d.bytes_per_s.cv_percent is not None else ""
             cv += _early(d.bytes_per_s)
             cpu = f", smbd CPU {d.smbd_cpu_percent:.0f}% of a core" if d.smbd_cpu_percent is not None else ""
+            lim = d.smbd_cpu_limit
+            if lim and lim.limit_cores is not None:
+                held = f", throttled in {lim.throttled_percent:.0f}% of periods" if lim.throttled_percent is not None else ""
+                cpu += f" (its cgroup {lim.cgroup} allows {lim.limit_cores:.2g} of a core{held})"
             arc = f", ARC hits {100 * d.arc_hit_ratio:.1f}%" if d.arc_hit_ratio is not None else ""
             out.append(f"  SMB {d.direction:5} {mb(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
                        f"(median of {len(d.bytes_per_s.values)} x {s.file_size // MiB} MiB{cv}{cpu}{arc})")

@@ -23,6 +23,7 @@ from .context import BenchContext
 from .cache_policy import LARGER_THAN_ARC, CachePolicy, file_size
 from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
+from .smbd_cpu_limit import SmbdCpuLimit
 from .smb_probes import (
     LinkCounters, SmbSession, parse_cpu_ticks, parse_link_counters, parse_smbd_pids, parse_smbstatus_session,
 )
@@ -69,6 +70,8 @@ class SmbDirection(BaseModel):
     arc_hit_ratio: float | None = None
     write_back: str | None = Field(None, description="Reads: how the NAS made sure its pool had finished writing "
                                    "the copies first (zpool sync, or zpool iostat quiet), or why it could not.")
+    smbd_cpu_limit: SmbdCpuLimit | None = Field(None, description="smbd's CPU cgroup during the copies: its limit "
+                                                "and the share of periods the kernel throttled (Linux).")
 
 
 class SmbBenchResult(BaseModel):

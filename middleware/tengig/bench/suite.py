@@ -215,7 +215,19 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         smb_signing=session.signing if session else None,
         smb_encryption=session.encryption if session else None,
         smbd_cpu_percent=max(cpu) if cpu else None,
+        **_smbd_limit_facts(report),
     )
+
+
+def _smbd_limit_facts(report: ClientReport) -> dict[str, Any]:
+    """smbd's CPU limit in the direction where the kernel throttled it most (none measured: unknown)."""
+    limits = [d.smbd_cpu_limit for d in ((report.smb.read, report.smb.write) if report.smb else ())
+              if d.smbd_cpu_limit is not None]
+    if not limits:
+        return {}
+    worst = max(limits, key=lambda lim: lim.throttled_percent or 0)
+    return {"smbd_cgroup": worst.cgroup, "smbd_cpu_limit_cores": worst.limit_cores,
+            "smbd_throttled_percent": worst.throttled_percent}
 
 
 def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,

@@ -19,6 +19,10 @@ CHAIN_ORDER: tuple[Component, ...] = ("pool", "link", "network", "smb")
 DIRECTIONS: tuple[Direction, ...] = ("read", "write")
 # SMB below this share of what pool, link and network allow is SMB's own doing (smbd, crypto, client).
 SMB_FAR_BELOW_RATIO = 0.70
+# smbd's cgroup throttled in this share of its scheduling periods: its CPU limit held it back.
+SMBD_THROTTLED_PERCENT = 20.0
+# smbd this busy (% of one core): its one process per client is the limit.
+SMBD_BUSY_PERCENT = 85.0
 # One TCP stream below this share of N streams: a single SMB connection will not fill the link either.
 SINGLE_STREAM_LOW_RATIO = 0.70
 # A link upgrade is only suggested if its goodput beats the target by this much: SMB seldom hits 100%.
@@ -71,6 +75,23 @@ def smb_far_below(ceilings: Sequence[Ceiling]) -> tuple[Ceiling, Ceiling] | None
     if smb is None or bound is None or bound.bytes_per_s <= 0:
         return None
     return (smb, bound) if smb.bytes_per_s < SMB_FAR_BELOW_RATIO * bound.bytes_per_s else None
+
+
+def smb_cause(facts: Facts) -> str | None:
+    """What held SMB back, from what the NAS measured of smbd during the copies (None: nothing measured
+    points at smbd, and nothing about it was measured either)."""
+    throttled, limit = facts.smbd_throttled_percent, facts.smbd_cpu_limit_cores
+    if throttled is not None and throttled >= SMBD_THROTTLED_PERCENT:
+        allows = f"{limit:.2g} of a core" if limit is not None else "a CPU quota"
+        return (f"smbd, held back by its CPU limit: its cgroup {facts.smbd_cgroup or ''} allows {allows}, and the "
+                f"kernel throttled it in {throttled:.0f}% of its scheduling periods during the copies").replace("  ", " ")
+    if facts.smbd_cpu_percent is not None and facts.smbd_cpu_percent >= SMBD_BUSY_PERCENT:
+        return f"smbd's CPU: it used {facts.smbd_cpu_percent:.0f}% of one core (one smbd process serves each client)"
+    if facts.smbd_cpu_percent is not None:
+        held = f", not throttled ({throttled:.0f}% of periods)" if throttled is not None else ""
+        return (f"not smbd (it used {facts.smbd_cpu_percent:.0f}% of one core{held}): signing or encryption, or the "
+                "client (its CPU, its disk, its copy tool)")
+    return None
 
 
 def path_mtu(facts: Facts) -> int:
@@ -210,13 +231,18 @@ def _smb_far_below(target: Target, by_dir: ByDirection, facts: Facts) -> Advice 
         for d, smb, bound in found
     )
     cpu = f" (smbd used {facts.smbd_cpu_percent:.0f}% of one core)" if facts.smbd_cpu_percent is not None else ""
+    cause = smb_cause(facts)
+    if cause and cause.startswith("smbd, held back"):
+        fix = "; raise or remove the CPU limit on smbd's service (its cgroup's cpu.max) and measure again"
+    else:
+        fix = ""
     return Advice(
         rule="smb-far-below",
         severity="warning",
         text=(
             f"{parts}: SMB itself is the limit. smbd serves each client with one process, about one core{cpu}; "
             "signing and encryption cost CPU per byte; the client (its disk, its NIC, the copy tool) may be slower "
-            "than the NAS"
+            f"than the NAS" + (f". Measured: {cause}{fix}" if cause else "")
         ),
     )
 

@@ -23,6 +23,7 @@ from .advice import (
     mb_s,
     measured_smb,
     path_mtu,
+    smb_cause,
     smb_far_below,
     target_value,
 )
@@ -96,8 +97,9 @@ def _bottleneck_text(dv: DirectionVerdict, facts: Facts) -> str:
         pair = smb_far_below(dv.ceilings)
         assert pair is not None  # bottleneck() said so
         smb, bound = pair
+        cause = smb_cause(facts) or "smbd CPU, signing/encryption or the client"
         return (
-            f"{label}: SMB itself (smbd CPU, signing/encryption or the client), at "
+            f"{label}: SMB itself ({cause}), at "
             f"{smb.bytes_per_s / bound.bytes_per_s:.0%} of the {ceiling_text(bound)} the {bound.component} allows "
             f"(far below: under {SMB_FAR_BELOW_RATIO:.0%})"
         )

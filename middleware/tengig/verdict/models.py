@@ -51,6 +51,12 @@ class Facts(BaseModel):
     smb_signing: bool | None = None
     smb_encryption: bool | None = None
     smbd_cpu_percent: float | None = Field(None, description="smbd CPU during the SMB run, % of one core.")
+    smbd_cgroup: str | None = Field(None, description="smbd's CPU cgroup on the NAS (Linux), e.g. "
+                                    "/system.slice/smbd.service.")
+    smbd_cpu_limit_cores: float | None = Field(None, description="That cgroup's CPU limit, CPUs' worth; None: none "
+                                               "or unknown.")
+    smbd_throttled_percent: float | None = Field(None, description="Scheduling periods in which the kernel throttled "
+                                                 "smbd's cgroup during the copies, %.")
     lagg_protocol: str | None = Field(None, description="LAGG protocol on the path, if any (LACP, LOADBALANCE, ...).")
     lagg_members: int | None = None
 
