@@ -60,14 +60,14 @@ CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
 
 @pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(), reason="no cgroup v1 cpu controller here")
 def test_smbd_held_back_by_a_cpu_limit_is_named_with_the_measured_cause(shaped_lab, tmp_path):
-    """The NAS's admin caps smbd at 0.15 cores (as `systemctl set-property smbd CPUQuota=15%` would on a
+    """The NAS's admin caps smbd at 0.05 cores (as `systemctl set-property smbd CPUQuota=5%` would on a
     TrueNAS SCALE): the verdict names SMB, and as its cause smbd's cgroup, its limit and how often the
     kernel throttled it, all read by the NAS during the copies."""
     smbd = shaped_lab.require_up().pids["smbd"]
     held = CPU_CGROUPS / "tg-smbd-held"
     held.mkdir(exist_ok=True)
     try:
-        (held / "cpu.cfs_quota_us").write_text("15000")  # of cpu.cfs_period_us 100000: 0.15 cores
+        (held / "cpu.cfs_quota_us").write_text("5000")  # of cpu.cfs_period_us 100000: 0.05 cores
         (held / "cgroup.procs").write_text(str(smbd))  # smbd forks each client's process into it
         with nas_api(shaped_lab, tmp_path) as (api, urls):
             thread, outcome = start_run(api, {"system": "local", "kind": "all", "join": 1, "share": "share",
@@ -84,12 +84,12 @@ def test_smbd_held_back_by_a_cpu_limit_is_named_with_the_measured_cause(shaped_l
     smb = outcome["result"]["report"]["clients"][0]["smb"]
     for d in ("read", "write"):
         limit = smb[d]["smbd_cpu_limit"]
-        assert limit["cgroup"] == "/tg-smbd-held" and limit["limit_cores"] == pytest.approx(0.15), limit
+        assert limit["cgroup"] == "/tg-smbd-held" and limit["limit_cores"] == pytest.approx(0.05), limit
         assert limit["throttled_percent"] > 50, limit  # the kernel's own count, not an inference
     verdict = outcome["result"]["verdict"]
     slow = [d for d in verdict["directions"] if d["bottleneck"] == "smb"]
     assert slow, verdict["summary"]
-    assert "smbd, held back by its CPU limit: its cgroup /tg-smbd-held allows 0.15 of a core" in verdict["summary"]
+    assert "smbd, held back by its CPU limit: its cgroup /tg-smbd-held allows 0.05 of a core" in verdict["summary"]
     advice = {a["rule"]: a["text"] for a in verdict["advice"]}
     assert "Measured: smbd, held back by its CPU limit" in advice["smb-far-below"], advice
     assert "raise or remove the CPU limit" in advice["smb-far-below"]
