@@ -1,6 +1,7 @@
 """Record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs, through the API.
 
     make ui-fixtures        # = flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py
+    flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py --only joined   # one of them
 
 Needs root and the lab's tools (`make setup`); it takes the machine's one lab, so run it under the lab
 lock as above (make does). Any lab that is up is taken down first, and the lab is down when it ends,
@@ -19,6 +20,12 @@ answered, unedited:
   config) through tengig.lagg.plan -> lagg-plan-lab.json and tengig.lagg.verify {client: desk,
   seconds: 2, omit: 1} -> lagg-verify-lab.json, with the job's progress snapshots as the panel sees
   them (percent, description, extra) -> lagg-verify-lab-progress.json.
+- joined (only with `--only joined`; not part of the default): `tengig lab up` with desk-nas and
+  lab-nas at 1g; `tengig serve` on nas as system local (tests/bench/joined_harness.py, as a person
+  starts it on the NAS); tengig.bench.run {system: local, kind: smb, join: 2, share: share, repeats: 1};
+  desk and lab run `tengig client join` with the token the job shows; the job's result's report (the
+  BenchReport: each client's own verdict, smb_concurrent and aggregate_verdict) ->
+  run-joined-desk-lab.json. Until then that file is hand-made (recorded-lab.json says so).
 
 recorded-lab.json says when and with what (lab spec, requests, options) each file was recorded; the
 unit tests check that the recorded requests are the ones the panel builds. Re-record after a change
@@ -43,6 +50,7 @@ from tengig.lab import Lab, build_spec
 from tengig.lab.mesh_adapter import lab_network
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.bench.joined_harness: `tengig serve` on nas and `tengig client join`
 FIXTURES = ROOT / "ui" / "src" / "fixtures"
 JOB_TIMEOUT = 300
 
@@ -68,6 +76,12 @@ LAGG_LAB = ["desk-nas=1g", "lab-nas=1g", "desk-lab=1g"]
 LAGG_FORM = {"platform": "linux", "topology": "lacp-switch", "goal": "aggregate-many-clients", "client_count": 4,
              "options": {"mtu": 1500, "members": None, "confirm_session_interface": False, "clear_member_config": True}}
 LAGG_VERIFY_OPTIONS = {"client": "desk", "seconds": 2, "omit": 1}
+
+JOINED_LAB = ["desk-nas=1g", "lab-nas=1g"]
+# A run on the NAS itself that desk and lab join, each over its own 1 Gb/s cable (test_multi_client_lab.py).
+JOINED_REQUEST = {"system": "local", "kind": "smb", "join": 2, "share": "share", "repeats": 1}
+JOINED_CLIENTS = ("desk", "lab")
+JOINED_TIMEOUT = 900
 
 
 class Api:
@@ -167,13 +181,62 @@ def record_lagg(api: Api) -> dict[str, Any]:
     }
 
 
+def record_joined(_api: Api) -> dict[str, Any]:
+    """desk and lab join a run on the NAS (system local) through `tengig serve` on nas; the job's report."""
+    import tempfile
+
+    from tests.bench.joined_harness import join, nas_api, start_run
+
+    lab = lab_up(JOINED_LAB, bare=False)
+    tmp = Path(tempfile.mkdtemp(prefix="tg-ui-joined-"))
+    with nas_api(lab, tmp) as (client, urls):
+        thread, outcome = start_run(client, dict(JOINED_REQUEST))
+        if "error" in outcome:
+            raise SystemExit(f"tengig.bench.run failed before anyone joined: {outcome['error']}")
+        procs = {host: join(lab, host, urls[host], outcome["token"]) for host in JOINED_CLIENTS}
+        thread.join(JOINED_TIMEOUT)
+        if thread.is_alive():
+            raise SystemExit(f"tengig.bench.run did not end within {JOINED_TIMEOUT} s")
+        for host, proc in procs.items():
+            if proc.wait(60) != 0:
+                raise SystemExit(f"tengig client join on {host} failed: "
+                                 f"{(lab.paths.logs / f'test-join-{host}.log').read_text()[-2000:]}")
+        if "error" in outcome:
+            raise SystemExit(f"tengig.bench.run failed: {outcome['error']}")
+        result = outcome["result"]
+        stored = client.call("tengig.results.get", result["run_id"])
+    report = result["report"]
+    if stored["results"] != report:
+        raise SystemExit("the stored run's results differ from the job's report")
+    names = [c["client"] for c in report["clients"]]
+    if sorted(names) != sorted(JOINED_CLIENTS) or not report.get("aggregate_verdict"):
+        raise SystemExit(f"expected desk and lab with an aggregate verdict, got {names}, "
+                         f"aggregate {'yes' if report.get('aggregate_verdict') else 'none'}")
+    write("run-joined-desk-lab.json", report)
+    print(report["aggregate_verdict"]["summary"])
+    return {
+        "lab": {"links": JOINED_LAB, "bare": False},
+        "request": JOINED_REQUEST,
+        "clients": list(JOINED_CLIENTS),
+        "files": {"run-joined-desk-lab.json": "the report of tengig.bench.run(request) on `tengig serve` on nas, "
+                                              "desk and lab joined (tengig client join)"},
+    }
+
+
+RECORDERS = {"mesh": record_mesh, "lagg": record_lagg, "joined": record_joined}
+DEFAULT = ["mesh", "lagg"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("which", nargs="*", metavar="mesh|lagg", help="What to record (default: both).")
+    parser.add_argument("which", nargs="*", metavar="mesh|lagg|joined",
+                        help="What to record (default: mesh and lagg).")
+    parser.add_argument("--only", action="append", choices=sorted(RECORDERS), default=[],
+                        help="Record only this (repeatable), e.g. --only joined.")
     args = parser.parse_args()
-    which = args.which or ["mesh", "lagg"]
-    if set(which) - {"mesh", "lagg"}:
-        parser.error(f"record mesh, lagg or both, not {' '.join(sorted(set(which) - {'mesh', 'lagg'}))}")
+    which = list(dict.fromkeys(args.which + args.only)) or DEFAULT
+    if set(which) - set(RECORDERS):
+        parser.error(f"record {', '.join(RECORDERS)}, not {' '.join(sorted(set(which) - set(RECORDERS)))}")
     if os.geteuid() != 0:
         print("the lab needs root: run `make ui-fixtures` as root", file=sys.stderr)
         return 2
@@ -183,7 +246,7 @@ def main() -> int:
     try:
         for what in which:
             started = time.time()
-            entry = (record_mesh if what == "mesh" else record_lagg)(api)
+            entry = RECORDERS[what](api)
             entry["recorded"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
             entry["machine"] = {"kernel": platform.release(), "python": platform.python_version()}
             index[what] = entry

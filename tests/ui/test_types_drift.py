@@ -38,6 +38,7 @@ from tengig.changes import ApiCall
 from tengig.mesh.verify import AsymmetricPair, LinkCheck, MeshVerifyResult, PairThroughput
 from tengig.nic.models import Nic
 from tengig.api.services import default_services
+from tengig.bench import smb_multi, stats, suite
 from tengig.plugin_spec import build_plan
 from tengig.verdict import models as verdict_models
 
@@ -71,6 +72,11 @@ MAPPING = {
     "DirectionVerdict": verdict_models.DirectionVerdict,
     "Ceiling": verdict_models.Ceiling,
     "Advice": verdict_models.Advice,
+    "BenchReport": suite.BenchReport,
+    "ClientReport": suite.ClientReport,
+    "SmbConcurrentResult": smb_multi.SmbConcurrentResult,
+    "ConcurrentDirection": smb_multi.ConcurrentDirection,
+    "Repeated": stats.Repeated,
     "BenchSystemState": TenGigBenchSystemState,
     "BenchKitRequest": TenGigBenchKitRequest,
     "BenchKit": TenGigBenchKit,
@@ -155,6 +161,12 @@ PUBLISHED_AS_DICT = {
     verdict_models.DirectionVerdict: "inside Verdict",
     verdict_models.Ceiling: "inside Verdict",
     verdict_models.Advice: "inside Verdict",
+    suite.BenchReport: "TenGigBenchOutcome.report and TenGigResultsEntry.results are dict[str, Any], filled with "
+                       "BenchReport.model_dump(mode='json')",
+    suite.ClientReport: "inside BenchReport",
+    smb_multi.SmbConcurrentResult: "inside BenchReport",
+    smb_multi.ConcurrentDirection: "inside SmbConcurrentResult",
+    stats.Repeated: "inside ConcurrentDirection",
 }
 
 # Models tengig.* methods take or return at top level that no TS name mirrors: only methods the panel

@@ -59,6 +59,65 @@ export interface Verdict {
   summary: string
 }
 
+/** A measurement repeated (bench/stats.py Repeated): every run's value and their median. */
+export interface Repeated {
+  values: number[]
+  median: number
+  cv_percent: number | null
+  stable: boolean
+  planned?: number | null
+  stopped_because?: string | null
+}
+
+/** One direction of every client copying at once (bench/smb_multi.py ConcurrentDirection), bytes/s. */
+export interface ConcurrentDirection {
+  direction: string
+  per_client: Record<string, Repeated>
+  aggregate: Repeated
+  wire_bytes: Record<string, number[]>
+  start_spread_seconds?: number[] | null
+  arc_hit_ratio?: number | null
+}
+
+/** SMB with every client at once (bench/smb_multi.py SmbConcurrentResult). */
+export interface SmbConcurrentResult {
+  engine?: string
+  clients: string[]
+  file_size: number
+  read: ConcurrentDirection
+  write: ConcurrentDirection
+  cache_policy?: unknown
+  bytes_written?: number | null
+}
+
+/** One client's part of a run (bench/suite.py ClientReport); the panel reads its name and verdict. */
+export interface ClientReport {
+  client: string
+  joined?: Record<string, unknown> | null
+  nas_port?: unknown
+  link?: unknown
+  network?: unknown[]
+  network_skipped?: string[]
+  smb?: unknown
+  verdict?: Verdict | null
+}
+
+/**
+ * A run's measurements (bench/suite.py BenchReport): tengig.bench.run's report and tengig.results.get's
+ * results. With several clients, smb_concurrent and aggregate_verdict are all of them at once.
+ */
+export interface BenchReport {
+  system: string
+  kind: RunKind
+  preset: Preset
+  target: string
+  pool?: unknown
+  clients: ClientReport[]
+  smb_concurrent?: SmbConcurrentResult | null
+  aggregate_verdict?: Verdict | null
+  bytes_written?: number | null
+}
+
 /** Where a benchmark measures (tengig.bench.run's request.system). */
 export type BenchSystemName = 'local' | 'truenas' | 'lab'
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import run from '../../fixtures/run-lab-desk-1g.json'
-import type { Comparison, RunEntry } from '../../api/types'
-import { historyChartData, metricRows, runRow } from './history'
+import joinedReport from '../../fixtures/run-joined-desk-lab.json'
+import type { BenchReport, Comparison, RunEntry } from '../../api/types'
+import { headlineVerdict, historyChartData, metricRows, runRow } from './history'
 
 const ok = run as unknown as RunEntry
 const failed: RunEntry = {
@@ -21,6 +22,48 @@ describe('runRow', () => {
   it('shows a failed run with its error and no numbers', () => {
     expect(runRow(failed)).toMatchObject({ smbRead: '—', smbWrite: '—',
       outcome: 'failed: smbclient on desk: NT_STATUS_CONNECTION_REFUSED' })
+  })
+})
+
+// A run desk and lab joined, stored as tengig.results.get returns it: results is the BenchReport,
+// verdict the first client's (desk) as the server stores it.
+const report = joinedReport as unknown as BenchReport
+const joined: RunEntry = {
+  ...ok, id: 7, started: ok.started + 300, kind: 'smb',
+  inputs: { system: 'local', kind: 'smb', join: 2, share: 'share', repeats: 1, target: 'hdd-15k-best' },
+  results: joinedReport as unknown as Record<string, unknown>,
+  verdict: report.clients[0].verdict ?? null,
+}
+
+describe('runRow of a multi-client run', () => {
+  it('says how many clients ran at once and shows the aggregate: its SMB, its summary, what bounds it', () => {
+    const row = runRow(joined)
+    expect(row).toMatchObject({ id: 7, kind: 'smb', status: 'success', target: 'hdd-15k-best',
+      clients: '2 clients at once (desk, lab)', smbRead: '219.7 MB/s', smbWrite: '220.6 MB/s',
+      aggregateBottleneck: 'read: Link, write: Link' })
+    expect(row.outcome).toBe(report.aggregate_verdict!.summary)
+    expect(row.outcome).not.toBe(joined.verdict!.summary) // not desk's own verdict
+    expect(headlineVerdict(joined)).toBe(report.aggregate_verdict)
+  })
+
+  it('leaves a one-client run as it was', () => {
+    expect(runRow(ok)).toMatchObject({ clients: '', aggregateBottleneck: '' })
+    expect(headlineVerdict(ok)).toBe(ok.verdict)
+  })
+
+  it('says so when a multi-client run has no aggregate verdict instead of showing one client\'s', () => {
+    const none = { ...joined, results: { ...report, aggregate_verdict: null } as unknown as Record<string, unknown> }
+    expect(runRow(none)).toMatchObject({ clients: '2 clients at once (desk, lab)', smbRead: 'not measured',
+      outcome: 'no aggregate verdict', aggregateBottleneck: '' })
+  })
+
+  it('shows a failed multi-client run with its error', () => {
+    const failedJoined: RunEntry = { ...joined, status: 'failed', results: null, verdict: null, error: 'desk never joined' }
+    expect(runRow(failedJoined)).toMatchObject({ clients: '', smbRead: '—', outcome: 'failed: desk never joined' })
+  })
+
+  it('plots the aggregate of a multi-client run, as its row shows it', () => {
+    expect(historyChartData([joined, ok])).toEqual([[ok.started, joined.started], [115.46, 219.7], [114.86, 220.6]])
   })
 })
 

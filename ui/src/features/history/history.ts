@@ -1,6 +1,7 @@
 /** The run history as table rows, a chart over time, and a comparison of two runs. Pure. */
-import type { Comparison, MetricDelta, RunEntry } from '../../api/types'
+import type { Comparison, MetricDelta, RunEntry, Verdict } from '../../api/types'
 import { formatGbps, formatMBps, formatPercent, formatWhen } from '../../lib/format'
+import { COMPONENT_NAMES, clientsAtOnceText, multiClientNames, reportOf } from '../verdict/verdictView'
 
 export interface RunRow {
   id: number
@@ -11,20 +12,36 @@ export interface RunRow {
   smbRead: string
   smbWrite: string
   outcome: string
+  /** A run of several clients at once: "2 clients at once (desk, lab)"; '' for one client. */
+  clients: string
+  /** That run's aggregate bottleneck per direction, e.g. "read: Link, write: Link"; '' otherwise. */
+  aggregateBottleneck: string
+}
+
+/** The verdict a run's row and the chart show: a multi-client run's aggregate, else the run's own verdict. */
+export function headlineVerdict(run: RunEntry): Verdict | null {
+  return multiClientNames(reportOf(run.results)).length ? (reportOf(run.results)?.aggregate_verdict ?? null) : run.verdict
 }
 
 function smbOf(run: RunEntry, direction: 'read' | 'write'): number | null {
-  return run.verdict?.directions.find((d) => d.direction === direction)?.smb_bytes_per_s ?? null
+  return headlineVerdict(run)?.directions.find((d) => d.direction === direction)?.smb_bytes_per_s ?? null
 }
 
+/**
+ * One row per run. A run of several clients at once shows the aggregate verdict (what the NAS served to
+ * all of them together): its SMB figures, its summary and what bounds it, and says how many clients.
+ */
 export function runRow(run: RunEntry): RunRow {
+  const report = reportOf(run.results)
+  const names = multiClientNames(report)
+  const verdict = headlineVerdict(run)
   const smb = (direction: 'read' | 'write') => {
     if (run.status !== 'success') return '—'
     const v = smbOf(run, direction)
     return v === null ? 'not measured' : formatMBps(v)
   }
   let outcome: string
-  if (run.status === 'success') outcome = run.verdict?.summary ?? 'no verdict'
+  if (run.status === 'success') outcome = verdict?.summary ?? (names.length ? 'no aggregate verdict' : 'no verdict')
   else if (run.status === 'running') outcome = 'running'
   else outcome = `${run.status}: ${run.error ?? 'no reason recorded'}`
   return {
@@ -36,10 +53,18 @@ export function runRow(run: RunEntry): RunRow {
     smbRead: smb('read'),
     smbWrite: smb('write'),
     outcome,
+    clients: names.length ? clientsAtOnceText(names) : '',
+    aggregateBottleneck: names.length && verdict
+      ? [...verdict.directions]
+          .sort((a, b) => (a.direction < b.direction ? -1 : 1))
+          .map((d) => `${d.direction}: ${d.bottleneck ? COMPONENT_NAMES[d.bottleneck] : 'unknown'}`)
+          .join(', ')
+      : '',
   }
 }
 
-/** uPlot data for successful runs, oldest first: [epoch s, SMB read MB/s, SMB write MB/s]. */
+/** uPlot data for successful runs, oldest first: [epoch s, SMB read MB/s, SMB write MB/s] (a multi-client
+ * run's point is its aggregate, as in its row). */
 export function historyChartData(runs: RunEntry[]): [number[], (number | null)[], (number | null)[]] {
   const ok = runs.filter((r) => r.status === 'success').sort((a, b) => a.started - b.started)
   const mb = (v: number | null) => (v === null ? null : Math.round(v / 1e4) / 100)

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import run from '../../fixtures/run-lab-desk-1g.json'
+import joinedReport from '../../fixtures/run-joined-desk-lab.json'
+import recorded from '../../fixtures/recorded-lab.json'
 import type { DirectionVerdict, Verdict } from '../../api/types'
-import { ceilingChart, directionRow, marginText, verdictView } from './verdictView'
+import { ceilingChart, directionRow, marginText, multiClientNames, reportOf, runVerdicts, verdictView } from './verdictView'
 
 // A real lab run: desk -> nas over a 1 Gb/s link against the 15k rpm HDD (223.4 MB/s read).
 const verdict = run.verdict as unknown as Verdict
@@ -67,5 +69,86 @@ describe('verdictView', () => {
     expect(view.targetSource.length).toBeGreaterThan(0)
     expect(view.advice[0].rule).toBe('link-below-target')
     expect(view.summary).toBe(verdict.summary)
+  })
+})
+
+// A run two desktops joined (desk and lab, each over its own 1 Gb/s link to the NAS), their SMB copies
+// measured one at a time and then all at once: run-joined-desk-lab.json is that BenchReport (hand-made
+// from the pydantic models until recorded: recorded-lab.json "joined", scripts/record_ui_fixtures.py joined).
+describe('runVerdicts with several clients', () => {
+  const report = reportOf(joinedReport as unknown as Record<string, unknown>)!
+  const multi = runVerdicts(report, report.clients[0].verdict ?? null)
+
+  it('says where the fixture comes from: hand-made until recorded from the run the panel would start', () => {
+    const joined = recorded.joined as { hand_made?: boolean; recorded: string | null; request: unknown; files: Record<string, string> }
+    expect(joined.files['run-joined-desk-lab.json']).toBeTruthy()
+    expect(joined.request).toEqual({ system: 'local', kind: 'smb', join: 2, share: 'share', repeats: 1 })
+    expect(joined.hand_made === true || joined.recorded !== null).toBe(true)
+  })
+
+  it('reads the fixture as a BenchReport of two joined clients with their aggregate', () => {
+    expect(report.clients.map((c) => c.client)).toEqual(['desk', 'lab'])
+    expect(report.smb_concurrent?.clients).toEqual(['desk', 'lab'])
+    expect(report.aggregate_verdict).not.toBeNull()
+    expect(multiClientNames(report)).toEqual(['desk', 'lab'])
+  })
+
+  it('shows the aggregate first: all clients at once against the target, bounded by the NAS\'s two ports', () => {
+    expect(multi.multi).toBe(true)
+    expect(multi.single).toBeNull()
+    const agg = multi.aggregate!
+    expect(agg.heading).toBe('All clients at once')
+    expect(agg.clientsText).toBe('2 clients at once (desk, lab)')
+    expect(agg.engine).toMatch(/start barrier/)
+    expect(agg.summary).toBe(report.aggregate_verdict!.summary)
+    expect(agg.summary).not.toBe(report.clients[0].verdict!.summary)
+    expect(agg.rows[0]).toEqual({
+      direction: 'read', smb: '219.7 MB/s', target: '223.4 MB/s', result: 'loses by 1.7%', outcome: 'loses', bottleneck: 'Link',
+    })
+    expect(agg.rows[1]).toMatchObject({ direction: 'write', smb: '220.6 MB/s', bottleneck: 'Link' })
+    const link = agg.charts[0].bars.find((b) => b.component === 'link')!
+    expect(link).toMatchObject({ value: '235.4 MB/s', provenance: 'estimated', bottleneck: true }) // 2 x 117.7 MB/s
+    expect(link.label).toMatch(/eth-desk 1 Gb\/s \+ eth-lab 1 Gb\/s/)
+    expect(agg.charts[0].missing).toEqual(['Pool', 'Network']) // an smb run: no pool, no iperf3
+  })
+
+  it('shows each client\'s own verdict under its own name, in the run\'s order', () => {
+    expect(multi.clients.map((c) => c.name)).toEqual(['desk', 'lab'])
+    const [desk, lab] = multi.clients
+    expect(desk.view!.summary).toBe(report.clients.find((c) => c.client === 'desk')!.verdict!.summary)
+    expect(lab.view!.summary).toBe(report.clients.find((c) => c.client === 'lab')!.verdict!.summary)
+    expect(desk.view!.rows[0]).toMatchObject({ smb: '111.9 MB/s', result: 'loses by 49.9%', bottleneck: 'Link' })
+    expect(lab.view!.rows[0]).toMatchObject({ smb: '110.4 MB/s', result: 'loses by 50.6%', bottleneck: 'Link' })
+    expect(desk.headline).toBe('read 111.9 MB/s, loses by 49.9%, bottleneck Link; write 112.6 MB/s, no target figure, bottleneck Link')
+    expect(desk.together).toBe('while all copied at once: read 110.8 MB/s, write 111.2 MB/s')
+    expect(lab.together).toBe('while all copied at once: read 109.6 MB/s, write 110.1 MB/s')
+  })
+
+  it('keeps a client\'s name with its own verdict when the clients come in another order', () => {
+    const swapped = runVerdicts({ ...report, clients: [...report.clients].reverse() }, null)
+    expect(swapped.clients.map((c) => [c.name, c.view!.rows[0].smb])).toEqual([['lab', '110.4 MB/s'], ['desk', '111.9 MB/s']])
+  })
+
+  it('says so when a multi-client run has no aggregate verdict, and keeps the clients\' own', () => {
+    const none = runVerdicts({ ...report, smb_concurrent: null, aggregate_verdict: null }, null)
+    expect(none.multi).toBe(true)
+    expect(none.aggregate).toBeNull()
+    expect(none.noAggregate).toMatch(/no aggregate verdict/)
+    expect(none.clients).toHaveLength(2)
+    expect(none.clients[0].together).toBeNull()
+    const older = { ...report } as Record<string, unknown> // a run stored before these fields existed
+    delete older.aggregate_verdict
+    delete older.smb_concurrent
+    expect(runVerdicts(reportOf(older), null).aggregate).toBeNull()
+  })
+
+  it('changes nothing for a run with one client: its verdict as before, no aggregate', () => {
+    const one = runVerdicts(reportOf(run.results as Record<string, unknown>), verdict)
+    expect(one).toMatchObject({ multi: false, aggregate: null, clients: [] })
+    expect(one.single).toEqual(verdictView(verdict))
+    expect(runVerdicts(null, verdict).single).toEqual(verdictView(verdict))
+    expect(runVerdicts(null, null).single).toBeNull()
+    expect(reportOf(null)).toBeNull()
+    expect(reportOf({ clients: 'desk' })).toBeNull()
   })
 })

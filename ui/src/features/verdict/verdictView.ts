@@ -3,7 +3,7 @@
  * ceilings chain (pool -> link -> network -> SMB) as bars on one scale with the target as a line.
  * Pure: a missing number says so in words, it never becomes 0.
  */
-import type { Ceiling, Component, DirectionVerdict, Provenance, Verdict } from '../../api/types'
+import type { BenchReport, Ceiling, Component, DirectionVerdict, Provenance, Verdict } from '../../api/types'
 import { formatMBps, formatPercent } from '../../lib/format'
 
 export const CHAIN: Component[] = ['pool', 'link', 'network', 'smb']
@@ -106,5 +106,101 @@ export function verdictView(verdict: Verdict): VerdictView {
     rows: directions.map(directionRow),
     charts: directions.map(ceilingChart),
     advice: verdict.advice,
+  }
+}
+
+// --- a run with several clients: the aggregate verdict, then each client's own ---
+
+export const AGGREGATE_HEADING = 'All clients at once'
+
+/** A stored run's results (tengig.results.get) or a finished job's report as a BenchReport; null if not one. */
+export function reportOf(results: Record<string, unknown> | null | undefined): BenchReport | null {
+  if (!results || !Array.isArray(results.clients)) return null
+  return results as unknown as BenchReport
+}
+
+/** The client names of a run that measured several clients at once; [] for a run with one client (or none). */
+export function multiClientNames(report: BenchReport | null): string[] {
+  const names = report?.clients.map((c) => c.client) ?? []
+  return names.length > 1 ? names : []
+}
+
+/** "2 clients at once (desk, lab)" */
+export function clientsAtOnceText(names: string[]): string {
+  return `${names.length} clients at once (${names.join(', ')})`
+}
+
+export interface AggregateVerdictView extends VerdictView {
+  heading: string
+  /** "2 clients at once (desk, lab)" */
+  clientsText: string
+  /** How the clients copied together (smb_concurrent.engine), if the report says. */
+  engine: string | null
+}
+
+export interface ClientVerdictView {
+  /** The client's name as the run reported it (ClientReport.client). */
+  name: string
+  /** Its own verdict (measured alone); null when the run judged it not (e.g. it measured nothing). */
+  view: VerdictView | null
+  /** One line for the collapsed block: per direction, SMB, the result and the bottleneck. */
+  headline: string
+  /** Its SMB while every client copied at once, per direction; null without that measurement. */
+  together: string | null
+}
+
+export interface RunVerdicts {
+  /** Several clients: the aggregate block and one block per client replace the single verdict. */
+  multi: boolean
+  /** One client: the run's verdict as before (RunEntry.verdict); null in a multi-client run. */
+  single: VerdictView | null
+  /** Several clients: what the NAS served to all of them at once; null when the run has no aggregate verdict. */
+  aggregate: AggregateVerdictView | null
+  /** Why a multi-client run has no aggregate verdict ('' otherwise). */
+  noAggregate: string
+  clients: ClientVerdictView[]
+}
+
+function headline(view: VerdictView): string {
+  return view.rows
+    .map((r) => `${r.direction} ${r.smb}, ${r.result}, bottleneck ${r.bottleneck}`)
+    .join('; ')
+}
+
+function togetherText(report: BenchReport, name: string): string | null {
+  const sc = report.smb_concurrent
+  if (!sc) return null
+  const parts = [sc.read, sc.write]
+    .map((d) => {
+      const r = d.per_client[name]
+      return r ? `${d.direction} ${formatMBps(r.median)}` : null
+    })
+    .filter((x): x is string => x !== null)
+  return parts.length ? `while all copied at once: ${parts.join(', ')}` : null
+}
+
+/**
+ * What the verdict view shows for a run: with one client, its verdict (``first``, RunEntry.verdict or
+ * BenchOutcome.verdict) exactly as before; with several, the aggregate verdict first, then each client's
+ * own verdict under that client's name.
+ */
+export function runVerdicts(report: BenchReport | null, first: Verdict | null): RunVerdicts {
+  const names = multiClientNames(report)
+  if (!report || !names.length) {
+    return { multi: false, single: first ? verdictView(first) : null, aggregate: null, noAggregate: '', clients: [] }
+  }
+  const agg = report.aggregate_verdict ?? null
+  const clients = report.clients.map((c): ClientVerdictView => {
+    const view = c.verdict ? verdictView(c.verdict) : null
+    return { name: c.client, view, headline: view ? headline(view) : 'no verdict', together: togetherText(report, c.client) }
+  })
+  return {
+    multi: true,
+    single: null,
+    aggregate: agg
+      ? { ...verdictView(agg), heading: AGGREGATE_HEADING, clientsText: clientsAtOnceText(names), engine: report.smb_concurrent?.engine ?? null }
+      : null,
+    noAggregate: agg ? '' : 'The clients were not measured all at once in this run (SMB runs only), so there is no aggregate verdict.',
+    clients,
   }
 }

@@ -1,0 +1,61 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import single from '../../fixtures/run-lab-desk-1g.json'
+import joinedReport from '../../fixtures/run-joined-desk-lab.json'
+import type { BenchReport, RunEntry } from '../../api/types'
+import VerdictPanel from './VerdictPanel.vue'
+
+const report = joinedReport as unknown as BenchReport
+const one = single as unknown as RunEntry
+const joined: RunEntry = {
+  ...one, id: 7, kind: 'smb', results: joinedReport as unknown as Record<string, unknown>,
+  verdict: report.clients[0].verdict ?? null,
+}
+
+const server = { runs: {} as Record<number, RunEntry>, result: async (id: number) => server.runs[id], results: async () => [] }
+vi.mock('../../composables/useSession', () => ({ currentApi: () => server }))
+
+async function show(run: RunEntry) {
+  server.runs = { [run.id]: run }
+  const w = mount(VerdictPanel, { props: { runId: run.id } })
+  await flushPromises()
+  return w
+}
+
+describe('VerdictPanel', () => {
+  beforeEach(() => {
+    server.runs = {}
+  })
+
+  it('shows a multi-client run\'s aggregate first, then each client\'s own verdict under its name', async () => {
+    const w = await show(joined)
+    const agg = w.get('[data-test="aggregate-verdict"]')
+    expect(agg.get('h3').text()).toBe('All clients at once')
+    expect(agg.get('[data-test="aggregate-summary"]').text()).toBe(report.aggregate_verdict!.summary)
+    expect(agg.get('[data-test="aggregate-clients"]').text()).toMatch(/^2 clients at once \(desk, lab\)/)
+    expect(agg.get('[data-test="aggregate-row-read"]').text()).toMatch(/219\.7 MB\/s.*223\.4 MB\/s.*loses by 1\.7%.*Link/)
+    expect(agg.get('[data-test="ceiling-read-link"]').text()).toMatch(/235\.4 MB\/s/)
+    const blocks = w.findAll('[data-test="client-verdict"]')
+    expect(blocks.map((b) => b.attributes('data-client'))).toEqual(['desk', 'lab'])
+    for (const b of blocks) {
+      const name = b.attributes('data-client')!
+      const own = report.clients.find((c) => c.client === name)!.verdict!
+      expect(b.get('[data-test="client-verdict-name"]').text()).toBe(name)
+      expect(b.get('[data-test="client-verdict-summary"]').text()).toBe(own.summary)
+    }
+    expect(w.html().indexOf('data-test="aggregate-verdict"')).toBeLessThan(w.html().indexOf('data-test="client-verdict"'))
+    expect(w.find('[data-test="verdict-summary"]').exists()).toBe(false)
+  })
+
+  it('shows a one-client run as before: the hooks the browser tests read, no aggregate', async () => {
+    const w = await show(one)
+    expect(w.get('[data-test="verdict-summary"]').text()).toBe(one.verdict!.summary)
+    expect(w.get('[data-test="verdict-row-read"]').text()).toMatch(/115\.5 MB\/s/)
+    expect(w.find('[data-test="verdict-table"]').exists()).toBe(true)
+    expect(w.find('[data-test="verdict-target-source"]').exists()).toBe(true)
+    expect(w.find('[data-test="advice"] [data-test="advice-link-below-target"]').exists()).toBe(true)
+    expect(w.find('[data-test="ceiling-read-pool"]').exists()).toBe(true)
+    expect(w.find('[data-test="aggregate-verdict"]').exists()).toBe(false)
+    expect(w.find('[data-test="client-verdict"]').exists()).toBe(false)
+  })
+})
