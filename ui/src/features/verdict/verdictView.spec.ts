@@ -73,17 +73,18 @@ describe('verdictView', () => {
 })
 
 // A run two desktops joined (desk and lab, each over its own 1 Gb/s link to the NAS), their SMB copies
-// measured one at a time and then all at once: run-joined-desk-lab.json is that BenchReport (hand-made
-// from the pydantic models until recorded: recorded-lab.json "joined", scripts/record_ui_fixtures.py joined).
+// measured one at a time and then all at once: run-joined-desk-lab.json is that BenchReport, recorded on the
+// lab (recorded-lab.json "joined"; scripts/record_ui_fixtures.py --only joined).
 describe('runVerdicts with several clients', () => {
   const report = reportOf(joinedReport as unknown as Record<string, unknown>)!
   const multi = runVerdicts(report, report.clients[0].verdict ?? null)
 
-  it('says where the fixture comes from: hand-made until recorded from the run the panel would start', () => {
+  it('says where the fixture comes from: recorded from the run the panel would start', () => {
     const joined = recorded.joined as { hand_made?: boolean; recorded: string | null; request: unknown; files: Record<string, string> }
     expect(joined.files['run-joined-desk-lab.json']).toBeTruthy()
     expect(joined.request).toEqual({ system: 'local', kind: 'smb', join: 2, share: 'share', repeats: 1 })
-    expect(joined.hand_made === true || joined.recorded !== null).toBe(true)
+    expect(joined.hand_made).toBeUndefined()
+    expect(joined.recorded).not.toBeNull()
   })
 
   it('reads the fixture as a BenchReport of two joined clients with their aggregate', () => {
@@ -103,9 +104,9 @@ describe('runVerdicts with several clients', () => {
     expect(agg.summary).toBe(report.aggregate_verdict!.summary)
     expect(agg.summary).not.toBe(report.clients[0].verdict!.summary)
     expect(agg.rows[0]).toEqual({
-      direction: 'read', smb: '219.7 MB/s', target: '223.4 MB/s', result: 'loses by 1.7%', outcome: 'loses', bottleneck: 'Link',
+      direction: 'read', smb: '195.8 MB/s', target: '223.4 MB/s', result: 'loses by 12.3%', outcome: 'loses', bottleneck: 'Link',
     })
-    expect(agg.rows[1]).toMatchObject({ direction: 'write', smb: '220.6 MB/s', bottleneck: 'Link' })
+    expect(agg.rows[1]).toMatchObject({ direction: 'write', smb: '188.5 MB/s', bottleneck: 'Link' })
     const link = agg.charts[0].bars.find((b) => b.component === 'link')!
     expect(link).toMatchObject({ value: '235.4 MB/s', provenance: 'estimated', bottleneck: true }) // 2 x 117.7 MB/s
     expect(link.label).toMatch(/eth-desk 1 Gb\/s \+ eth-lab 1 Gb\/s/)
@@ -117,16 +118,16 @@ describe('runVerdicts with several clients', () => {
     const [desk, lab] = multi.clients
     expect(desk.view!.summary).toBe(report.clients.find((c) => c.client === 'desk')!.verdict!.summary)
     expect(lab.view!.summary).toBe(report.clients.find((c) => c.client === 'lab')!.verdict!.summary)
-    expect(desk.view!.rows[0]).toMatchObject({ smb: '111.9 MB/s', result: 'loses by 49.9%', bottleneck: 'Link' })
-    expect(lab.view!.rows[0]).toMatchObject({ smb: '110.4 MB/s', result: 'loses by 50.6%', bottleneck: 'Link' })
-    expect(desk.headline).toBe('read 111.9 MB/s, loses by 49.9%, bottleneck Link; write 112.6 MB/s, no target figure, bottleneck Link')
-    expect(desk.together).toBe('while all copied at once: read 110.8 MB/s, write 111.2 MB/s')
-    expect(lab.together).toBe('while all copied at once: read 109.6 MB/s, write 110.1 MB/s')
+    expect(desk.view!.rows[0]).toMatchObject({ smb: '112.9 MB/s', result: 'loses by 49.5%', bottleneck: 'Link' })
+    expect(lab.view!.rows[0]).toMatchObject({ smb: '112.2 MB/s', result: 'loses by 49.8%', bottleneck: 'Link' })
+    expect(desk.headline).toBe('read 112.9 MB/s, loses by 49.5%, bottleneck Link; write 110.5 MB/s, no target figure, bottleneck Link')
+    expect(desk.together).toBe('while all copied at once: read 108.4 MB/s, write 100.2 MB/s')
+    expect(lab.together).toBe('while all copied at once: read 104.2 MB/s, write 96.4 MB/s')
   })
 
   it('keeps a client\'s name with its own verdict when the clients come in another order', () => {
     const swapped = runVerdicts({ ...report, clients: [...report.clients].reverse() }, null)
-    expect(swapped.clients.map((c) => [c.name, c.view!.rows[0].smb])).toEqual([['lab', '110.4 MB/s'], ['desk', '111.9 MB/s']])
+    expect(swapped.clients.map((c) => [c.name, c.view!.rows[0].smb])).toEqual([['lab', '112.2 MB/s'], ['desk', '112.9 MB/s']])
   })
 
   it('says so when a multi-client run has no aggregate verdict, and keeps the clients\' own', () => {
