@@ -28,14 +28,15 @@ ARG = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 @contextlib.contextmanager
-def nas_api(lab, tmp_path: Path):
+def nas_api(lab, tmp_path: Path, *, ui_dir: Path | None = None):
     """`tengig serve` on nas (every address of nas; nas alone has them), under strace; the test is root
-    on its unix socket. Yields (client, {desktop: the URL it joins with, over its own cable})."""
+    on its unix socket. Yields (client, {desktop: the URL it joins with, over its own cable}). ``ui_dir``:
+    it also serves that panel build (API keys live next to its database, tmp_path / apikeys.sqlite3)."""
     sock = tmp_path / "nas.sock"
     env = {**os.environ, "TENGIG_DB": str(tmp_path / "nas.sqlite3")}
     argv = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "512",
             "-o", str(tmp_path / TRACE), TENGIG, "serve", "--host", "0.0.0.0", "--port", str(PORT),
-            "--unix-socket", str(sock)]
+            "--unix-socket", str(sock)] + (["--ui-dir", str(ui_dir)] if ui_dir else [])
     proc = lab.spawn("nas", argv, log_name="test-nas-serve.log", netns_mode="nsenter", env=env)
     try:
         for _ in range(400):

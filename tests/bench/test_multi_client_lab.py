@@ -9,6 +9,9 @@ from tengig.lab import Lab, build_spec
 from tengig.lab.bench_adapter import LabBenchSystem
 from tengig.results.store import ResultStore
 
+from tengig.server.apikeys import ApiKeyStore
+
+from ..ui.browser import UI_DIST, require_browser, run_scenario
 from .joined_harness import join, nas_api, start_run
 
 pytestmark = pytest.mark.lab
@@ -42,8 +45,12 @@ def test_two_clients_at_once_exceed_one_link(two_links_lab, tmp_path):
 
 
 def test_desk_and_lab_join_at_once(two_links_lab, tmp_path):
+    """... and the panel the NAS serves, opened in a browser on desk, shows the stored run: its History row
+    says two clients at once, its Verdict view the aggregate verdict first, then each client's own."""
     lab = two_links_lab
-    with nas_api(lab, tmp_path) as (api, urls):
+    require_browser()
+    _, key = ApiKeyStore(tmp_path / "apikeys.sqlite3").create("panel-aggregate-test")
+    with nas_api(lab, tmp_path, ui_dir=UI_DIST) as (api, urls):
         thread, outcome = start_run(api, {"system": "local", "kind": "smb", "join": 2, "share": "share",
                                           "repeats": 1})
         assert "error" not in outcome, outcome.get("error")
@@ -54,6 +61,8 @@ def test_desk_and_lab_join_at_once(two_links_lab, tmp_path):
         assert "error" not in outcome, outcome["error"]
         result = outcome["result"]
         stored = api.call("tengig.results.get", result["run_id"])
+        page = run_scenario("history-aggregate", urls["desk"].replace("ws://", "http://") + "/", key,
+                            {"runId": result["run_id"]}, netns=lab.netns("desk"))["facts"]
 
     report = result["report"]
     by_name = {c["client"]: c for c in report["clients"]}
@@ -82,3 +91,12 @@ def test_desk_and_lab_join_at_once(two_links_lab, tmp_path):
     assert read["bottleneck"] in ("link", "smb")  # no pool measured in an smb run: the sum of the ports, or SMB
     assert stored["status"] == "success" and stored["results"]["aggregate_verdict"]["summary"] == aggregate["summary"]
     assert not [p for p in lab.share_path.iterdir() if p.name.startswith("tengig-bench")]
+    # shown: the panel on desk, from the NAS's own store
+    aggregate_summary = stored["results"]["aggregate_verdict"]["summary"]
+    assert page["errors"] == [], page
+    names = ", ".join(c["client"] for c in report["clients"])  # in the order they joined
+    assert f"2 clients at once ({names})" in page["row"] and "bottleneck read: Link" in page["row"], page["row"]
+    assert page["aggregateHeading"] == "All clients at once"
+    assert page["aggregateSummary"] == aggregate_summary
+    assert page["clients"] == [c["client"] for c in report["clients"]]  # each under its own name, in run order
+    assert page["clientSummaries"] == [c["verdict"]["summary"] for c in report["clients"]]

@@ -412,6 +412,32 @@ export const SCENARIOS = {
     }
   },
 
+  /**
+   * A stored run several desktops joined (params.runId): its History row, then its Verdict view, the
+   * aggregate verdict first and each client's own under its name (opened to read it).
+   */
+  async 'history-aggregate'(page, ctx) {
+    const id = ctx.config.params.runId
+    await loggedIn(page, ctx)
+    await page.click(T('tab-history'))
+    await page.waitForSelector(T(`history-run-${id}`))
+    const row = await page.locator(T(`history-run-${id}`)).innerText()
+    await ctx.shot('history-aggregate-row')
+    await page.click(`${T(`history-run-${id}`)} a[href="#/verdict/${id}"]`)
+    await page.waitForSelector(T('aggregate-verdict'))
+    for (const d of await page.locator(T('client-verdict')).all()) await d.evaluate((el) => { el.open = true })
+    await ctx.shot('history-aggregate-verdict')
+    return {
+      row,
+      aggregateHeading: await page.locator(`${T('aggregate-verdict')} > h3`).first().innerText(),
+      aggregateClients: await page.locator(T('aggregate-clients')).innerText(),
+      aggregateSummary: await page.locator(`${T('aggregate-verdict')} ${T('aggregate-summary')}`).innerText(),
+      clients: await page.locator(T('client-verdict')).evaluateAll((els) => els.map((e) => e.dataset.client)),
+      clientSummaries: await texts(page, `${T('client-verdict')} ${T('client-verdict-summary')}`),
+      errors: await texts(page, T('error')),
+    }
+  },
+
   /** Every view once: the caller checks that no request left this machine. */
   async 'tour'(page, ctx) {
     await loggedIn(page, ctx)

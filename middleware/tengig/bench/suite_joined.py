@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..verdict.advice import DIRECTIONS
+from ..verdict.ceilings import tcp_goodput_bps
 from ..verdict.models import Target
 from ..verdict.thresholds import smb_thresholds
 from .context import BenchContext
@@ -66,6 +67,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
             else:
                 known = known_ceilings(pool, report)
                 one_stream = max((m.goodput_bps for m in report.network if m.streams == 1), default=None)
+                if one_stream is None and report.link and report.link.line_rate_bps:  # an SMB-only run: the line's
+                    one_stream = tcp_goodput_bps(report.link.line_rate_bps, report.link.mtu)
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
                                                 system.storage(part), preset=req.preset, repeats=req.repeats,
                                                 against={d: smb_thresholds(target, d, known) for d in DIRECTIONS},
