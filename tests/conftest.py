@@ -41,12 +41,28 @@ def one_lab_user_at_a_time(request):
 
 @pytest.fixture
 def api():
-    """tengig's methods in-process (tests/inprocess.py)."""
+    """tengig's methods in-process (tests/inprocess.py), acting through the real seams."""
     from .inprocess import InProcessApi
 
     host = InProcessApi()
     yield host
     host.close()
+
+
+@pytest.fixture
+def api_with():
+    """``api_with(seams)``: tengig's methods in-process acting through a test's own seams
+    (tengig.systems.seams.Seams), for one test; closed at its end."""
+    from .inprocess import InProcessApi
+
+    hosts = []
+
+    def build(seams):
+        hosts.append(InProcessApi(seams))
+        return hosts[-1]
+    yield build
+    for host in hosts:
+        host.close()
 
 
 def _require_root():

@@ -11,13 +11,16 @@ import pytest
 from tengig.api import Registry
 from tengig.api.host import Middleware
 from tengig.api.jobs import JobState
+from tengig.systems.seams import Seams
 
 
 class InProcessApi:
-    def __init__(self) -> None:
+    """``seams``: where the services act (tengig.systems.seams); the real ones unless a test gives its own."""
+
+    def __init__(self, seams: Seams | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.events: list[tuple[Any, ...]] = []
-        self.middleware = Middleware(Registry.default(), lambda *event: self.events.append(event))
+        self.middleware = Middleware(Registry.default(seams=seams), lambda *event: self.events.append(event))
 
     def call(self, name: str, *params: Any) -> Any:
         return self.loop.run_until_complete(self.middleware.call(name, *params))

@@ -138,13 +138,13 @@ def test_a_change_nobody_checks_in_rolls_back_by_itself(bare_lab):
         assert backend.checkin_waiting() is None and not backend.has_pending_changes()
 
 
-def test_apply_job_on_the_configured_truenas_waits_for_a_person(bare_lab, tmp_path, monkeypatch, api):
+def test_apply_job_on_the_configured_truenas_waits_for_a_person(bare_lab, tmp_path, monkeypatch, api_with):
     """tengig.mesh.apply {system: truenas, hosts: [nas], wait_for_checkin}: staged, committed, the NAS's
     pings answer, then the job counts down until tengig.mesh.checkin; TrueNAS gets interface.checkin and
-    the lab's NAS ports keep their addresses. The probe runs in the lab NAS's namespace (the seam set to
-    where the stand-in's changes land)."""
+    the lab's NAS ports keep their addresses. The probe runs in the lab NAS's namespace (the API host is
+    built with its run_on_nas seam where the stand-in's changes land)."""
     from tengig.api.jobs import JobState
-    from tengig.api.services.mesh import TenGigMeshService
+    from tengig.systems.seams import Seams
 
     from ..inprocess import until_waiting_for_checkin
 
@@ -152,7 +152,7 @@ def test_apply_job_on_the_configured_truenas_waits_for_a_person(bare_lab, tmp_pa
     plan = plan_mesh(request)
     for h in ("desk", "lab"):
         apply_linux(request, plan, h, lab_network(lab, h), lab_hosts_file(lab, h))
-    monkeypatch.setattr(TenGigMeshService, "_nas_runner", staticmethod(_run_on_nas(lab)))
+    api = api_with(Seams(run_on_nas=_run_on_nas(lab)))
     with StandinThread(_seed(), on_active_change=_make_real(lab)) as nas:
         key_file = tmp_path / "key"
         key_file.write_text(nas.api_key)

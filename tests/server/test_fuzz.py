@@ -17,14 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tengig.api import Registry
-from tengig.api.services.bench import TenGigBenchService
-from tengig.api.services.mesh import TenGigMeshService
 from tengig.errors import LabError
 from tengig.server import rpc
 from tengig.server.apikeys import ApiKeyStore
 from tengig.server.dispatcher import Dispatcher
 from tengig.server.host import ServerMiddleware
 from tengig.server.session import Credentials, Session
+from tengig.systems.seams import Seams
 
 from .checks import assert_no_internal_error
 from .harness import open_raw, running_server
@@ -46,15 +45,9 @@ def _no_system(*_args):
     raise LabError("fuzz: no system to measure")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def no_bench_system():
-    """A valid tengig.bench or tengig.mesh call must not measure (or re-address) whatever lab is up."""
-    # The staticmethods themselves: the attribute reads give bare functions, which restored would bind to self.
-    saved = TenGigBenchService.__dict__["_system_factory"], TenGigMeshService.__dict__["_system_factory"]
-    TenGigBenchService._system_factory = staticmethod(_no_system)
-    TenGigMeshService._system_factory = staticmethod(lambda kind, hosts: _no_system())  # nor change its network
-    yield
-    TenGigBenchService._system_factory, TenGigMeshService._system_factory = saved
+# A valid tengig.bench, tengig.lagg or tengig.mesh call must not measure (or re-address) whatever lab is
+# up, nor ping from this machine: the fuzzed hosts act through seams that refuse.
+NO_SYSTEM = Seams(bench_system=_no_system, mesh_system=_no_system, run_on_nas=_no_system, lagg_probe=_no_system)
 
 
 class InProcess:
@@ -63,7 +56,7 @@ class InProcess:
     def __init__(self, tmp_path):
         os.environ["TENGIG_DB"] = str(tmp_path / "results.sqlite3")
         self.loop = asyncio.new_event_loop()
-        self.middleware = ServerMiddleware(Registry.default(), ApiKeyStore(tmp_path / "apikeys.sqlite3"))
+        self.middleware = ServerMiddleware(Registry.default(seams=NO_SYSTEM), ApiKeyStore(tmp_path / "apikeys.sqlite3"))
         self.dispatcher = Dispatcher(self.middleware)
         self.sent: list[str] = []
         self.session = Session(self.sent.append, origin="fuzz")
@@ -175,7 +168,7 @@ def test_malformed_frames_never_break_the_server(in_process):
 
 def test_the_same_holds_over_the_wire(tmp_path):
     sent = 0
-    with running_server(tmp_path) as srv:
+    with running_server(tmp_path, seams=NO_SYSTEM) as srv:
         async def check(frames):
             async with aiohttp.ClientSession() as session:
                 conn = await open_raw(srv.url, session)

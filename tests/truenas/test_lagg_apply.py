@@ -193,7 +193,7 @@ def test_a_bond_the_person_does_not_confirm_is_rolled_back(standin):
         assert confirmed.changed and backend.interface("bond0") is not None and backend.checkin_waiting() is None
 
 
-def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, tmp_path, monkeypatch, api):
+def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, tmp_path, monkeypatch, api_with):
     """tengig.lagg.apply {wait_for_checkin} through the API host: after the probe the job counts down in
     progress.extra.checkin until tengig.lagg.checkin arrives; then TrueNAS gets interface.checkin. A
     checkin with nothing waiting is refused (ENOENT)."""
@@ -201,14 +201,16 @@ def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, t
 
     from tengig.api import CallError
     from tengig.api.jobs import JobState
-    from tengig.api.services.lagg import TenGigLaggService
+    from tengig.systems.seams import Seams
 
     from ..inprocess import until_waiting_for_checkin
 
     nas = standin(seed=seed_001())
     request = _lagg_request(_configure(nas, tmp_path, monkeypatch))
-    # Stand-in for the ping through the new bond (no bond can exist on this machine's kernel).
-    monkeypatch.setattr(TenGigLaggService, "_probe_factory", staticmethod(lambda name, address: lambda: ANSWERS))
+    # The API host's probe seam: a stand-in for the ping through the new bond (no bond can exist on this
+    # machine's kernel), asked for the plan's bond and the probe address.
+    probed = []
+    api = api_with(Seams(lagg_probe=lambda name, address: probed.append((name, address)) or (lambda: ANSWERS)))
     with pytest.raises(CallError) as nothing:
         api.call("tengig.lagg.checkin")
     assert nothing.value.errno == errno.ENOENT
@@ -224,6 +226,7 @@ def test_the_apply_job_waits_for_tengig_lagg_checkin_with_a_countdown(standin, t
         return await api.middleware.wait_job(job)
     job = api.run(scenario(), timeout=30)
     assert job.state == JobState.SUCCESS, job.error
+    assert probed == [("bond0", "10.20.0.1")]
     with nas.client() as client:
         backend = TrueNASBackend(client)
         assert backend.interface("bond0")["lag_ports"] == ["enp3s0f0", "enp4s0f0"]

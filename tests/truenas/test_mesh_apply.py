@@ -66,3 +66,34 @@ def test_mesh_link_that_does_not_answer_is_rolled_back(standin):
     lab_port = next(port for port, (_, host, _) in far_ends.items() if host == "lab")
     assert f"{lab_port} -> lab" in str(failed.value) and "-> desk" not in str(failed.value)
     assert nas.active() == before
+
+
+def test_the_apply_job_pings_through_the_run_on_nas_seam_of_its_host(standin, tmp_path, monkeypatch, api_with):
+    """tengig.mesh.apply {system: truenas, hosts: [nas]} through an API host built with its own
+    run_on_nas seam: the probe's pings (one per cable, out of the NAS's port) go to that seam, which
+    answers for the far ends, so the change is kept; no ping runs on this machine."""
+    from tengig.api.jobs import JobState
+    from tengig.runner import Completed
+    from tengig.systems.seams import Seams
+
+    nas = standin("25.04")
+    key_file = tmp_path / "key"
+    key_file.write_text(nas.nas.api_key)
+    monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.base)
+    monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
+    pinged = []
+
+    def run_on_nas(argv):
+        pinged.append(list(argv))
+        return Completed(tuple(argv), 0, "1 packets transmitted, 1 received, 0% packet loss\n"
+                         "rtt min/avg/max/mdev = 0.100/0.200/0.300/0.000 ms\n", "", 0.01)
+    api = api_with(Seams(run_on_nas=run_on_nas))
+    job = api.run_job("tengig.mesh.apply", REQUEST, {"system": "truenas", "hosts": ["nas"], "checkin_timeout": 10})
+    assert job.state == JobState.SUCCESS, job.error
+    assert job.result[0]["host"] == "nas" and job.result[0]["changed"]
+    _, far_ends = _plan_for_nas()
+    assert sorted((argv[argv.index("-I") + 1], argv[-1]) for argv in pinged if argv[0] == "ping") == sorted(
+        {(port, address) for port, (_, _, address) in far_ends.items()})
+    with nas.client() as client:
+        backend = TrueNASBackend(client)
+        assert not backend.has_pending_changes() and backend.checkin_waiting() is None

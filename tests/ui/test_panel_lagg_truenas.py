@@ -6,35 +6,50 @@ from __future__ import annotations
 
 import pytest
 
-from tengig.api.services.lagg import TenGigLaggService
+from tengig.api import Registry
 from tengig.backends.truenas import ProbeResult, ProbeTarget, TrueNASBackend
 from tengig.client import connect
 from tengig.standin.truenas import SeedInterface, StandinSeed, StandinThread
+from tengig.systems.seams import Seams
 
-from .browser import run_scenario
+from ..server.harness import running_server
+from .browser import UI_DIST, require_browser, run_scenario
 from .conftest import page_url
 
 TEN_G = "10000Mb/s Twisted Pair"
 
 
 @pytest.fixture
-def truenas(tmp_path, monkeypatch):
-    seed = StandinSeed(release="25.04", session_interface="enp1s0", interfaces=[
-        SeedInterface(name="enp1s0", media_subtype="1000Mb/s Twisted Pair", aliases=["192.168.1.10/24"]),
-        *(SeedInterface(name=n, media_subtype=TEN_G) for n in ("enp3s0f0", "enp3s0f1", "enp4s0f0", "enp4s0f1"))])
-    probed = []
+def probed():
+    """What the API host's probe seam was asked: (bond, address) per probe."""
+    return []
 
+
+@pytest.fixture
+def panel(tmp_path, probed):
+    """This module's API host: the panel's, built with a probe seam that stands in for the ping through
+    the new bond (recorded in ``probed``)."""
     def probe_factory(name, address):
         def probe():
             probed.append((name, address))
             return ProbeResult(ok=True, targets=[ProbeTarget(name=f"{name} -> {address}", ok=True, detail="stand-in")])
         return probe
+    require_browser()
+    with running_server(tmp_path, ui_dir=UI_DIST, registry=Registry.default(),
+                        seams=Seams(lagg_probe=probe_factory)) as server:
+        yield server
+
+
+@pytest.fixture
+def truenas(tmp_path, monkeypatch, probed):
+    seed = StandinSeed(release="25.04", session_interface="enp1s0", interfaces=[
+        SeedInterface(name="enp1s0", media_subtype="1000Mb/s Twisted Pair", aliases=["192.168.1.10/24"]),
+        *(SeedInterface(name=n, media_subtype=TEN_G) for n in ("enp3s0f0", "enp3s0f1", "enp4s0f0", "enp4s0f1"))])
     with StandinThread(seed) as nas:
         key_file = tmp_path / "truenas.key"
         key_file.write_text(nas.api_key)
         monkeypatch.setenv("TENGIG_TRUENAS_URL", nas.url)
         monkeypatch.setenv("TENGIG_TRUENAS_API_KEY_FILE", str(key_file))
-        monkeypatch.setattr(TenGigLaggService, "_probe_factory", staticmethod(probe_factory))
         nas.probed = probed
         yield nas
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..systems.seams import DEFAULT_SEAMS, Seams
 from .decorators import method_spec
 
 NAMESPACE_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
@@ -26,14 +27,18 @@ def camel(method_name: str) -> str:
 
 class Service:
     """Base of every service. ``self.middleware`` is the host: ``await self.middleware.call(name, ...)``
-    from async code, ``self.middleware.call_sync(name, ...)`` from a sync body (it runs in a thread)."""
+    from async code, ``self.middleware.call_sync(name, ...)`` from a sync body (it runs in a thread).
+    ``self.seams`` is where the service acts (tengig.systems.seams): given by the host that builds it
+    (tengig's own host: its Registry's), the real ones when not given (middlewared builds each
+    service as ``cls(middleware)``)."""
 
     class Config:
         namespace = ""
         cli_namespace = ""
 
-    def __init__(self, middleware: Any):
+    def __init__(self, middleware: Any, seams: Seams | None = None):
         self.middleware = middleware
+        self.seams = DEFAULT_SEAMS if seams is None else seams
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

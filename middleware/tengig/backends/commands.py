@@ -3,7 +3,7 @@ cancel token, keeping each invocation with the work's raw outputs) and a view th
 cancelled, for cleanup after an abort. bench.context.BenchContext is one; backends name only this."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ..runner import Completed
@@ -11,6 +11,6 @@ from ..runner import Completed
 
 class CommandContext(Protocol):
     def run(self, host: str, argv: Sequence[str], *, timeout: float, tool: str | None = None,
-            record: bool = True, **kwargs) -> Completed: ...
+            record: bool = True, check: bool = True, env: Mapping[str, str] | None = None) -> Completed: ...
 
     def uncancellable(self) -> "CommandContext": ...

@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,12 @@ class BenchContext:
         """For cleanup that must run after an abort: same hosts and raw log, a token nobody sets."""
         return BenchContext(self.hosts, self.progress, threading.Event(), self.raw, self.live, self._span)
 
+    def through(self, hosts: Hosts) -> "BenchContext":
+        """A view of this context whose programs run through other ``hosts`` (same progress, cancel token
+        and raw log): for a system whose own Hosts start some programs differently (the lab's smbnetfs
+        mounts, lab.bench_adapter)."""
+        return BenchContext(hosts, self.progress, self.cancel, self.raw, self.live, self._span)
+
     def report(self, percent: float, description: str) -> None:
         lo, hi = self._span
         self.progress(round(lo + (hi - lo) * max(0.0, min(100.0, percent)) / 100, 1), description)
@@ -56,12 +62,12 @@ class BenchContext:
             raise Aborted("the benchmark was aborted; what ran was stopped and the scratch data removed")
 
     def run(self, host: str, argv: Sequence[str], *, timeout: float, tool: str | None = None,
-            record: bool = True, **kwargs) -> Completed:
+            record: bool = True, check: bool = True, env: Mapping[str, str] | None = None) -> Completed:
         """Run on `host`, honouring the cancel token; keep the exact invocation (even when it fails)."""
         self.check_cancel()
         started = time.time()
         try:
-            done = self.hosts.run(host, argv, timeout=timeout, cancel=self.cancel, **kwargs)
+            done = self.hosts.run(host, argv, timeout=timeout, check=check, env=env, cancel=self.cancel)
         except (CommandFailed, CommandTimeout) as exc:
             if record:
                 self.raw.append(RawOutput(
@@ -74,6 +80,7 @@ class BenchContext:
             self.raw.append(RawOutput.from_completed(done, started=started, tool=tool))
         return done
 
-    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
+    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
+              stdin_pipe: bool = False) -> subprocess.Popen:
         self.check_cancel()
-        return self.hosts.spawn(host, argv, log_name=log_name, **kwargs)
+        return self.hosts.spawn(host, argv, log_name=log_name, env=env, stdin_pipe=stdin_pipe)

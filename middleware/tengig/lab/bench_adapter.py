@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..bench.network import LinkUnderTest
-from ..runner import Completed
+from ..runner import CancelToken, Completed
 from . import samba
 from .lab import Lab
 from ..units import MiB
@@ -15,25 +15,32 @@ from .plan import POOL_NAME, SHARE_DATASET, SHARE_NAME
 
 
 class LabHosts:
-    """The lab's hosts for benchmarks. On the NAS, programs run in its network namespace but in the
-    root mount namespace (nsenter): the zfs-fuse daemon and its mounts live there, and `ip netns exec`
-    would give each `zfs` command a private copy of the mount table, where a forced unmount of a
-    scratch dataset does not reach the daemon (it stays "busy" forever)."""
+    """The lab's hosts for benchmarks (bench.hosts.Hosts). Each host's programs run in its network
+    namespace; how they enter it is the lab's own choice, made here and never by a caller: on the hosts
+    in ``root_mounts`` (default: the NAS) they keep the root mount namespace (nsenter), elsewhere they
+    get `ip netns exec`'s own (which also bind-mounts the host's /etc/hosts). On the NAS it must be the
+    root one: the zfs-fuse daemon and its mounts live there, and `ip netns exec` would give each `zfs`
+    command a private copy of the mount table, where a forced unmount of a scratch dataset does not
+    reach the daemon (it stays "busy" forever)."""
 
-    def __init__(self, lab: Lab):
+    def __init__(self, lab: Lab, root_mounts: Iterable[str] | None = None):
         self.lab = lab
         self.nas = lab.require_up().spec.nas
+        self.root_mounts = frozenset((self.nas,) if root_mounts is None else root_mounts)
 
-    def _mode(self, host: str, kwargs: dict) -> dict:
-        if host == self.nas:
-            kwargs.setdefault("netns_mode", "nsenter")
-        return kwargs
+    def netns_mode(self, host: str) -> str:
+        """How a program enters ``host``'s namespace (runner.in_netns): "nsenter" or "exec"."""
+        return "nsenter" if host in self.root_mounts else "exec"
 
-    def run(self, host: str, argv: Sequence[str], *, timeout: float, **kwargs) -> Completed:
-        return self.lab.run(host, argv, timeout=timeout, **self._mode(host, kwargs))
+    def run(self, host: str, argv: Sequence[str], *, timeout: float, check: bool = True,
+            env: Mapping[str, str] | None = None, cancel: CancelToken | None = None) -> Completed:
+        return self.lab.run(host, argv, timeout=timeout, check=check, env=env, cancel=cancel,
+                            netns_mode=self.netns_mode(host))
 
-    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
-        return self.lab.spawn(host, argv, log_name=log_name, **self._mode(host, kwargs))
+    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
+              stdin_pipe: bool = False) -> subprocess.Popen:
+        return self.lab.spawn(host, argv, log_name=log_name, env=env, stdin_pipe=stdin_pipe,
+                              netns_mode=self.netns_mode(host))
 
 
 def lab_link(lab: Lab, client: str, server: str | None = None) -> LinkUnderTest:
@@ -139,6 +146,10 @@ class LabMountedSmbEndpoint(LabSmbEndpoint):
     def _base(self, client: str):
         return self.lab.paths.run / f"smbnetfs-{client}"
 
+    def _root_mounts(self, ctx, client: str):
+        """``ctx`` running `client`'s programs in the root mount namespace (the NAS's too, as always)."""
+        return ctx.through(LabHosts(self.lab, root_mounts=(self.server, client)))
+
     def mount(self, ctx, client: str) -> str:
         base = self._base(client)
         home, mnt = base / "home", base / "mnt"
@@ -150,8 +161,9 @@ class LabMountedSmbEndpoint(LabSmbEndpoint):
         spec = self.lab.require_up().spec
         conf.write_text(f'auth "{server}" "{spec.smb_user}" "{spec.smb_password}"\nsmb_query_browsers false\n')
         conf.chmod(0o600)
-        ctx.run(client, ["smbnetfs", str(mnt), "-o", "big_writes,max_write=1048576,max_read=1048576,max_readahead=1048576"],
-                timeout=30, netns_mode="nsenter", env={"HOME": str(home)}, tool="smbnetfs")
+        self._root_mounts(ctx, client).run(
+            client, ["smbnetfs", str(mnt), "-o", "big_writes,max_write=1048576,max_read=1048576,max_readahead=1048576"],
+            timeout=30, env={"HOME": str(home)}, tool="smbnetfs")
         share = mnt / server / SHARE_NAME
         for _ in range(50):
             if share.is_dir():
@@ -163,7 +175,7 @@ class LabMountedSmbEndpoint(LabSmbEndpoint):
 
     def unmount(self, ctx, client: str) -> None:
         mnt = self._base(client) / "mnt"
-        ctx.run(client, ["umount", str(mnt)], timeout=30, netns_mode="nsenter", check=False, record=False)
+        self._root_mounts(ctx, client).run(client, ["umount", str(mnt)], timeout=30, check=False, record=False)
 
     def jobdir(self):
         return self._tmp

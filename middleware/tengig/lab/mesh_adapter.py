@@ -35,8 +35,8 @@ class LabNetHosts(LabHosts):
     also bind-mounts the host's own /etc/hosts (names must resolve as that host sees them; the NAS's
     root mount namespace, which benchmarks need for zfs-fuse, would show the machine's /etc/hosts)."""
 
-    def _mode(self, host: str, kwargs: dict) -> dict:
-        return kwargs
+    def __init__(self, lab: Lab):
+        super().__init__(lab, root_mounts=())
 
 
 def lab_network(lab: Lab, host: str) -> LinuxNetwork:

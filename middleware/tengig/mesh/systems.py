@@ -8,13 +8,13 @@ through its own API (backends/truenas) and is added beside these.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from ..backends.linux.ip import LinuxNetwork
 from ..bench.hosts import Hosts
-from ..runner import Completed, Runner
+from ..runner import CancelToken, Completed, Runner
 from .apply_linux import HostsFile
 
 
@@ -37,14 +37,14 @@ class LocalHosts:
         self.runner = runner or Runner()
         self.logs = logs
 
-    def run(self, host: str, argv: Sequence[str], *, timeout: float, **kwargs) -> Completed:
-        kwargs.pop("netns_mode", None)
-        return self.runner.run(argv, timeout=timeout, **kwargs)
+    def run(self, host: str, argv: Sequence[str], *, timeout: float, check: bool = True,
+            env: Mapping[str, str] | None = None, cancel: CancelToken | None = None) -> Completed:
+        return self.runner.run(argv, timeout=timeout, check=check, env=env, cancel=cancel)
 
-    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
-        kwargs.pop("netns_mode", None)
+    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
+              stdin_pipe: bool = False) -> subprocess.Popen:
         self.logs.mkdir(parents=True, exist_ok=True)
-        return self.runner.spawn(argv, log_path=self.logs / log_name, **kwargs)
+        return self.runner.spawn(argv, log_path=self.logs / log_name, env=env, stdin_pipe=stdin_pipe)
 
 
 class LocalMeshSystem:

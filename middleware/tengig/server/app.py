@@ -31,6 +31,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from ..api.registry import Registry
 from ..errors import TengigError
 from ..panel_files import panel_dir, panel_file
+from ..systems.seams import Seams
 from .apikeys import ApiKeyStore
 from .dispatcher import Dispatcher
 from .host import ServerMiddleware
@@ -70,6 +71,7 @@ class TengigServer:
         unix_socket: Path | None = DEFAULT_UNIX_SOCKET,
         ui_dir: Path | None = DEFAULT_UI_DIR,
         registry: Registry | None = None,
+        seams: Seams | None = None,
         api_keys: ApiKeyStore | None = None,
         protocol: str = "jsonrpc",
         header_timeout: float = HEADER_TIMEOUT_SECONDS,
@@ -80,7 +82,8 @@ class TengigServer:
     ):
         """``protocol`` "jsonrpc": JSON-RPC 2.0 at /api/current (tengig, TrueNAS 25.04+) and the legacy
         protocol at /websocket, as middlewared 25.x serves both; "legacy": /websocket only (TrueNAS 24.10
-        and CORE; server/legacy.py), for stand-ins."""
+        and CORE; server/legacy.py), for stand-ins. ``seams``: where the services act (tengig.systems.seams),
+        given to every service of ``registry`` (default: the registry's own, the real ones)."""
         if protocol not in ("jsonrpc", "legacy"):
             raise ValueError(f"protocol must be 'jsonrpc' or 'legacy', not {protocol!r}")
         self.protocol = protocol
@@ -90,7 +93,10 @@ class TengigServer:
         self.outbox_limit_bytes = outbox_limit_bytes
         self.outbox_stall_seconds = outbox_stall_seconds
         keys = api_keys or ApiKeyStore()
-        self.middleware = ServerMiddleware(registry or Registry.default(), keys)
+        registry = registry or Registry.default()
+        if seams is not None:
+            registry = registry.with_seams(seams)
+        self.middleware = ServerMiddleware(registry, keys)
         self.dispatcher = Dispatcher(self.middleware)
         self.revocation = RevocationWatch(keys, self.middleware.events)
         self._runner: web.AppRunner | None = None

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..errors import ValidationError
-from ..runner import Completed, Runner
+from ..runner import CancelToken, Completed, Runner
 from .local import LocalFacts
 
 NAS_NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
@@ -29,16 +29,16 @@ class LocalHosts:
             raise ValidationError.one("clients", f"{host!r} is another machine: system 'local' runs programs only on "
                                       f"this NAS ({self.nas})")
 
-    def run(self, host: str, argv: Sequence[str], *, timeout: float, **kwargs) -> Completed:
+    def run(self, host: str, argv: Sequence[str], *, timeout: float, check: bool = True,
+            env: Mapping[str, str] | None = None, cancel: CancelToken | None = None) -> Completed:
         self._here(host)
-        kwargs.pop("netns_mode", None)
-        return self.runner.run(argv, timeout=timeout, **kwargs)
+        return self.runner.run(argv, timeout=timeout, check=check, env=env, cancel=cancel)
 
-    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, **kwargs) -> subprocess.Popen:
+    def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
+              stdin_pipe: bool = False) -> subprocess.Popen:
         self._here(host)
-        kwargs.pop("netns_mode", None)
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        return self.runner.spawn(argv, log_path=self.log_dir / f"{log_name}.log", **kwargs)
+        return self.runner.spawn(argv, log_path=self.log_dir / f"{log_name}.log", env=env, stdin_pipe=stdin_pipe)
 
 def nas_name() -> str:
     short = socket.gethostname().split(".")[0].lower()

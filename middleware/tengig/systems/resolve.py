@@ -3,11 +3,14 @@ CLI call it; nothing else picks a system. ``None`` means "this machine, if it is
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import ValidationError
 from ..runner import Runner
 from .local import LocalFacts, this_machine
+
+if TYPE_CHECKING:
+    from ..mesh.systems import MeshSystem
 
 SystemName = Literal["local", "truenas", "lab"]
 SYSTEMS: tuple[str, ...] = ("local", "truenas", "lab")
@@ -72,3 +75,17 @@ def bench_system(system: str | None, pool: str | None = None, *, runner: Runner 
     if system not in (None, "local"):
         raise ValidationError.one("system", f"{system!r} is not a system; use one of {', '.join(SYSTEMS)}")
     return _local(this_machine(runner), pool, named=system == "local")
+
+
+def mesh_system(system: str, hosts: list[str]) -> "MeshSystem":
+    """The MeshSystem a mesh is applied on and verified from: the lab (only when named), or this machine
+    as the one plan host ``hosts`` names."""
+    if system == "lab":
+        from ..lab.mesh_adapter import LabMeshSystem
+
+        return LabMeshSystem()
+    from ..mesh.systems import LocalMeshSystem
+
+    if len(hosts) != 1:
+        raise ValidationError.one("options.hosts", "with system 'local', name the one plan host this machine is")
+    return LocalMeshSystem(hosts[0])

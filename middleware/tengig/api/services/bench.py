@@ -1,7 +1,8 @@
 """tengig.bench: the benchmark suite as abortable jobs with progress (one per pool at a time: EBUSY).
 
-Where it measures is the request's ``system``, resolved in one place (tengig.systems): this machine
-when it is the NAS, the lab only when named. The job's progress carries the latest live sample
+Where it measures is the request's ``system``, resolved by the service's seams (``self.seams.bench_system``,
+tengig.systems' resolver unless its host gives another): this machine when it is the NAS, the lab only
+when named. The job's progress carries the latest live sample
 (phase, bytes/s) in `extra`, for the panel's chart."""
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...bench.suite import BenchRunRequest, run_and_record
 from ...errors import ValidationError
 from ...desk.kit import DEFAULT_OUT, how_to_run, render_kit
 from ...results import ResultStore
-from ...systems import bench_system, describe_systems
+from ...systems import describe_systems
 from ..decorators import api_method, job
 from ..exceptions import api_errors
 from ..models.bench import (
@@ -41,9 +42,6 @@ class TenGigBenchService(Service):
         namespace = "tengig.bench"
         cli_namespace = "tengig.bench"
 
-    # Where benchmarks run: (system, pool) -> BenchSystem; the one resolver (a test may set another).
-    _system_factory = staticmethod(bench_system)
-
     def _joins_served(self) -> bool:
         """Whether desktops can join a run here: tengig's own API host serves tengig.bench.session.*;
         middlewared (the plugin) does not, its logins know no run token (see api/services/__init__.py)."""
@@ -57,7 +55,7 @@ class TenGigBenchService(Service):
             with api_errors(prefix="request"):
                 raise ValidationError.one("join", NO_JOINS_HERE)
         with api_errors(prefix="request"):
-            system = self._system_factory(request.system, request.pool)
+            system = self.seams.bench_system(request.system, request.pool)
             req = BenchRunRequest(**request.model_dump(exclude={"system", "pool", "kind"}), kind=kind)
             store = ResultStore()
             run_id, report = run_and_record(

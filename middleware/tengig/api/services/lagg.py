@@ -10,10 +10,9 @@ from ...backends.truenas.connection import configured_truenas
 from ...bench.context import BenchContext
 from ...errors import ValidationError
 from ...lagg import analyse, plan_lagg, render
-from ...lagg.apply_truenas import apply_lagg_truenas, ping_probe
+from ...lagg.apply_truenas import apply_lagg_truenas
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
-from ...systems import bench_system
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
@@ -27,7 +26,9 @@ from ..service import Service
 
 
 class TenGigLaggService(Service):
-    """Link aggregation that knows seeds 001/002: members across cards, honest per-direction estimates."""
+    """Link aggregation that knows seeds 001/002: members across cards, honest per-direction estimates.
+    A TrueNAS apply proves the new LAGG answers with ``self.seams.lagg_probe`` (a ping through it from
+    where tengig runs: on the NAS); verify measures on ``self.seams.bench_system("lab", None)``."""
 
     class Config:
         namespace = "tengig.lagg"
@@ -73,7 +74,7 @@ class TenGigLaggService(Service):
         cancel = threading.Event()
         job.on_abort(cancel.set)
         await_checkin = waiter(job, "tengig.lagg", options, cancel)
-        probe = self._probe_factory(plan.name, options.probe_address)
+        probe = self.seams.lagg_probe(plan.name, options.probe_address)
         with api_errors(), configured_truenas() as backend:
             result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.checkin_timeout,
                                         confirm_session_interface=options.confirm_session_interface,
@@ -87,17 +88,6 @@ class TenGigLaggService(Service):
         with api_errors():
             return confirm("tengig.lagg")
 
-    # How apply proves the new LAGG answers: a ping through it from where tengig runs (on the NAS, as the
-    # plugin); the seam a host or a test sets.
-    @staticmethod
-    def _probe_factory(name: str, address: str):
-        runner = Runner()
-        return ping_probe(name, address, lambda argv: runner.run(argv, timeout=10, check=False))
-
-    # Where verify measures: the lab, the one system whose clients tengig can drive today (a NAS's own
-    # clients join over the network in a later version); resolved by tengig.systems; the seam tests set.
-    _system_factory = staticmethod(lambda: bench_system("lab"))
-
     @api_method(TenGigLaggVerifyArgs, TenGigLaggVerifyResult, roles=["FULL_ADMIN"])
     @job(lock="tengig.lagg", lock_queue_size=0, abortable=True)
     def verify(self, job, request: dict[str, Any], options: TenGigLaggVerifyOptions | dict[str, Any] | None = None):
@@ -108,7 +98,9 @@ class TenGigLaggService(Service):
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         with api_errors(prefix="options"):
-            system = self._system_factory()
+            # The lab, the one system whose clients tengig can drive today (a NAS's own clients join
+            # over the network in a later version), resolved by the service's seams.
+            system = self.seams.bench_system("lab", None)
             endpoints = choose_endpoints(system, plan, client=options.client, lagg_address=options.lagg_address,
                                          client_address=options.client_address)
         ctx = BenchContext(system.hosts, progress=lambda p, d: job.set_progress(p, d), cancel=cancel,

@@ -6,13 +6,11 @@ from typing import Any
 
 from ...backends.truenas.connection import configured_truenas
 from ...errors import ValidationError
-from ...lab.mesh_adapter import LabMeshSystem
 from ...mesh import plan_mesh, render_host
 from ...mesh.apply_truenas import apply_truenas
 from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_on
 from ...mesh.request import MeshRequest
-from ...mesh.systems import LocalMeshSystem, MeshSystem
-from ...runner import Runner
+from ...mesh.systems import MeshSystem
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
@@ -25,22 +23,14 @@ from ..params import typed
 from ..service import Service
 
 
-def mesh_system(kind: str, hosts: list[str]) -> MeshSystem:
-    if kind == "lab":
-        return LabMeshSystem()
-    if len(hosts) != 1:
-        raise ValidationError.one("options.hosts", "with system 'local', name the one plan host this machine is")
-    return LocalMeshSystem(hosts[0])
-
-
 class TenGigMeshService(Service):
-    """Switchless direct-attach meshes: plan, render, apply, verify."""
+    """Switchless direct-attach meshes: plan, render, apply, verify. Where: ``self.seams.mesh_system``
+    (system, hosts) for Linux and the lab; on a TrueNAS, its API, with the pings that prove the change
+    run by ``self.seams.run_on_nas`` (this machine: tengig runs on the NAS, as the plugin or its app)."""
 
     class Config:
         namespace = "tengig.mesh"
         cli_namespace = "tengig.mesh"
-
-    _system_factory = staticmethod(mesh_system)  # the seam tests and hosts set
 
     @api_method(TenGigMeshPlanArgs, TenGigMeshPlanResult, roles=["READONLY_ADMIN"])
     def plan(self, request: dict[str, Any]):
@@ -75,12 +65,6 @@ class TenGigMeshService(Service):
             return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d),
                               await_checkin=await_checkin, checkin_timeout=options.checkin_timeout)
 
-    # Runs argv on the NAS, where the probe pings each cable's far end from: this machine, as tengig runs
-    # on the NAS in the plugin; the seam a host (or a test with a lab-backed stand-in) sets.
-    @staticmethod
-    def _nas_runner(argv):
-        return Runner().run(argv, timeout=10, check=False)
-
     def _apply_truenas(self, job, request, options: TenGigMeshApplyOptions, cancel, await_checkin):
         with api_errors(prefix="request"):
             plan = plan_mesh(request)
@@ -94,7 +78,7 @@ class TenGigMeshService(Service):
                 raise ValidationError.one("hosts.0", f"{hosts[0]} is a {plan.host(hosts[0]).kind} host in the plan; "
                                           "make it truenas-scale or truenas-core")
         with api_errors(), configured_truenas() as backend:
-            return apply_truenas(plan, hosts[0], backend, self._nas_runner,
+            return apply_truenas(plan, hosts[0], backend, self.seams.run_on_nas,
                                  checkin_timeout=options.checkin_timeout,
                                  confirm_session_interface=options.confirm_session_interface,
                                  progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
@@ -126,7 +110,7 @@ class TenGigMeshService(Service):
             req = MeshRequest.model_validate(request)
             plan = plan_mesh(req)
         with api_errors():
-            system = self._system_factory(options.system, list(options.hosts))
+            system = self.seams.mesh_system(options.system, list(options.hosts))
             hosts = hosts_to_act_on(system, plan, options.hosts, "options.hosts")
         return req, system, hosts
 

@@ -1,0 +1,52 @@
+"""Where the services act, as one object their host hands them: ``Seams``. Each field is a function the
+services call instead of reaching for a machine themselves; the defaults are the real ones (this
+module's resolvers, programs run on this machine). A host that wants other seams builds its services
+with them (``Registry.default(seams=...)``, ``TengigServer(seams=...)``); nothing patches a class.
+
+- ``bench_system(system, pool)``: the BenchSystem benchmarks (and tengig.lagg.verify, on the lab)
+  measure: resolve.bench_system.
+- ``mesh_system(system, hosts)``: the MeshSystem a mesh is applied on and verified from:
+  resolve.mesh_system.
+- ``run_on_nas(argv)``: run argv where the NAS is, for the pings that prove a TrueNAS mesh change
+  (tengig runs on the NAS in the plugin and as its app): this machine.
+- ``lagg_probe(name, address)``: the probe that proves a new TrueNAS LAGG answers (a ping to
+  ``address`` through ``name``), run where the NAS is: this machine.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..runner import Completed, Runner
+from .resolve import bench_system, mesh_system
+
+if TYPE_CHECKING:
+    from ..backends.truenas import ProbeResult
+    from ..mesh.systems import MeshSystem
+
+NAS_COMMAND_TIMEOUT = 10.0
+
+
+def run_here(argv: Sequence[str]) -> Completed:
+    """argv on this machine (a failure is an answer, not an error): the NAS, when tengig runs on it."""
+    return Runner().run(argv, timeout=NAS_COMMAND_TIMEOUT, check=False)
+
+
+def ping_here(name: str, address: str) -> "Callable[[], ProbeResult]":
+    """One ping to ``address`` through the new LAGG ``name``, from this machine."""
+    from ..lagg.apply_truenas import ping_probe
+
+    runner = Runner()
+    return ping_probe(name, address, lambda argv: runner.run(argv, timeout=NAS_COMMAND_TIMEOUT, check=False))
+
+
+@dataclass(frozen=True)
+class Seams:
+    bench_system: Callable[[str | None, str | None], Any] = bench_system
+    mesh_system: "Callable[[str, list[str]], MeshSystem]" = mesh_system
+    run_on_nas: Callable[[Sequence[str]], Completed] = run_here
+    lagg_probe: "Callable[[str, str], Callable[[], ProbeResult]]" = ping_here
+
+
+DEFAULT_SEAMS = Seams()
