@@ -41,7 +41,7 @@ def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
                                label=f"iperf3 {d}: each client's own best, summed (measured one at a time)"))
     for d in (concurrent.read, concurrent.write):
         out.append(Ceiling(component="smb", direction=d.direction, bytes_per_s=d.aggregate.median,
-                           provenance="measured",
+                           provenance="measured", runs=d.aggregate.values,
                            label=f"SMB {d.direction} {len(concurrent.clients)} clients at once "
                                  f"({', '.join(concurrent.clients)})"))
     return out

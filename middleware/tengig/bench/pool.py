@@ -95,7 +95,8 @@ class PoolBenchResult(BaseModel):
             p = self.phase(CEILING_TEST.key, direction)
             if p:
                 out.append(Ceiling(component="pool", direction=direction, bytes_per_s=p.bytes_per_s.median,
-                                   provenance="measured", label=f"pool {self.pool} fio {p.test} {direction}"))
+                                   provenance="measured", label=f"pool {self.pool} fio {p.test} {direction}",
+                                   runs=p.bytes_per_s.values))
         return out
 
 

@@ -88,7 +88,8 @@ class SmbBenchResult(BaseModel):
     def ceilings(self) -> list[Ceiling]:
         return [Ceiling(component="smb", direction=d.direction, bytes_per_s=d.bytes_per_s.median,
                         provenance="measured", label=f"SMB {d.direction} {self.client} <- {self.server} smbclient"
-                        if d.direction == "read" else f"SMB write {self.client} -> {self.server} smbclient")
+                        if d.direction == "read" else f"SMB write {self.client} -> {self.server} smbclient",
+                        runs=d.bytes_per_s.values)
                 for d in (self.read, self.write)]
 
 

@@ -27,6 +27,7 @@ from .advice import (
     smb_far_below,
     target_value,
 )
+from .confidence import close_calls, how_sure
 from .thresholds import link_ceiling
 from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
 
@@ -76,14 +77,16 @@ def _judge_direction(target: Target, direction: Direction, ceilings: list[Ceilin
     if smb is not None and want is not None:
         beats = smb.bytes_per_s > want
         margin = (smb.bytes_per_s - want) / want * 100
+    neck = bottleneck(ceilings)
     return DirectionVerdict(
         direction=direction,
         smb_bytes_per_s=smb.bytes_per_s if smb is not None else None,
         target_bytes_per_s=want,
         beats_target=beats,
         margin_percent=margin,
-        bottleneck=bottleneck(ceilings),
+        bottleneck=neck,
         ceilings=_chain_sorted(ceilings),
+        close_calls=close_calls(target, direction, ceilings, neck),
     )
 
 
@@ -133,7 +136,7 @@ def _direction_clause(target: Target, dv: DirectionVerdict, facts: Facts) -> str
 def summarize(target: Target, directions: Sequence[DirectionVerdict], facts: Facts) -> str:
     """One sentence per verdict: against what, per direction win/lose and margin, and what holds it back."""
     clauses = "; ".join(_direction_clause(target, dv, facts) for dv in directions)
-    return f"Against {target.title}: {clauses}. (MB/s = 10^6 bytes/s.)"
+    return f"Against {target.title}: {clauses}. {how_sure(directions)} (MB/s = 10^6 bytes/s.)"
 
 
 def judge(target: Target, ceilings: list[Ceiling], facts: Facts) -> Verdict:

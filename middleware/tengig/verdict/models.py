@@ -36,6 +36,13 @@ class Ceiling(BaseModel):
     bytes_per_s: float = Field(ge=0)
     provenance: Provenance
     label: str = Field(description="What it is, e.g. 'link desk-nas 1 Gb/s goodput' or 'fio SEQ1M Q8T1 read'.")
+    runs: list[float] = Field(default_factory=list, description="Each run's figure, bytes/s, when the measurement "
+                              "was repeated (bytes_per_s is their median); empty: one figure.")
+
+    @property
+    def spread(self) -> tuple[float, float]:
+        """(lowest, highest) of its runs; both bytes_per_s with one figure."""
+        return (min(self.runs), max(self.runs)) if self.runs else (self.bytes_per_s, self.bytes_per_s)
 
 
 class Facts(BaseModel):
@@ -69,6 +76,9 @@ class DirectionVerdict(BaseModel):
     margin_percent: float | None = Field(description="(smb - target) / target x 100.")
     bottleneck: Component | None = Field(description="The component whose ceiling bounds the SMB result.")
     ceilings: list[Ceiling]
+    close_calls: list[str] = Field(default_factory=list, description="Claims resting on runs too close to call: "
+                                   "another ceiling, or the target, inside the run-to-run spread of the bottleneck "
+                                   "or of SMB. Empty: every claim stands clear of the next figure in every run.")
 
 
 class Advice(BaseModel):

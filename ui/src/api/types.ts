@@ -34,6 +34,8 @@ export interface Ceiling {
   bytes_per_s: number
   provenance: Provenance
   label: string
+  /** Each run's figure when the measurement was repeated (bytes_per_s is their median); absent in older runs. */
+  runs?: number[]
 }
 
 export interface DirectionVerdict {
@@ -44,6 +46,8 @@ export interface DirectionVerdict {
   margin_percent: number | null
   bottleneck: Component | null
   ceilings: Ceiling[]
+  /** Claims the runs cannot settle (another ceiling or the target inside their spread), in words. */
+  close_calls?: string[]
 }
 
 export interface Advice {
