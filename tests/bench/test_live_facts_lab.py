@@ -44,6 +44,9 @@ def test_the_verdict_reports_the_live_link_and_mtus_of_both_ends_not_the_plan(sh
     assert c["link"]["line_rate_bps"] == 100_000_000 and c["nas_port"]["mtu"] == 1500
     # desk's end, as desk measured it at join: MTU 9000
     assert c["joined"]["mtu"] == 9000
+    # and what the NAS's kernel says of its port during the run: full duplex, its link never lost
+    assert c["nas_port"]["duplex"] == "full" and c["nas_port"]["carrier_downs"] is not None
+    assert c["link_downs"] == 0
     # and the link really carried 100 Mb/s, not the planned 1 Gb/s
     assert all(m["goodput_bps"] == pytest.approx(94e6, rel=0.08) for m in c["network"]), c["network"]
     verdict = outcome["result"]["verdict"]

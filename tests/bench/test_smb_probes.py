@@ -49,3 +49,16 @@ def test_share_full_and_missing_share_are_errors():
         parse_transfer(full, direction="write", expected_bytes=64 << 20)
     with pytest.raises(ToolOutputError, match="NT_STATUS_BAD_NETWORK_NAME"):
         parse_transfer((FIX / "smbclient" / "missing-share.txt").read_text(), direction="read", expected_bytes=1)
+
+
+def test_carrier_changes_from_recorded_ip_output_and_what_is_not_there():
+    from pathlib import Path
+
+    from tengig.bench.nas_port import parse_carrier_changes
+
+    recorded = (Path(__file__).resolve().parents[1] / "fixtures" / "ip" / "link-stats-detailed.json").read_text()
+    assert parse_carrier_changes(recorded) == 0  # lo never lost its carrier
+    plain = (Path(__file__).resolve().parents[1] / "fixtures" / "ip" / "link-stats.json").read_text()
+    assert parse_carrier_changes(plain) is None  # `ip -s` (one -s) does not report it: unknown, not 0
+    assert parse_carrier_changes('[{"stats64": {"tx": {"carrier_changes": 5}}}]') == 5
+    assert parse_carrier_changes("not json") is None

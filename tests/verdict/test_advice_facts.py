@@ -22,7 +22,7 @@ from tengig.verdict.targets import find_target
 
 MB = 10**6
 G = 10**9
-UNIT = re.compile(r"\d (MB/s|Gb/s|Mb/s|bytes)")
+UNIT = re.compile(r"\d (MB/s|Gb/s|Mb/s|bytes|time\(s\))")
 # Both directions have a figure (560 MB/s read, 530 MB/s write), so per-direction rules can be tried in each.
 SSD = find_target("ssd-sata-870-evo")
 
@@ -61,6 +61,8 @@ HEALTHY = {
     "smb_signing": False,
     "smb_encryption": False,
     "smbd_cpu_percent": 60.0,
+    "duplex": "full",
+    "link_downs": 0,
     "lagg_protocol": None,
     "lagg_members": None,
 }
@@ -82,6 +84,12 @@ class Case:
 
 
 CASES = (
+    Case("link-down-during-run", "the link stayed up",
+         fault={"link_downs": 2}, fix={"link_downs": 0},
+         says=("lost its link 2 time(s) during the run",)),
+    Case("half-duplex", "full duplex",
+         given={"link_negotiated_bps": 10 * G}, fault={"duplex": "half"}, fix={"duplex": "full"},
+         says=("half duplex at 10 Gb/s",)),
     Case("link-negotiated-low", "negotiated equals capable",
          fault={"link_negotiated_bps": 10 * G, "link_capable_bps": 25 * G}, fix={"link_negotiated_bps": 25 * G},
          says=("negotiated 10 Gb/s", "can do 25 Gb/s", "1176.9 MB/s instead of 2942.1 MB/s")),

@@ -24,6 +24,9 @@ class NasPort(BaseModel):
     speed_bps: int | None = Field(description="Negotiated speed (ethtool), bits/s; None where it has none.")
     shaper_bps: int | None = Field(description="A traffic shaper's rate on it (tc tbf, counting frames without "
                                    "preamble, FCS and gap), bits/s; None without.")
+    duplex: str | None = Field(None, description="Negotiated duplex (ethtool): full, half; None: unknown.")
+    carrier_downs: int | None = Field(None, description="Times it had lost its link since boot when the run found "
+                                      "it (half the kernel's carrier changes, rounded up); None: unknown.")
 
     @property
     def line_rate_bps(self) -> int | None:
@@ -50,10 +53,33 @@ def find_port(ctx: BenchContext, nas: str, address: str) -> NasPort:
     if iface is None:
         raise ToolOutputError(f"no interface of {nas} holds {address}, the address the client reached")
     eth = ctx.run(nas, ["ethtool", iface.name], timeout=T, check=False, tool="ethtool")
-    speed = parse_ethtool(eth.stdout)["speed_bps"] if eth.returncode == 0 else None
+    ethtool = parse_ethtool(eth.stdout) if eth.returncode == 0 else {}
     tc = ctx.run(nas, ["tc", "-j", "qdisc", "show", "dev", iface.name], timeout=T, check=False, tool="tc")
     shaper = parse_tbf_rate(tc.stdout) if tc.returncode == 0 else None
-    return NasPort(ifname=iface.name, address=address, mtu=iface.mtu, speed_bps=speed, shaper_bps=shaper)
+    port = NasPort(ifname=iface.name, address=address, mtu=iface.mtu, speed_bps=ethtool.get("speed_bps"),
+                   shaper_bps=shaper, duplex=ethtool.get("duplex"))
+    port.carrier_downs = carrier_downs(ctx, nas, port)
+    return port
+
+
+def parse_carrier_changes(text: str) -> int | None:
+    """`ip -s -s -j link show dev IF` -> the kernel's count of carrier changes (each loss of the link and
+    each return is one), or None where iproute2 or the kernel does not report it."""
+    try:
+        links = json.loads(text or "[]")
+        value = links[0]["stats64"]["tx"].get("carrier_changes")
+    except (json.JSONDecodeError, IndexError, KeyError, TypeError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+def carrier_downs(ctx: BenchContext, nas: str, port: NasPort) -> int | None:
+    """Times the port has lost its link since boot: half its carrier changes, rounded up (a loss and its
+    return are two); through netlink, so it reads the NAS's own interfaces wherever /sys is mounted."""
+    done = ctx.run(nas, ["ip", "-s", "-s", "-j", "link", "show", "dev", port.ifname], timeout=T, check=False,
+                   record=False)
+    changes = parse_carrier_changes(done.stdout) if done.returncode == 0 else None
+    return None if changes is None else (changes + 1) // 2
 
 
 def counters(ctx: BenchContext, nas: str, port: NasPort) -> LinkCounters:

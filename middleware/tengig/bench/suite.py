@@ -81,6 +81,8 @@ class ClientReport(BaseModel):
     nas_port: NasPort | None = Field(None, description="The NAS's port this client reached, as the NAS saw it.")
     link: LinkUnderTest | None = None
     network: list[NetMeasurement] = Field(default_factory=list)
+    link_downs: int | None = Field(None, description="Times the NAS's port to this client lost its link during "
+                                   "the run (the kernel's carrier changes before and after); None: unknown.")
     network_skipped: list[str] = Field(default_factory=list, description="iperf3 tests the quick preset left out, "
                                        "each with why (one stream already filled the line).")
     smb: SmbBenchResult | None = None
@@ -216,6 +218,8 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         smb_encryption=session.encryption if session else None,
         smbd_cpu_percent=max(cpu) if cpu else None,
         **_smbd_limit_facts(report),
+        duplex=report.nas_port.duplex if report.nas_port else None,
+        link_downs=report.link_downs,
     )
 
 

@@ -15,7 +15,7 @@ from ..verdict.thresholds import smb_thresholds
 from .context import BenchContext
 from .joined import link_of, measure_joined_link, measure_joined_smb
 from .joined_concurrent import measure_joined_concurrent_smb
-from .nas_port import find_port
+from .nas_port import carrier_downs, find_port
 from .nas_share import find_share
 from .session import SESSIONS, BenchSession, JoinedClient
 
@@ -73,6 +73,9 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                                                 system.storage(part), preset=req.preset, repeats=req.repeats,
                                                 against={d: smb_thresholds(target, d, known) for d in DIRECTIONS},
                                                 goodput_bps=one_stream)
+        for r in reports.values():
+            before, after = r.nas_port.carrier_downs, carrier_downs(ctx, system.nas, r.nas_port)
+            r.link_downs = after - before if before is not None and after is not None else None
         report = judged_report(ctx, system, req, target, pool, list(reports.values()),
                                {c.name: _mtus(c, system.nas, reports[c.name]) for c in clients}, concurrent)
         ended = "finished"

@@ -139,6 +139,35 @@ def _upgrade_text(needed: float, mtu: int) -> str:
     return f"no single link up to {format_rate(UPGRADE_SPEEDS_BPS[-1])} can: use SMB multichannel over several NICs"
 
 
+def _half_duplex(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    if (facts.duplex or "").lower() != "half":
+        return None
+    speed = f" at {format_rate(facts.link_negotiated_bps)}" if facts.link_negotiated_bps else ""
+    return Advice(
+        rule="half-duplex",
+        severity="critical",
+        text=(
+            f"the NAS's port negotiated half duplex{speed}: it cannot send and receive at once, and every "
+            "collision costs throughput; set both ends (NIC and switch port) to auto-negotiate, or both to the same "
+            "full-duplex speed, and replace a cable that only links at half duplex"
+        ),
+    )
+
+
+def _link_down_during_run(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    if not facts.link_downs:
+        return None
+    return Advice(
+        rule="link-down-during-run",
+        severity="critical",
+        text=(
+            f"the NAS's port lost its link {facts.link_downs} time(s) during the run (the kernel's "
+            "carrier changes before and after): every figure measured across it may be low; check the cable, the "
+            "transceiver and the switch port, then measure again"
+        ),
+    )
+
+
 def _link_below_target(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
     losing: list[tuple[Direction, Ceiling, float]] = []
     for direction, ceilings in by_dir.items():
@@ -290,6 +319,8 @@ def _lagg_single_flow(target: Target, by_dir: ByDirection, facts: Facts) -> Advi
 
 
 RULES: tuple[Rule, ...] = (
+    _link_down_during_run,
+    _half_duplex,
     _link_negotiated_low,
     _link_below_target,
     _mtu_mismatch,

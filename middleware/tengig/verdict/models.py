@@ -64,6 +64,10 @@ class Facts(BaseModel):
                                                "or unknown.")
     smbd_throttled_percent: float | None = Field(None, description="Scheduling periods in which the kernel throttled "
                                                  "smbd's cgroup during the copies, %.")
+    duplex: str | None = Field(None, description="The NAS's port's negotiated duplex (ethtool): full, half; None: "
+                               "unknown.")
+    link_downs: int | None = Field(None, description="Times the NAS's port lost its link during the run (the "
+                                   "kernel's carrier changes, before and after); None: unknown.")
     lagg_protocol: str | None = Field(None, description="LAGG protocol on the path, if any (LACP, LOADBALANCE, ...).")
     lagg_members: int | None = None
 

@@ -102,6 +102,7 @@ export interface ClientReport {
   link?: unknown
   network?: unknown[]
   network_skipped?: string[]
+  link_downs?: number | null
   smb?: unknown
   verdict?: Verdict | null
 }
