@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { mount } from '@vue/test-utils'
 import App from './App.vue'
-import { CHOICE_STORAGE } from './features/login/login'
+import { CHOICE_STORAGE } from './api/login'
 
 describe('App', () => {
   beforeEach(() => localStorage.clear())

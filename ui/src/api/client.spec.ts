@@ -1,33 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { TengigApi } from './client'
 import { ApiError } from './errors'
-import { RpcClient, type SocketLike } from './rpc'
+import { connected, FakeSocket } from '../testing/fakeSocket'
 
-class Socket implements SocketLike {
-  readyState = 0
-  sent: { id: number; method: string; params: unknown[] }[] = []
-  onopen: ((ev: unknown) => void) | null = null
-  onclose: ((ev: { code: number; reason: string }) => void) | null = null
-  onerror: ((ev: unknown) => void) | null = null
-  onmessage: ((ev: { data: unknown }) => void) | null = null
-  send(data: string) {
-    this.sent.push(JSON.parse(data))
-  }
-  close() {
-    this.readyState = 3
-  }
-  answer(result: unknown) {
-    this.onmessage?.({ data: JSON.stringify({ jsonrpc: '2.0', id: this.sent.at(-1)!.id, result }) })
-  }
-}
-
-async function api(): Promise<[TengigApi, Socket]> {
-  const socket = new Socket()
-  const rpc = new RpcClient('ws://nas/api/current', () => socket)
-  const opening = rpc.connect()
-  socket.readyState = 1
-  socket.onopen?.({})
-  await opening
+async function api(): Promise<[TengigApi, FakeSocket]> {
+  const [rpc, socket] = await connected()
   return [new TengigApi(rpc), socket]
 }
 

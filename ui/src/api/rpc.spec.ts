@@ -1,40 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError, ConnectionError, JobFailedError } from './errors'
 import { JobWatcher, jobOutcome, mergeJobUpdate } from './jobs'
-import { RpcClient, apiUrlFromLocation, type SocketLike } from './rpc'
+import { RpcClient, apiUrlFromLocation } from './rpc'
+import { connected, FakeSocket } from '../testing/fakeSocket'
 import type { Job } from './types'
-
-class FakeSocket implements SocketLike {
-  readyState = 0
-  sent: Record<string, unknown>[] = []
-  onopen: ((ev: unknown) => void) | null = null
-  onclose: ((ev: { code: number; reason: string }) => void) | null = null
-  onerror: ((ev: unknown) => void) | null = null
-  onmessage: ((ev: { data: unknown }) => void) | null = null
-  send(data: string) {
-    this.sent.push(JSON.parse(data))
-  }
-  close(code = 1000, reason = '') {
-    this.readyState = 3
-    this.onclose?.({ code, reason })
-  }
-  open() {
-    this.readyState = 1
-    this.onopen?.({})
-  }
-  push(frame: unknown) {
-    this.onmessage?.({ data: JSON.stringify(frame) })
-  }
-}
-
-async function connected(): Promise<[RpcClient, FakeSocket]> {
-  const socket = new FakeSocket()
-  const client = new RpcClient('ws://nas/api/current', () => socket)
-  const opening = client.connect()
-  socket.open()
-  await opening
-  return [client, socket]
-}
 
 describe('RpcClient', () => {
   it('sends positional params and resolves with the result of the matching id', async () => {

@@ -1,5 +1,5 @@
 /**
- * The one connection and login of the panel (features/login/login.ts says what each answer means).
+ * The one connection and login of the panel (api/login.ts says what each answer means).
  * The chosen mechanism and the username are remembered (localStorage); a password never is. An API
  * key lives in sessionStorage (this tab only), so a reload logs in again without asking, and closing
  * the tab forgets it; after a password login a reload asks again.
@@ -8,7 +8,7 @@ import { reactive, readonly } from 'vue'
 import { TengigApi } from '../api/client'
 import { ConnectionError, LoginRefusedError } from '../api/errors'
 import { RpcClient, apiUrlFromLocation } from '../api/rpc'
-import { asksMechanisms, attemptLogin, rememberChoice, rememberedChoice, type LoginForm } from '../features/login/login'
+import { asksMechanisms, attemptLogin, rememberChoice, rememberedChoice, type LoginForm } from '../api/login'
 import { clearErrors, reportError } from './useErrors'
 
 const KEY_STORAGE = 'tengig.apiKey'

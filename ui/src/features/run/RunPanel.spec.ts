@@ -1,38 +1,24 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { isFinal, jobOutcome } from '../../api/jobs'
-import type { BenchSystemState, Job, JobState, Target } from '../../api/types'
+import type { BenchSystemState, JobState, Target } from '../../api/types'
 import { clearErrors } from '../../composables/useErrors'
+import { FakeJob } from '../../testing/fakeJob'
 import RunPanel from './RunPanel.vue'
 
 const TARGET = { name: 'hdd-15k', title: '15k rpm HDD', read_bytes_per_s: 223_400_000 } as Target
 const SYSTEMS: BenchSystemState[] = [{ name: 'lab', usable: true, reason: 'the lab is up', joins: false }]
 
 /** The session's API as the Run view uses it; the job's snapshots are pushed by the test. */
+const job = new FakeJob()
 const server = {
-  aborted: [] as number[],
-  listener: null as ((job: Job) => void) | null,
+  get aborted() { return job.aborted },
   targets: async () => [TARGET],
   benchSystems: async () => SYSTEMS,
   startBench: async () => 41,
-  followJob<T>(_id: number, onUpdate: (job: Job) => void): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      server.listener = (job) => {
-        onUpdate(job)
-        if (!isFinal(job)) return
-        const outcome = jobOutcome<T>(job)
-        if (outcome.ok) resolve(outcome.result)
-        else reject(outcome.error)
-      }
-    })
-  },
-  async abortJob(id: number) {
-    server.aborted.push(id)
-    return null
-  },
+  followJob: job.followJob.bind(job),
+  abortJob: job.abortJob.bind(job),
   push(state: JobState, percent: number, error: string | null = null) {
-    server.listener?.({ id: 41, method: 'tengig.bench.run', state, result: null, error,
-      progress: { percent, description: 'iperf3 desk', extra: null } })
+    job.push(state, { percent, description: 'iperf3 desk', extra: null }, { error })
   },
 }
 vi.mock('../../composables/useSession', () => ({
@@ -54,7 +40,7 @@ async function startRun() {
 describe('RunPanel', () => {
   beforeEach(() => {
     clearErrors()
-    server.aborted = []
+    job.aborted = []
   })
 
   it('shows a run stopped on request as aborted, never as failed', async () => {

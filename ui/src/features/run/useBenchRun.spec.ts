@@ -1,41 +1,20 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { isFinal, jobOutcome } from '../../api/jobs'
 import type { BenchOutcome, BenchRunRequest, Job, JobState } from '../../api/types'
 import { clearErrors, useErrors } from '../../composables/useErrors'
+import { FakeJob } from '../../testing/fakeJob'
 import { useBenchRun, type BenchApi } from './useBenchRun'
 
-/** A server whose benchmark job the test drives: snapshots pushed by hand; a final one settles the
- * follow as the panel's JobWatcher does (jobOutcome: ABORTED and FAILED both reject, told apart). */
-class FakeBench implements BenchApi {
+/** A server whose benchmark job the test drives (testing/fakeJob.ts), and the runs started on it. */
+class FakeBench extends FakeJob implements BenchApi {
   started: BenchRunRequest[] = []
-  aborted: number[] = []
-  private listener: ((job: Job) => void) | null = null
 
   async startBench(request: BenchRunRequest): Promise<number> {
     this.started.push(request)
     return 41
   }
 
-  followJob<T>(_id: number, onUpdate: (job: Job) => void): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.listener = (job) => {
-        onUpdate(job)
-        if (!isFinal(job)) return
-        const outcome = jobOutcome<T>(job)
-        if (outcome.ok) resolve(outcome.result)
-        else reject(outcome.error)
-      }
-    })
-  }
-
-  async abortJob(id: number): Promise<null> {
-    this.aborted.push(id)
-    return null
-  }
-
-  push(state: JobState, percent: number, description: string, extra: unknown = null, more: Partial<Job> = {}) {
-    this.listener?.({ id: 41, method: 'tengig.bench.run', state, result: null, error: null,
-      progress: { percent, description, extra }, ...more })
+  pushStep(state: JobState, percent: number, description: string, extra: unknown = null, more: Partial<Job> = {}) {
+    this.push(state, { percent, description, extra }, more)
   }
 }
 
@@ -60,11 +39,11 @@ describe('useBenchRun', () => {
     await tick()
     expect([server.started, run.state.phase, run.state.jobId, run.running.value]).toEqual([[REQUEST], 'running', 41, true])
     advance(2500)
-    server.push('RUNNING', 40, 'iperf3 desk', { phase: 'network desk-nas read 1 stream(s)', bytes_per_s: 116e6 })
+    server.pushStep('RUNNING', 40, 'iperf3 desk', { phase: 'network desk-nas read 1 stream(s)', bytes_per_s: 116e6 })
     expect(run.steps.value.map((s) => [s.key, s.state])).toEqual([['pool', 'done'], ['net:desk', 'running'], ['smb:desk', 'pending']])
     expect(run.state.samples).toEqual([{ t: 2.5, phase: 'network desk-nas read 1 stream(s)', bytesPerS: 116e6 }])
     expect(run.chartData.value).toEqual([[2.5], [null], [116], [null]])
-    server.push('SUCCESS', 100, 'verdict', null, { result: OUTCOME })
+    server.pushStep('SUCCESS', 100, 'verdict', null, { result: OUTCOME })
     await done
     expect([run.state.phase, run.running.value, finished]).toEqual(['done', false, [OUTCOME]])
     expect(useErrors().errors).toHaveLength(0)
@@ -74,10 +53,10 @@ describe('useBenchRun', () => {
     const { server, finished, run } = setUp()
     const done = run.start(REQUEST)
     await tick()
-    server.push('RUNNING', 40, 'iperf3 desk')
+    server.pushStep('RUNNING', 40, 'iperf3 desk')
     await run.cancel()
     expect([server.aborted, run.state.phase]).toEqual([[41], 'aborting'])
-    server.push('ABORTED', 40, 'iperf3 desk')
+    server.pushStep('ABORTED', 40, 'iperf3 desk')
     await done
     expect(run.state.phase).toBe('aborted')
     expect(run.running.value).toBe(false)
@@ -91,7 +70,7 @@ describe('useBenchRun', () => {
     const { server, finished, run } = setUp()
     const done = run.start(REQUEST)
     await tick()
-    server.push('FAILED', 70, 'smbclient desk', null, { error: 'NT_STATUS_CONNECTION_REFUSED' })
+    server.pushStep('FAILED', 70, 'smbclient desk', null, { error: 'NT_STATUS_CONNECTION_REFUSED' })
     await done
     expect([run.state.phase, finished]).toEqual(['failed', []])
     expect(run.state.failure).toBe('tengig.bench.run failed: NT_STATUS_CONNECTION_REFUSED')
@@ -104,16 +83,16 @@ describe('useBenchRun', () => {
     const done = run.start({ system: 'local', target: 'hdd-15k', kind: 'net', join: 1, clients: [] })
     await tick()
     const session = (joined: unknown[]) => ({ phase: 'waiting for clients', session: { id: 1, token: 'tgb-feed', expected: 1, joined } })
-    server.push('RUNNING', 0, 'waiting for 1 desktop(s)', session([]))
+    server.pushStep('RUNNING', 0, 'waiting for 1 desktop(s)', session([]))
     expect([run.waitingForClients.value, run.session.value?.token]).toEqual([true, 'tgb-feed'])
     expect(run.steps.value.map((s) => [s.key, s.state])).toEqual([['net:desktop 1', 'pending']])
-    server.push('RUNNING', 0, 'desk joined', session([{ name: 'desk', os: 'linux', address: '10.99.1.2' }]))
-    server.push('RUNNING', 50, 'iperf3 desk', { phase: 'network desk read 1 stream(s)', bytes_per_s: 110e6 })
+    server.pushStep('RUNNING', 0, 'desk joined', session([{ name: 'desk', os: 'linux', address: '10.99.1.2' }]))
+    server.pushStep('RUNNING', 50, 'iperf3 desk', { phase: 'network desk read 1 stream(s)', bytes_per_s: 110e6 })
     expect(run.waitingForClients.value).toBe(false)
     expect(run.session.value?.joined.map((c) => c.name)).toEqual(['desk'])
     expect(run.steps.value.map((s) => [s.key, s.state])).toEqual([['net:desk', 'running']])
     expect(run.state.samples).toHaveLength(1)
-    server.push('SUCCESS', 100, 'verdict', null, { result: OUTCOME })
+    server.pushStep('SUCCESS', 100, 'verdict', null, { result: OUTCOME })
     await done
   })
 
@@ -123,7 +102,7 @@ describe('useBenchRun', () => {
     await tick()
     await run.start({ ...REQUEST, kind: 'pool' })
     expect([server.started, run.request.value]).toEqual([[REQUEST], REQUEST])
-    server.push('SUCCESS', 100, 'verdict', null, { result: OUTCOME })
+    server.pushStep('SUCCESS', 100, 'verdict', null, { result: OUTCOME })
     await first
   })
 })

@@ -5,8 +5,8 @@
  * What is remembered between visits is the chosen mechanism and the username, never the password.
  * An API key is not sent where TrueNAS would revoke it (its plugin route over plain http, keyRisk).
  */
-import { ApiError, RPC_CODES } from '../../api/errors'
-import type { AuthLoginData, AuthLoginExResponse, AuthMechanism } from '../../api/types'
+import { ApiError, RPC_CODES } from './errors'
+import type { AuthLoginData, AuthLoginExResponse, AuthMechanism } from './types'
 
 export interface LoginForm {
   mechanism: AuthMechanism

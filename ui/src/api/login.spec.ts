@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../api/errors'
-import type { AuthLoginData, AuthLoginExResponse } from '../../api/types'
+import { ApiError } from './errors'
+import type { AuthLoginData, AuthLoginExResponse } from './types'
 import {
   CHOICE_STORAGE, asksMechanisms, attemptLogin, canSubmit, keyRisk, loginData, loginOutcome, loginRefusal, rememberChoice, rememberedChoice,
   type LoginApi, type LoginForm,
