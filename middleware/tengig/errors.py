@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import errno as _errno
 import shlex
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+M = TypeVar("M")
 
 
 class TengigError(Exception):
@@ -57,6 +59,19 @@ class ValidationError(TengigError):
         """pydantic's ValidationError as (dotted field path, message) pairs: ('hosts', 1, 'ports') ->
         'hosts.1.ports'; an error about the whole input gets ``empty_path``."""
         return cls([(".".join(str(p) for p in e["loc"]) or empty_path, e["msg"]) for e in exc.errors()])
+
+
+def parse_model(model: type[M], value: M | Mapping[str, Any], *, empty_path: str = "") -> M:
+    """``value`` as ``model``: an instance passes through, plain data is validated, and pydantic's errors
+    become a ValidationError with dotted field paths (an error about the whole input gets ``empty_path``)."""
+    from pydantic import ValidationError as PydanticError
+
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(value)
+    except PydanticError as exc:
+        raise ValidationError.from_pydantic(exc, empty_path=empty_path) from exc
 
 
 class CommandError(TengigError):

@@ -13,10 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError as PydanticError
 
 from .. import names
-from ..errors import ValidationError
+from ..errors import ValidationError, parse_model
 from ..units import format_rate
 from . import members as member_rules
 from .protocols import NAME_PREFIX, NATIVE, PLATFORM_TITLE
@@ -27,12 +26,7 @@ MTU_RANGE = {"truenas-core": (1492, 9216), "freebsd": (1492, 9216), "truenas-sca
 
 def parse_request(request: LaggRequest | Mapping[str, Any]) -> LaggRequest:
     """A LaggRequest from a model or plain data; pydantic's errors become tengig's field-path errors."""
-    if isinstance(request, LaggRequest):
-        return request
-    try:
-        return LaggRequest.model_validate(request)
-    except PydanticError as exc:
-        raise ValidationError.from_pydantic(exc, empty_path="request") from exc
+    return parse_model(LaggRequest, request, empty_path="request")
 
 
 def check_request(request: LaggRequest) -> member_rules.Selection:

@@ -14,9 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic import ValidationError as PydanticError
 
-from ..errors import ToolOutputError, ValidationError
+from ..errors import ToolOutputError, ValidationError, parse_model
 from ..units import format_rate
 from .models import Direction, LaggPlan
 
@@ -139,11 +138,7 @@ def balance(window: CounterWindow, order: Sequence[str]) -> Balance:
 
 
 def analyse(plan: LaggPlan, request: VerifyRequest | Mapping[str, Any]) -> LaggVerdict:
-    if not isinstance(request, VerifyRequest):
-        try:
-            request = VerifyRequest.model_validate(request)
-        except PydanticError as exc:
-            raise ValidationError.from_pydantic(exc) from exc
+    request = parse_model(VerifyRequest, request)
     order = [m.name for m in plan.members]
     for i, window in enumerate(request.counters):
         for k, m in enumerate(window.members):

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError as PydanticError
 
 from .. import names
-from ..errors import ValidationError
+from ..errors import ValidationError, parse_model
 from ..units import format_rate
 from .request import MeshHost, MeshRequest
 
@@ -28,12 +27,7 @@ _PORT_NAME_CHECK = {
 
 def parse_request(request: MeshRequest | Mapping[str, Any]) -> MeshRequest:
     """A MeshRequest from a model or plain data; pydantic's errors become tengig's field-path errors."""
-    if isinstance(request, MeshRequest):
-        return request
-    try:
-        return MeshRequest.model_validate(request)
-    except PydanticError as exc:
-        raise ValidationError.from_pydantic(exc, empty_path="request") from exc
+    return parse_model(MeshRequest, request, empty_path="request")
 
 
 def check_request(request: MeshRequest) -> None:
