@@ -9,7 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from ..bench.network import LinkUnderTest
 from ..runner import CancelToken, Completed
 from . import samba
+from ..verdict.ceilings import ethernet_rate_of_tbf
 from .lab import Lab
+from .network import read_port
 from ..units import MiB
 from .plan import POOL_NAME, SHARE_DATASET, SHARE_NAME
 
@@ -43,18 +45,29 @@ class LabHosts:
                               netns_mode=self.netns_mode(host))
 
 
+def _live_port(lab: Lab, host: str, other: str) -> dict:
+    """What ``host``'s kernel says now of its port towards ``other`` (MTU, tbf rate): the live system,
+    not the plan, which a person may have changed since `lab up`."""
+    port = lab.plan().cable(host, other).port_of(host)
+    return read_port(lab.runner, port.netns, port.ifname)
+
+
 def lab_link(lab: Lab, client: str, server: str | None = None) -> LinkUnderTest:
+    """The cable as it is now: addresses from the plan, MTU and line rate (from the shaper the NAS's end
+    carries, as bench/nas_port.py reads it) from the NAS's kernel."""
     plan = lab.plan()
     server = server or plan.spec.nas
     cable = plan.cable(client, server)
+    live = _live_port(lab, server, client)
+    tbf = live["tbf_rate_bps"]
     return LinkUnderTest(
         name=cable.name,
         client=client,
         server=server,
         server_address=plan.address_of(server, client),
         client_address=plan.address_of(client, server),
-        line_rate_bps=cable.shaping.line_rate_bps if cable.shaping else None,
-        mtu=cable.mtu,
+        line_rate_bps=int(ethernet_rate_of_tbf(tbf, live["mtu"])) if tbf else None,
+        mtu=live["mtu"],
     )
 
 
@@ -124,8 +137,10 @@ class LabBenchSystem:
         return lab_link(self.lab, client, self.nas)
 
     def mtus(self, client: str) -> dict[str, int]:
+        """Each end's MTU as its kernel says now (not the plan's)."""
         cable = self.lab.plan().cable(client, self.nas)
-        return {f"{client}:{cable.port_of(client).ifname}": cable.mtu, f"{self.nas}:{cable.port_of(self.nas).ifname}": cable.mtu}
+        return {f"{host}:{cable.port_of(host).ifname}": _live_port(self.lab, host, other)["mtu"]
+                for host, other in ((client, self.nas), (self.nas, client))}
 
     def environment(self):
         from ..results.environment import collect_environment
