@@ -26,7 +26,9 @@ from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  t
 
 from tengig.bench.suite import NET_OMIT, NET_SECONDS  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
-from tengig.backends.linux.zfs import iostat_write_bps  # noqa: E402
+from tengig.backends.linux.zfs import ZfsCli  # noqa: E402
+from tengig.bench.context import BenchContext  # noqa: E402
+from tengig.lab.bench_adapter import LabHosts  # noqa: E402
 from tengig.units import GiB, MiB  # noqa: E402
 from raw_tools import raw_iperf3  # noqa: E402  scripts/raw_tools.py
 
@@ -38,16 +40,6 @@ def _arc(lab) -> tuple[int, int]:
                           timeout=30)
     values = dict(line.rsplit("/", 1)[-1].split(":") for line in done.stdout.split())
     return int(values["hits"]), int(values["misses"])
-
-
-def _quiet(lab, pool: str = "tgtank", limit: float = 30) -> float:
-    """Wait until the pool writes nothing (zfs-fuse has no `zpool sync`), as tengig does; seconds waited."""
-    started = time.monotonic()
-    while time.monotonic() - started < limit:
-        done = lab.runner.run(["zpool", "iostat", pool, "1", "2"], timeout=30)
-        if (iostat_write_bps(done.stdout, pool) or 0) < 2**20:
-            break
-    return time.monotonic() - started
 
 
 def _get(lab, name: str, size: int) -> tuple[float, int, int]:
@@ -85,7 +77,7 @@ def raw_smb_read(lab, size: int, copies: int, order: str) -> tuple[float, float]
             run(["zfs", "set", "primarycache=metadata", dataset], timeout=60)
             for i in range(copies):
                 lab.smbclient("desk", f"put {src} {directory}\\r{i}.dat", timeout=300)
-            _quiet(lab)
+            ZfsCli(BenchContext(LabHosts(lab)), "nas").settle_writes("tgtank")  # as tengig waits
             run(["zfs", "set", "primarycache=all", dataset], timeout=60)
             for i in range(copies):
                 rate, h, m = _get(lab, f"{directory}\\r{i}.dat", size)

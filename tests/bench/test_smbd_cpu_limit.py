@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.smbd_cpu_limit import (
-    CpuLimit, cpu_cgroup_of, over_copies, parse_cfs_quota, parse_cpu_max, parse_cpu_stat,
+    CpuCgroup, cpu_cgroup_of, over_copies, parse_cfs_quota, parse_cpu_max, parse_cpu_stat,
 )
 from tengig.errors import ToolOutputError
 from tengig.verdict.advice import smb_cause
@@ -36,18 +36,21 @@ def test_the_cpu_cgroup_from_proc_and_its_limit_from_recorded_files():
         parse_cpu_stat("not a stat file")
 
 
-def _limit(periods: int, throttled: int, cores: float | None = 0.2) -> CpuLimit:
-    return CpuLimit(cgroup="/system.slice/smbd.service", version=2, directory="/sys/fs/cgroup/system.slice/smbd.service",
-                    limit_cores=cores, stat=parse_cpu_stat(f"nr_periods {periods}\nnr_throttled {throttled}\n"
-                                                           "throttled_usec 0\n"))
+CGROUP = CpuCgroup(cgroup="/system.slice/smbd.service", version=2, directory="/sys/fs/cgroup/system.slice/smbd.service",
+                   limit_cores=0.2)
+
+
+def _stat(periods: int, throttled: int):
+    return parse_cpu_stat(f"nr_periods {periods}\nnr_throttled {throttled}\nthrottled_usec 0\n")
 
 
 def test_the_throttled_share_sums_each_copys_periods():
-    pairs = [(_limit(100, 10), _limit(150, 50)), (_limit(200, 60), _limit(250, 80))]  # 40 + 20 of 50 + 50
-    held = over_copies(pairs)
+    pairs = [(_stat(100, 10), _stat(150, 50)), (_stat(200, 60), _stat(250, 80))]  # 40 + 20 of 50 + 50
+    held = over_copies(CGROUP, pairs)
     assert held.throttled_percent == 60.0 and held.limit_cores == 0.2
-    assert over_copies([(_limit(5, 0, None), _limit(5, 0, None))]).throttled_percent is None  # no period counted
-    assert over_copies([]) is None
+    unlimited = CGROUP.model_copy(update={"limit_cores": None})
+    assert over_copies(unlimited, [(_stat(5, 0), _stat(5, 0))]).throttled_percent is None  # no period counted
+    assert over_copies(CGROUP, []) is None and over_copies(None, pairs) is None
 
 
 def test_the_verdict_names_the_measured_cause_and_only_that():

@@ -28,7 +28,7 @@ from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
 from .smb_probes import parse_smbd_pids, parse_smbstatus_session
-from .smbd_cpu_limit import CpuLimit, over_copies, read_cpu_limit
+from .smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
 from .stats import Threshold, settled, summarize
 
 LINE_FULL_PERCENT = 97.0  # one stream at this share of the line's goodput has filled it
@@ -137,6 +137,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         _checked(_ask(ctx, session, client, "smb", {**smb, "op": "prepare", "remote": remote}, timeout=copy_timeout,
                       tool="smb prepare"), client, "prepare")
         smbd = _smbd_pid(ctx, nas)
+        cgroup = find_cpu_cgroup(ctx, nas, smbd) if smbd else None
         writes, wticks, wwire, wlimits = [], [], [], []
         session_facts = None
         enough_w = enough_r = None
@@ -145,7 +146,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             probe = _SessionProbe(ctx, nas, share, client.peer_address) if i == 0 else None
             try:
                 writes.append(_copy(ctx, session, client, nas, port, smb, "write", f"{remote}\\f{i}.dat", size,
-                                    wticks, wwire, copy_timeout, smbd, wlimits))
+                                    wticks, wwire, copy_timeout, cgroup, wlimits))
             finally:
                 if probe:
                     session_facts = probe.stop()
@@ -168,7 +169,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                 drop_caches(ctx, nas)
                 a0 = read_arc(ctx, nas)
                 reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
-                                   rticks, rwire, copy_timeout, smbd, rlimits))
+                                   rticks, rwire, copy_timeout, cgroup, rlimits))
                 arc_total = arc_total + delta(a0, read_arc(ctx, nas))
                 if adaptive and (enough_r := settled(reads, len(writes), (against or {}).get("read"))):
                     break
@@ -179,14 +180,14 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                                bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
                                bytes_per_run=size,
                                wire_bytes=wwire, smbd_cpu_percent=_cpu_percent(wticks, writes, size, clk),
-                               smbd_cpu_limit=over_copies(wlimits)),
+                               smbd_cpu_limit=over_copies(cgroup, wlimits)),
             read=SmbDirection(direction="read",
                               bytes_per_s=summarize(reads, planned=len(writes), stopped_because=enough_r),
                               bytes_per_run=size,
                               wire_bytes=rwire,
                               smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio, write_back=write_back,
-                              smbd_cpu_limit=over_copies(rlimits)),
+                              smbd_cpu_limit=over_copies(cgroup, rlimits)),
             cache_policy=policy, bytes_written=written,
         )
     finally:
@@ -213,14 +214,14 @@ def parsed_copy(sub: Submission, client: JoinedClient, direction: Literal["read"
 
 def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort, smb: dict,
           direction: Literal["read", "write"], remote: str, size: int, ticks: list[int], wire: list[int],
-          timeout: float, smbd: int | None, limits: list[tuple[CpuLimit, CpuLimit]]) -> float:
+          timeout: float, cgroup: CpuCgroup | None, limits: list[tuple[CpuStat, CpuStat]]) -> float:
     before = counters(ctx, nas, port)
-    l0 = read_cpu_limit(ctx, nas, smbd) if smbd else None
+    l0 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     t0 = _smbd_ticks_on(ctx, nas)
     sub = _ask(ctx, session, client, "smb", {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
                timeout=timeout, tool="smb copy")
     t1 = _smbd_ticks_on(ctx, nas)
-    l1 = read_cpu_limit(ctx, nas, smbd) if smbd else None
+    l1 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     after = counters(ctx, nas, port)
     result = parsed_copy(sub, client, direction, size)
     seen = (after.tx_bytes - before.tx_bytes) if direction == "read" else (after.rx_bytes - before.rx_bytes)
@@ -231,7 +232,7 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     wire.append(seen)
     if t0 is not None and t1 is not None:
         ticks.append(t1 - t0)
-    if l0 is not None and l1 is not None and l0.directory == l1.directory:
+    if l0 is not None and l1 is not None:
         limits.append((l0, l1))
     ctx.sample(phase=f"smb {direction} {client.name}", bytes_per_s=result.bytes_per_s)
     return result.bytes_per_s

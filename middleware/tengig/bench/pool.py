@@ -125,6 +125,20 @@ def drop_caches(ctx: BenchContext, host: str) -> bool:
     return done.returncode == 0
 
 
+def _fio(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, test: PoolTest, direction: str,
+         path: str, size: int, *, what: str):
+    """One fio run of ``test`` on ``path``, checked: its exit code, its JSON and the I/O it did."""
+    done = ctx.run(host, fio_argv(test, direction, path, size, preset, req.ioengine),
+                   timeout=_timeout(test, size, preset), check=False, tool="fio")
+    jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
+    if done.returncode != 0 or not jobs:
+        detail = (done.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
+        for job in jobs:
+            require_io(job, direction)  # names fio's errno when it gave one
+        raise ToolOutputError(f"{what} failed (exit {done.returncode}): {detail}")
+    return require_io(jobs[0], direction)
+
+
 def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, test: PoolTest,
                direction: str, paths: list[str], size: int, *, adaptive: bool,
                against: list[Threshold] | None) -> PoolPhase:
@@ -140,15 +154,7 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
         if direction == "read":
             dropped = drop_caches(ctx, host) and dropped
             before = read_arc(ctx, host)
-        done = ctx.run(host, fio_argv(test, direction, paths[i], size, preset, req.ioengine),
-                       timeout=_timeout(test, size, preset), check=False, tool="fio")
-        jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
-        if done.returncode != 0 or not jobs:
-            detail = (done.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
-            for job in jobs:
-                require_io(job, direction)  # names fio's errno when it gave one
-            raise ToolOutputError(f"fio {test.name} {direction} failed (exit {done.returncode}): {detail}")
-        io = require_io(jobs[0], direction)
+        io = _fio(ctx, host, req, preset, test, direction, paths[i], size, what=f"fio {test.name} {direction}")
         if direction == "read":
             d = delta(before, read_arc(ctx, host))
             arc_total = arc_total + d
@@ -254,13 +260,7 @@ def _lay_out(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPr
     """Write the random tests' file in full, sequentially and uncached (not timed, not reported as a figure);
     the bytes written."""
     ctx.report(0, f"writing the random tests' {format_size(size)} file")
-    done = ctx.run(host, fio_argv(SEQ1M_Q8T1, "write", path, size, preset, req.ioengine),
-                   timeout=_timeout(SEQ1M_Q8T1, size, preset), check=False, tool="fio")
-    jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
-    if done.returncode != 0 or not jobs:
-        detail = (done.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
-        raise ToolOutputError(f"fio could not write the random tests' file (exit {done.returncode}): {detail}")
-    io = require_io(jobs[0], "write")
+    io = _fio(ctx, host, req, preset, SEQ1M_Q8T1, "write", path, size, what="fio writing the random tests' file")
     if io.bytes < size:
         raise ToolOutputError(f"fio wrote {format_size(io.bytes)} of the random tests' {format_size(size)} file")
     return io.bytes

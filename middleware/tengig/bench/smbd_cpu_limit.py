@@ -4,7 +4,8 @@ CPUQuota=20%` caps it), its limit, and the share of its scheduling periods the k
 the copies. Read on the NAS itself from /proc and /sys/fs/cgroup, cgroup v2 (cpu.max, cpu.stat
 throttled_usec) and v1 (cpu.cfs_quota_us / cpu.cfs_period_us, cpu.stat throttled_time).
 
-The parsers are pure; `read_cpu_limit` runs `cat` on the NAS through the benchmark's context."""
+The parsers are pure; `find_cpu_cgroup` (once per measurement) and `read_cpu_stat` (around each copy) run
+`cat` on the NAS through the benchmark's context."""
 from __future__ import annotations
 
 from typing import Literal
@@ -26,14 +27,13 @@ class CpuStat(BaseModel):
     throttled_us: int
 
 
-class CpuLimit(BaseModel):
-    """smbd's CPU cgroup as the NAS's kernel describes it at one moment."""
+class CpuCgroup(BaseModel):
+    """smbd's CPU cgroup as the NAS's kernel describes it: found once per measurement."""
 
     cgroup: str = Field(description="The cgroup's path, e.g. /system.slice/smbd.service.")
     version: Literal[1, 2]
     directory: str = Field(description="Its directory under /sys/fs/cgroup.")
     limit_cores: float | None = Field(description="quota / period: CPUs' worth it may use; None: no limit.")
-    stat: CpuStat
 
 
 def cpu_cgroup_of(proc_cgroup: str) -> tuple[Literal[1, 2], str] | None:
@@ -90,9 +90,9 @@ def _cat(ctx: BenchContext, nas: str, *paths: str) -> list[str] | None:
     return [done.stdout] if len(paths) == 1 else done.stdout.splitlines()
 
 
-def read_cpu_limit(ctx: BenchContext, nas: str, pid: int) -> CpuLimit | None:
-    """The CPU cgroup of process ``pid`` on the NAS (smbd), with its limit and counters; None where
-    the NAS has no such files (FreeBSD, a kernel without CPU bandwidth control)."""
+def find_cpu_cgroup(ctx: BenchContext, nas: str, pid: int) -> CpuCgroup | None:
+    """The CPU cgroup of process ``pid`` on the NAS (smbd) and its limit; None where the NAS has no such
+    files (FreeBSD, a kernel without CPU bandwidth control)."""
     lines = _cat(ctx, nas, f"/proc/{pid}/cgroup")
     found = cpu_cgroup_of(lines[0]) if lines else None
     if found is None:
@@ -100,8 +100,7 @@ def read_cpu_limit(ctx: BenchContext, nas: str, pid: int) -> CpuLimit | None:
     version, path = found
     for root in (V1_CPU_DIRS if version == 1 else V2_DIRS):
         directory = f"{root}{path.rstrip('/')}" if path != "/" else root
-        stat = _cat(ctx, nas, f"{directory}/cpu.stat")
-        if stat is None:
+        if _cat(ctx, nas, f"{directory}/cpu.stat") is None:
             continue
         if version == 1:
             quota = _cat(ctx, nas, f"{directory}/cpu.cfs_quota_us", f"{directory}/cpu.cfs_period_us")
@@ -109,9 +108,14 @@ def read_cpu_limit(ctx: BenchContext, nas: str, pid: int) -> CpuLimit | None:
         else:
             cpu_max = _cat(ctx, nas, f"{directory}/cpu.max")
             limit = parse_cpu_max(cpu_max[0]) if cpu_max else None  # the root cgroup has no cpu.max
-        return CpuLimit(cgroup=path, version=version, directory=directory, limit_cores=limit,
-                        stat=parse_cpu_stat(stat[0]))
+        return CpuCgroup(cgroup=path, version=version, directory=directory, limit_cores=limit)
     return None
+
+
+def read_cpu_stat(ctx: BenchContext, nas: str, cgroup: CpuCgroup) -> CpuStat | None:
+    """The cgroup's counters now (None if it is gone)."""
+    stat = _cat(ctx, nas, f"{cgroup.directory}/cpu.stat")
+    return parse_cpu_stat(stat[0]) if stat else None
 
 
 class SmbdCpuLimit(BaseModel):
@@ -123,12 +127,11 @@ class SmbdCpuLimit(BaseModel):
                                             "no period counted (no limit).")
 
 
-def over_copies(pairs: list[tuple[CpuLimit, CpuLimit]]) -> SmbdCpuLimit | None:
-    """The limit and the throttled share summed over each copy's (before, after) readings."""
-    if not pairs:
+def over_copies(cgroup: CpuCgroup | None, pairs: list[tuple[CpuStat, CpuStat]]) -> SmbdCpuLimit | None:
+    """The limit and the throttled share summed over each copy's (before, after) counters."""
+    if cgroup is None or not pairs:
         return None
-    periods = sum(a.stat.nr_periods - b.stat.nr_periods for b, a in pairs)
-    throttled = sum(a.stat.nr_throttled - b.stat.nr_throttled for b, a in pairs)
-    last = pairs[-1][1]
-    return SmbdCpuLimit(cgroup=last.cgroup, limit_cores=last.limit_cores,
+    periods = sum(a.nr_periods - b.nr_periods for b, a in pairs)
+    throttled = sum(a.nr_throttled - b.nr_throttled for b, a in pairs)
+    return SmbdCpuLimit(cgroup=cgroup.cgroup, limit_cores=cgroup.limit_cores,
                         throttled_percent=100 * throttled / periods if periods > 0 else None)

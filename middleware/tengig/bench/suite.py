@@ -19,7 +19,7 @@ from ..results.models import Environment
 from ..verdict.judge import judge
 from ..verdict.models import Ceiling, Facts, Target, Verdict
 from ..verdict.targets import DEFAULT_TARGET, find_target
-from ..verdict.thresholds import link_ceiling, pool_thresholds
+from ..verdict.thresholds import link_ceilings, pool_thresholds
 from .context import BenchContext, Progress
 from .hosts import Hosts
 from .nas_port import NasPort
@@ -159,8 +159,7 @@ def pool_step(ctx: BenchContext, system: Any, req: BenchRunRequest, target: Targ
               links: Sequence[LinkUnderTest | None]) -> PoolBenchResult:
     """The pool's step of a run: fio on a scratch dataset of the system's pool, each phase repeated until
     more runs could not change the verdict against ``target`` and the clients' ``links``."""
-    known = [link_ceiling(link.line_rate_bps, link.mtu, d) for link in links if link and link.line_rate_bps
-             for d in ("read", "write")]
+    known = [c for link in links if link for c in link_ceilings(link.line_rate_bps, link.mtu)]
     return run_pool_bench(ctx, system.storage(ctx), system.nas,
                           PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats,
                                            working_set=req.working_set),
@@ -191,8 +190,7 @@ def known_ceilings(pool: PoolBenchResult | None, report: ClientReport) -> list[C
     """What the verdict will know of this client's chain so far: the pool's ceilings, its network's, and its
     link's physical goodput (estimated)."""
     link = report.link
-    links = [link_ceiling(link.line_rate_bps, link.mtu, d) for d in ("read", "write")] if link and link.line_rate_bps \
-        else []
+    links = link_ceilings(link.line_rate_bps, link.mtu) if link else []
     return (pool.ceilings() if pool else []) + _net_ceilings(report.network) + links
 
 

@@ -83,8 +83,9 @@ def smb_cause(facts: Facts) -> str | None:
     throttled, limit = facts.smbd_throttled_percent, facts.smbd_cpu_limit_cores
     if throttled is not None and throttled >= SMBD_THROTTLED_PERCENT:
         allows = f"{limit:.2g} of a core" if limit is not None else "a CPU quota"
-        return (f"smbd, held back by its CPU limit: its cgroup {facts.smbd_cgroup or ''} allows {allows}, and the "
-                f"kernel throttled it in {throttled:.0f}% of its scheduling periods during the copies").replace("  ", " ")
+        cgroup = f"its cgroup {facts.smbd_cgroup}" if facts.smbd_cgroup else "its cgroup"
+        return (f"smbd, held back by its CPU limit: {cgroup} allows {allows}, and the kernel throttled it in "
+                f"{throttled:.0f}% of its scheduling periods during the copies")
     if facts.smbd_cpu_percent is not None and facts.smbd_cpu_percent >= SMBD_BUSY_PERCENT:
         return f"smbd's CPU: it used {facts.smbd_cpu_percent:.0f}% of one core (one smbd process serves each client)"
     if facts.smbd_cpu_percent is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .advice import SMB_FAR_BELOW_RATIO, best, chain_bound, mb_s, measured_smb, target_value
+from .advice import SMB_FAR_BELOW_RATIO, best, ceiling_text, chain_bound, mb_s, measured_smb, target_value
 from .models import Ceiling, Component, Direction, DirectionVerdict, Target
 
 CHAIN: tuple[Component, ...] = ("pool", "link", "network")
@@ -26,7 +26,7 @@ def _runs_text(c: Ceiling) -> str:
     lo, hi = c.spread
     if len(c.runs) > 1:
         return f"{lo / 1e6:.1f}-{hi / 1e6:.1f} MB/s over {len(c.runs)} runs"
-    return mb_s(c.bytes_per_s) + (" (estimated)" if c.provenance == "estimated" else "")
+    return ceiling_text(c)
 
 
 def close_calls(target: Target, direction: Direction, ceilings: Sequence[Ceiling],

@@ -20,6 +20,11 @@ def link_ceiling(line_rate_bps: float, mtu: int, direction: Direction) -> Ceilin
                    label=f"link {format_rate(line_rate_bps)} TCP goodput at MTU {mtu} bytes (docs/physics.md §1)")
 
 
+def link_ceilings(line_rate_bps: float | None, mtu: int) -> list[Ceiling]:
+    """Both directions' link ceilings; none when the line rate is unknown."""
+    return [link_ceiling(line_rate_bps, mtu, d) for d in ("read", "write")] if line_rate_bps else []
+
+
 def _target(target: Target, direction: Direction) -> list[Threshold]:
     want = target_value(target, direction)
     return [(f"the target's {mb_s(want)}", want)] if want else []
