@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import weakref
 
 TENGIG_SERVICES = []
 TENGIG_LOAD_ERROR = None
@@ -153,6 +154,38 @@ def _reraise(exc):
     raise translated from exc
 
 
+class _Connection:
+    """middlewared's websocket app as tengig's methods that take the connection use it (the joined
+    desktop's side of a run, tengig.bench.session.*): the TCP addresses, a callback when it closes, and
+    room for what tengig keeps per connection. One per app, for as long as the app lives."""
+
+    _of = weakref.WeakKeyDictionary()
+
+    def __init__(self, app):
+        origin = getattr(app, "origin", None)
+        self.peer_address = getattr(origin, "rem_addr", None)
+        self.local_address = getattr(origin, "loc_addr", None)
+        self.bench_session = None
+        self.bench_client = None
+        self._app = app
+
+    @classmethod
+    def of(cls, app):
+        if app is None:  # an internal call (middleware.call): no connection
+            return None
+        if app not in cls._of:
+            cls._of[app] = cls(app)
+        return cls._of[app]
+
+    def on_close(self, callback):
+        try:  # 25.04+: the websocket app runs its CLOSE callbacks when the connection ends
+            from middlewared.api.base.server.ws_handler.rpc import RpcWebSocketAppEvent
+
+            self._app.register_callback(RpcWebSocketAppEvent.CLOSE, lambda _app: callback())
+        except (ImportError, AttributeError):  # no close hook: the run notices by its answer timeout
+            logger.debug("tengig: no close callback on %r", type(self._app).__name__)
+
+
 def _dump(method, value):
     from tengig.api.params import dump_result
 
@@ -180,6 +213,12 @@ def _make_method(method):
                     _reraise(exc)
                 finally:
                     adapter.close()
+    elif method.pass_app:  # async only (tengig's conformance: not a job); middlewared hands the app first
+        async def body(self, app, *args):
+            try:
+                return _dump(method, await getattr(self._tengig, name)(_Connection.of(app), *args))
+            except Exception as exc:
+                _reraise(exc)
     elif method.is_async:
         async def body(self, *args):
             try:
@@ -199,7 +238,10 @@ def _make_method(method):
         options = method.job
         body = job(lock=options.lock, lock_queue_size=options.lock_queue_size, abortable=options.abortable,
                    description=options.description, transient=options.transient)(body)  # innermost
-    return api_method(method.accepts, method.returns, roles=list(method.roles))(body)
+    if not method.authentication_required:  # callable before login: no roles; middlewared limits its rate
+        return api_method(method.accepts, method.returns, authentication_required=False, pass_app=method.pass_app,
+                          rate_limit=method.rate_limit)(body)
+    return api_method(method.accepts, method.returns, roles=list(method.roles), pass_app=method.pass_app)(body)
 
 
 def _make_service(plan, add_routes):

@@ -25,11 +25,12 @@ MODEL_MODULE = "model-module"
 BUILTIN_ROLE = "builtin-role"
 CONFIG_NAMESPACE = "config-namespace"
 JOB_SIGNATURE = "job-signature"
+APP_SIGNATURE = "app-signature"
 FIELD_DESCRIPTION = "field-description"
 INPUT_FORBIDS_EXTRA = "input-forbids-extra"
 MODEL_BASE = "model-base"
 RULES = (RESULT_ONE_FIELD, MODEL_NAME, MODEL_MODULE, BUILTIN_ROLE, CONFIG_NAMESPACE, JOB_SIGNATURE,
-         FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, MODEL_BASE)
+         APP_SIGNATURE, FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, MODEL_BASE)
 
 MODEL_MODULE_PREFIX = "middlewared.api."
 
@@ -78,13 +79,19 @@ def _check_service(plan: ServicePlan) -> Iterator[str]:
             if not model.__module__.startswith(MODEL_MODULE_PREFIX):
                 yield v(MODEL_MODULE, where, f"{model.__name__}.__module__ is {model.__module__!r}, "
                         f"must start with {MODEL_MODULE_PREFIX!r}")
-        if not method.roles:
+        if method.authentication_required and not method.roles:
             yield v(BUILTIN_ROLE, where, "a public method must name built-in roles")
+        if not method.authentication_required and method.roles:
+            yield v(BUILTIN_ROLE, where, "a method callable before login cannot name roles (middlewared refuses both)")
         for role in method.roles:
             if role not in BUILTIN_ROLES:
                 yield v(BUILTIN_ROLE, where, f"role {role!r} is not a middlewared built-in role")
         if method.job is not None and tuple(method.parameters[:2]) != ("self", "job"):
             yield v(JOB_SIGNATURE, where, f"a job method must take (self, job, ...), takes ({', '.join(method.parameters)})")
+        if method.pass_app and (method.job is not None or not method.is_async
+                                or tuple(method.parameters[:2]) != ("self", "app")):
+            yield v(APP_SIGNATURE, where, "a method given the connection must be async, not a job, and take "
+                    f"(self, app, ...); takes ({', '.join(method.parameters)})")
         for model in (method.accepts, method.returns):
             for owner, name in _fields_without_description(model):
                 yield v(FIELD_DESCRIPTION, where, f"{owner}.{name} has no description")

@@ -57,6 +57,9 @@ class MethodPlan:
     accepts: type[BaseModel]           # re-parented Args
     returns: type[BaseModel]           # re-parented Result
     roles: tuple[str, ...]
+    authentication_required: bool      # False: callable before any login (roles then empty)
+    pass_app: bool                     # the function takes the calling connection after self
+    rate_limit: bool                   # middlewared's per-address limit on calls before login
     job: JobOptions | None
     is_async: bool
     parameters: tuple[str, ...]        # of tengig's function, "self" first
@@ -88,6 +91,9 @@ def plan_service(cls: type[Service], module: str = PLUGIN_MODEL_MODULE,
             accepts=reparent(spec.accepts, module, model_base),
             returns=reparent(spec.returns, module, model_base),
             roles=tuple(spec.roles),
+            authentication_required=spec.authentication_required,
+            pass_app=spec.pass_app,
+            rate_limit=spec.rate_limit,
             job=job_options(function),
             is_async=inspect.iscoroutinefunction(function),
             parameters=tuple(inspect.signature(function).parameters),
@@ -108,7 +114,7 @@ def build_plan(services: Iterable[type[Service]] | None = None,
     if services is None:
         from .api.services import default_services
 
-        services = default_services(host=False)
+        services = default_services()
     return [plan_service(cls, model_base=model_base) for cls in services]
 
 

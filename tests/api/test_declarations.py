@@ -75,7 +75,7 @@ def test_service_needs_config_names_and_decorated_public_methods():
 
 def test_every_service_module_is_registered():
     modules = {m.name for m in pkgutil.iter_modules(services_pkg.__path__)}
-    assert modules == set(services_pkg.SERVICE_MODULES) | set(services_pkg.HOST_SERVICE_MODULES)
+    assert modules == set(services_pkg.SERVICE_MODULES)
 
 
 def _models(model: type[BaseModel], seen: set) -> list[type[BaseModel]]:

@@ -100,7 +100,7 @@ def test_tengig_server_gives_its_seams_parameter_to_the_services(tmp_path):
 
 def test_built_as_middlewared_builds_them_the_services_act_through_the_real_seams():
     """The plugin's classes construct tengig's as ``source(middleware)``: no seams given, the real ones."""
-    for cls in default_services(host=False):
+    for cls in default_services():
         assert cls(object()).seams is DEFAULT_SEAMS
     assert DEFAULT_SEAMS.bench_system is resolve.bench_system and DEFAULT_SEAMS.mesh_system is resolve.mesh_system
     assert DEFAULT_SEAMS.run_on_nas is run_here and DEFAULT_SEAMS.lagg_probe is ping_here

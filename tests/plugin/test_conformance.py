@@ -11,7 +11,7 @@ from tengig.api.decorators import _API_ATTR, _JOB_ATTR, ApiMethodSpec, JobOption
 from tengig.api.models.base import ApiInput, ApiOutput
 from tengig.api.models.bench import TenGigBenchRunArgs, TenGigBenchRunRequest, TenGigBenchRunResult
 from tengig.plugin_conformance import (
-    BUILTIN_ROLE, BUILTIN_ROLES, CONFIG_NAMESPACE, FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, JOB_SIGNATURE,
+    APP_SIGNATURE, BUILTIN_ROLE, BUILTIN_ROLES, CONFIG_NAMESPACE, FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, JOB_SIGNATURE,
     MODEL_BASE, MODEL_MODULE, MODEL_NAME, RESULT_ONE_FIELD, RULES, _models_in, check_plugin, rule_of,
 )
 from tengig.plugin_spec import PLUGIN_MODEL_MODULE, build_plan, method_names, reparent
@@ -44,9 +44,9 @@ def rules(violations: list[str]) -> set[str]:
     return {rule_of(v) for v in violations}
 
 
-def declare(fn, accepts, returns, roles=("FULL_ADMIN",), job: JobOptions | None = None):
+def declare(fn, accepts, returns, roles=("FULL_ADMIN",), job: JobOptions | None = None, pass_app: bool = False):
     """Attach tengig's declarations without tengig's import-time checks (to build broken services)."""
-    setattr(fn, _API_ATTR, ApiMethodSpec(accepts, returns, tuple(roles), True, True, False))
+    setattr(fn, _API_ATTR, ApiMethodSpec(accepts, returns, tuple(roles), True, True, pass_app))
     if job is not None:
         setattr(fn, _JOB_ATTR, job)
     return fn
@@ -91,7 +91,9 @@ def test_real_plan_has_no_violations():
 
 def test_real_plan_declares_every_public_method():
     assert method_names(build_plan()) == [
-        "tengig.bench.kit", "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run", "tengig.bench.smb", "tengig.bench.systems",
+        "tengig.bench.kit", "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run",
+        "tengig.bench.session.join", "tengig.bench.session.next", "tengig.bench.session.submit",
+        "tengig.bench.smb", "tengig.bench.systems",
         "tengig.lagg.analyse", "tengig.lagg.apply", "tengig.lagg.checkin", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
         "tengig.mesh.apply", "tengig.mesh.checkin", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
         "tengig.results.compare", "tengig.results.export", "tengig.results.get", "tengig.results.query",
@@ -174,6 +176,30 @@ def test_no_roles():
     assert rules(check([replace_run(roles=())])) == {BUILTIN_ROLE}
 
 
+def test_before_login_no_roles_and_roles_refused():
+    run = next(m for m in bench_plan().methods if m.name == "run")
+    assert run.authentication_required and run.roles
+    assert rules(check([replace_run(authentication_required=False)])) == {BUILTIN_ROLE}
+    join = next(m for s in build_plan(model_base=MiddlewaredBaseStandIn) for m in s.methods
+                if m.full_name == "tengig.bench.session.join")
+    assert not join.authentication_required and join.roles == () and join.pass_app
+
+
+def test_a_method_given_the_connection_must_be_async_take_app_and_not_be_a_job():
+    async def join(self, app, token):
+        return token
+    assert check([service(ping=declare(join, ok_args(), ok_result(), pass_app=True))]) == []
+
+    async def no_app(self, token):
+        return token
+    assert rules(check([service(ping=declare(no_app, ok_args(), ok_result(), pass_app=True))])) == {APP_SIGNATURE}
+
+    def sync(self, app, token):
+        return token
+    assert rules(check([service(ping=declare(sync, ok_args(), ok_result(), pass_app=True))])) == {APP_SIGNATURE}
+    assert rules(check([replace_run(pass_app=True)])) == {APP_SIGNATURE}
+
+
 def test_missing_cli_namespace():
     violations = check([service(cli_namespace="")])
     assert rules(violations) == {CONFIG_NAMESPACE} and "cli_namespace" in violations[0]
@@ -240,7 +266,7 @@ def test_nested_input_allowing_extra_keys():
 
 
 def test_every_rule_has_a_test():
-    tested = {RESULT_ONE_FIELD, MODEL_NAME, MODEL_MODULE, BUILTIN_ROLE, CONFIG_NAMESPACE, JOB_SIGNATURE,
+    tested = {RESULT_ONE_FIELD, MODEL_NAME, MODEL_MODULE, BUILTIN_ROLE, CONFIG_NAMESPACE, JOB_SIGNATURE, APP_SIGNATURE,
               FIELD_DESCRIPTION, INPUT_FORBIDS_EXTRA, MODEL_BASE}
     assert tested == set(RULES)
 

@@ -58,6 +58,7 @@ class ApiMethodSpec:
     authentication_required: bool
     authorization_required: bool
     pass_app: bool
+    rate_limit: bool = True
 
 
 def api_method(
@@ -68,13 +69,16 @@ def api_method(
     authentication_required: bool = True,
     authorization_required: bool = True,
     pass_app: bool = False,
+    rate_limit: bool = True,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a public method: its params model (fields in positional order), its result model
     (exactly one field, ``result``), and the built-in roles that may call it.
 
     ``authentication_required=False`` lets an unauthenticated session call it (auth.login_ex, core.ping);
     ``authorization_required=False`` lets any authenticated session call it whatever its roles (core.subscribe);
-    ``pass_app=True`` hands the calling session to the method (host methods such as core.subscribe)."""
+    ``pass_app=True`` hands the calling session to the method (host methods such as core.subscribe);
+    ``rate_limit=False`` exempts a method that needs no login from middlewared's per-address limit of
+    unauthenticated calls (a joined desktop polls tengig.bench.session.next)."""
     for model, what in ((accepts, "accepts"), (returns, "returns")):
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise TypeError(f"api_method {what} must be a pydantic model class, got {model!r}")
@@ -88,7 +92,8 @@ def api_method(
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         setattr(fn, _API_ATTR, ApiMethodSpec(
-            accepts, returns, tuple(roles or ()), authentication_required, authorization_required, pass_app
+            accepts, returns, tuple(roles or ()), authentication_required, authorization_required, pass_app,
+            rate_limit,
         ))
         return fn
 

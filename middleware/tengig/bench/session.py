@@ -1,8 +1,10 @@
 """A bench session: the NAS's side of desktops that join a run over the network.
 
 The NAS opens no connection to a client and a client opens no port: a client connects to the NAS's
-API (the same websocket the panel uses), logs in with the session's token, joins, then asks for its
-next instruction, runs it (iperf3, an SMB copy) and submits what the tool printed. The NAS parses the
+API (the same websocket the panel uses), joins with the session's token (no login: the same protocol
+under tengig's own host and inside middlewared), then asks for its next instruction, runs it (iperf3,
+an SMB copy) and submits what the tool printed, in parts when it is long (a connection that has not
+logged in may send messages of at most 8 KiB, on both hosts). The NAS parses the
 raw output itself and checks the bytes on its own port; a client's numbers are never taken on trust.
 
 One token per session (the join command the user copies to every desktop); it can join this session
@@ -73,6 +75,8 @@ class Submission(BaseModel):
     stderr: str = Field("", max_length=MAX_OUTPUT_CHARS)
     argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
     seconds: float = Field(0.0, ge=0, description="Wall time of the command on the client, s.")
+    more: bool = Field(False, description="More parts follow: their stdout and stderr are appended to this "
+                       "part's; exit_code, argv and seconds are taken from the last part.")
 
 
 class JoinedClient:
@@ -87,6 +91,7 @@ class JoinedClient:
         self.queue: deque[Instruction] = deque()
         self.pending: set[int] = set()
         self.results: dict[int, Submission] = {}
+        self.parts: dict[int, Submission] = {}  # instruction -> what came so far of a submission in parts
         self.fetched: dict[int, float] = {}  # instruction -> when the client took it (the NAS's monotonic clock)
         self.gone: str | None = None
 
@@ -146,8 +151,12 @@ class BenchSession:
             if submission.instruction not in client.pending:
                 raise ValidationError.one("submission.instruction", f"no instruction {submission.instruction} is "
                                           f"waiting for {client.name}")
+            whole = _joined_parts(client.parts.pop(submission.instruction, None), submission)
+            if whole.more:
+                client.parts[submission.instruction] = whole
+                return
             client.pending.discard(submission.instruction)
-            client.results[submission.instruction] = submission
+            client.results[submission.instruction] = whole
             self._cond.notify_all()
 
     def gone(self, client: JoinedClient, reason: str) -> None:
@@ -244,6 +253,18 @@ class BenchSession:
             if candidate not in taken:
                 return candidate
         raise AssertionError("unreachable")
+
+
+def _joined_parts(before: Submission | None, part: Submission) -> Submission:
+    """A submission in parts, put together: the texts appended in order, the rest from the latest part."""
+    if before is None:
+        return part
+    stdout, stderr = before.stdout + part.stdout, before.stderr + part.stderr
+    for field, text in (("stdout", stdout), ("stderr", stderr)):
+        if len(text) > MAX_OUTPUT_CHARS:
+            raise ValidationError.one(f"submission.{field}", f"the parts of instruction {part.instruction} add up "
+                                      f"to more than {MAX_OUTPUT_CHARS} characters")
+    return part.model_copy(update={"stdout": stdout, "stderr": stderr})
 
 
 def _client_name(hostname: str) -> str:

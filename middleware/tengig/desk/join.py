@@ -1,7 +1,9 @@
 """``tengig client join URL --token T``: this desktop joins a benchmark run on the NAS.
 
-It connects to the NAS's API (opening no port of its own), logs in with the run's token, says what it
-is, then runs what the NAS asks, one instruction at a time, and sends back what the tool printed:
+It connects to the NAS's API (opening no port of its own), joins with the run's token (no login: the
+same protocol with tengig's own host and with TrueNAS's middlewared), says what it is, then runs what
+the NAS asks, one instruction at a time, and sends back what the tool printed, in parts of at most
+8 KiB (desk/submit_parts.py):
 iperf3 to the NAS's address (1 and N streams, both ways) and timed copies through this desktop's own
 SMB client (Samba's smbclient). The NAS parses the output and checks the bytes on its own port.
 """
@@ -25,9 +27,10 @@ from ..errors import CommandNotFound, CommandTimeout, TengigError, ValidationErr
 from ..runner import Runner
 from .instructions import iperf3_argv, smb_op
 from .link_facts import link_towards
+from .submit_parts import submission_parts
 
 MiB = 1024 * 1024
-FRAME_BUDGET = 48 * 1024  # the NAS takes frames up to 64 KiB once logged in: big outputs lose their intervals
+FRAME_BUDGET = 48 * 1024  # output sent per tool at most (in 8 KiB parts): big iperf3 outputs lose their intervals
 
 
 class JoinError(TengigError):
@@ -70,8 +73,7 @@ class Joiner:
         """Take part until the NAS says done (returns "done") or the run stops (JoinError with why)."""
         try:
             with Client(self.uri) as client:
-                self._log_in(client)
-                joined = client.call("tengig.bench.session.join", self._info())
+                joined = client.call("tengig.bench.session.join", self.token, self._info())
                 self.say(f"joined run {joined['session']} as {joined['name']}, over the NAS's address "
                          f"{joined['nas_address']}")
                 return self._serve(client)
@@ -80,12 +82,6 @@ class Joiner:
         finally:
             if self._source is not None:
                 self._source.unlink(missing_ok=True)
-
-    def _log_in(self, client: Client) -> None:
-        answer = client.call("auth.login_ex", {"mechanism": "TOKEN_PLAIN", "token": self.token})
-        if answer.get("response_type") != "SUCCESS":
-            raise JoinError("the NAS refused the token: it is mistyped, or its run ended more than an hour ago; "
-                            "copy the join command of a run that is waiting for clients")
 
     def _info(self) -> dict[str, Any]:
         host = self.uri.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
@@ -105,7 +101,8 @@ class Joiner:
             if kind == "abort":
                 raise JoinError(f"the NAS stopped the run: {params.get('reason', 'no reason given')}")
             result = self._execute(kind, params)
-            client.call("tengig.bench.session.submit", {"instruction": instruction["id"], **result})
+            for part in submission_parts({"instruction": instruction["id"], **result}):
+                client.call("tengig.bench.session.submit", part)
 
     def _execute(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
         try:

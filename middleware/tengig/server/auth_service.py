@@ -16,7 +16,6 @@ from .models import (
     AuthLoginExArgs, AuthLoginExResult, AuthLoginWithApiKeyArgs, AuthLoginWithApiKeyResult, AuthLogoutArgs,
     AuthLogoutResult, AuthMechanismChoicesArgs, AuthMechanismChoicesResult,
 )
-from ..bench.session import SESSIONS
 from .session import Credentials
 
 logger = logging.getLogger(__name__)
@@ -24,10 +23,6 @@ logger = logging.getLogger(__name__)
 # Every session tengig's host authenticates is an administrator (see Dispatcher._call).
 SESSION_ROLES = ["FULL_ADMIN"]
 AUTH_ERR = {"response_type": "AUTH_ERR"}
-BENCH_CLIENT_USER = "bench-client"
-# What a session logged in with a bench token may call (besides methods that need no login).
-BENCH_CLIENT_METHODS = frozenset({"tengig.bench.session.join", "tengig.bench.session.next",
-                                  "tengig.bench.session.submit", "auth.logout"})
 
 
 class AuthService(Service):
@@ -37,14 +32,12 @@ class AuthService(Service):
 
     @api_method(AuthLoginExArgs, AuthLoginExResult, authentication_required=False, pass_app=True)
     async def login_ex(self, app: Any, login_data: dict[str, Any]) -> dict[str, Any]:
-        """Log in with {"mechanism": "API_KEY_PLAIN", "username": ..., "api_key": ...}. PASSWORD_PLAIN is
-        accepted and always answered AUTH_ERR (this host has no password logins). TOKEN_PLAIN takes a
-        benchmark run's join token: that session may join the run and submit to it, nothing else."""
-        if login_data["mechanism"] == "TOKEN_PLAIN":
-            return await self._bench_token_login(app, login_data["token"])
+        """Log in with {"mechanism": "API_KEY_PLAIN", "username": ..., "api_key": ...}. PASSWORD_PLAIN and
+        TOKEN_PLAIN are accepted and always answered AUTH_ERR (this host has no password logins and issues
+        no login tokens; a benchmark run's join token goes to tengig.bench.session.join, with no login)."""
         if login_data["mechanism"] != "API_KEY_PLAIN":
             logger.warning("refused a %s login for %r from %s (API keys only here)", login_data["mechanism"],
-                           login_data["username"], app.origin)
+                           login_data.get("username", ""), app.origin)
             self.middleware.login_gate.record(app.source, ok=False)
             return AUTH_ERR
         key = await self.middleware.verify_api_key(app.source, login_data["api_key"], login_data["username"])
@@ -57,17 +50,6 @@ class AuthService(Service):
             "user_info": {"username": key.username, "privilege": {"roles": SESSION_ROLES}},
             "authenticator": "LEVEL_1",
         }
-
-    async def _bench_token_login(self, app: Any, token: str) -> dict[str, Any]:
-        session = await self.middleware.login_gate.check(app.source, SESSIONS.by_token, token)
-        if session is None:
-            logger.warning("refused a bench token login from %s", app.origin)
-            return AUTH_ERR
-        app.credentials = Credentials("BENCH_CLIENT", BENCH_CLIENT_USER, {"bench_session": session.id})
-        app.bench_session = session
-        return {"response_type": "SUCCESS",
-                "user_info": {"username": BENCH_CLIENT_USER, "privilege": {"roles": []}},
-                "authenticator": "LEVEL_1"}
 
     @api_method(AuthLoginWithApiKeyArgs, AuthLoginWithApiKeyResult, authentication_required=False, pass_app=True)
     async def login_with_api_key(self, app: Any, api_key: str) -> bool:
@@ -89,7 +71,6 @@ class AuthService(Service):
     async def logout(self, app: Any) -> bool:
         app.credentials = None
         app.subscriptions.clear()
-        app.bench_session = None
         return True
 
 

@@ -24,7 +24,6 @@ from ..api.jobs import Job, JobState
 from ..api.params import dump_result
 from ..api.registry import MethodEntry
 from . import rpc
-from .auth_service import BENCH_CLIENT_METHODS
 from .host_marks import INLINE_ATTR
 from .session import Session, TooManyCalls
 
@@ -82,8 +81,7 @@ class Dispatcher:
     def close_session(self, session: Session) -> None:
         """The connection is gone: its calls stop waiting (jobs it started go on)."""
         session.closed = True
-        if session.bench_client is not None:
-            session.bench_session.gone(session.bench_client, "its connection closed")
+        session.closing()
         for task in self._tasks.pop(session.id, set()):
             task.cancel()
 
@@ -106,10 +104,6 @@ class Dispatcher:
     async def _call(self, session: Session, request: rpc.Request, entry: MethodEntry) -> Any:
         if entry.spec.authentication_required and not session.authenticated:
             raise CallError("Not authenticated", ENOTAUTHENTICATED)
-        if (entry.spec.authentication_required and session.bench_session is not None
-                and request.method not in BENCH_CLIENT_METHODS):
-            raise CallError("a benchmark run's token may only join that run and submit to it "
-                            "(tengig.bench.session.*)", errno.EPERM)
         # Every authenticated session here is an administrator (API key or root on the unix socket):
         # roles matter under middlewared, where the same methods carry them.
         outcome = await self.middleware.invoke(

@@ -116,9 +116,10 @@ class AuthPasswordPlain(ApiInput):
 
 
 class AuthTokenPlain(ApiInput):
-    mechanism: Literal["TOKEN_PLAIN"] = Field(description="A token: here, a benchmark run's join token, which may "
-                                              "join that run and submit to it, nothing else.")
-    token: str = Field(max_length=200, description="The token as shown with the run's join command.")
+    mechanism: Literal["TOKEN_PLAIN"] = Field(description="Accepted as TrueNAS accepts it; tengig's host issues no "
+                                              "login tokens, so the answer is always AUTH_ERR. A benchmark run's "
+                                              "join token goes to tengig.bench.session.join, with no login.")
+    token: str = Field(max_length=200, description="A token (never checked, never logged).")
 
 
 class AuthLoginExArgs(ApiInput):

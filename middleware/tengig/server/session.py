@@ -78,9 +78,20 @@ class Session:
         self.closed = False
         self.peer_address: str | None = None  # TCP: the client's address; the NAS's own below
         self.local_address: str | None = None
-        self.bench_session: Any = None  # logged in with a bench session's token (bench/session.py)
-        self.bench_client: Any = None  # ... and joined it
+        self.bench_session: Any = None  # a bench session this connection joined (api/services/bench_session.py)
+        self.bench_client: Any = None  # ... as this desktop
+        self._on_close: list[Callable[[], None]] = []
         self._send_text = send_text
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the connection closes (a joined desktop is gone from its run at once)."""
+        self._on_close.append(callback)
+
+    def closing(self) -> None:
+        """The connection closed: every on_close callback, once."""
+        callbacks, self._on_close = self._on_close, []
+        for callback in callbacks:
+            callback()
 
     @property
     def authenticated(self) -> bool:

@@ -130,6 +130,7 @@ class TenGigBenchSessionJoinInfo(ApiInput):
 
 
 class TenGigBenchSessionJoinArgs(ApiInput):
+    token: str = Field(min_length=1, max_length=200, description="The run's join token, as the run shows it while it waits for clients.")
     info: TenGigBenchSessionJoinInfo = Field(description="What the joining desktop says about itself.")
 
 
@@ -159,6 +160,9 @@ class TenGigBenchSessionSubmission(ApiInput):
     stderr: str = Field("", max_length=4 * 1024 * 1024, description="What the tool printed on stderr.")
     argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
     seconds: float = Field(0.0, ge=0, description="Wall time on the client, s.")
+    more: bool = Field(False, description="More parts follow (a message of a client that has not logged in holds "
+                       "at most 8 KiB): their stdout and stderr are appended; exit_code, argv and seconds are "
+                       "taken from the last part.")
 
 
 class TenGigBenchSessionSubmitArgs(ApiInput):

@@ -8,6 +8,7 @@ from ..service import Service
 
 SERVICE_MODULES = (
     "bench",
+    "bench_session",
     "lagg",
     "mesh",
     "nic",
@@ -16,16 +17,6 @@ SERVICE_MODULES = (
 )
 
 
-# Served by tengig's own host only, not by the middlewared plugin: desktops that join a benchmark log in
-# with the run's token (auth.login_ex TOKEN_PLAIN), which only tengig's host knows; middlewared's
-# TOKEN_PLAIN is its own auth.generate_token, and its methods must name roles a join token has none of.
-HOST_SERVICE_MODULES = (
-    "bench_session",
-)
-
-
-def default_services(*, host: bool = True) -> list[type[Service]]:
-    """tengig's services: every one (``host``: tengig's own API host), or those the middlewared plugin
-    registers (``host=False``)."""
-    names = SERVICE_MODULES + (HOST_SERVICE_MODULES if host else ())
-    return [importlib.import_module(f"{__name__}.{name}").SERVICE for name in names]
+def default_services() -> list[type[Service]]:
+    """tengig's services, the same on both hosts (tengig's own and the middlewared plugin)."""
+    return [importlib.import_module(f"{__name__}.{name}").SERVICE for name in SERVICE_MODULES]

@@ -10,7 +10,6 @@ import threading
 from typing import Any
 
 from ...bench.suite import BenchRunRequest, run_and_record
-from ...errors import ValidationError
 from ...desk.kit import DEFAULT_OUT, how_to_run, render_kit
 from ...results import ResultStore
 from ...systems import describe_systems
@@ -25,10 +24,6 @@ from ..params import typed
 from ..service import Service
 
 
-JOIN_METHOD = "tengig.bench.session.join"
-NO_JOINS_HERE = ("desktops join runs through tengig's own API host (tengig serve, or the tengig app on SCALE), "
-                 "not through the middlewared plugin: start the run there, or name clients instead of join")
-
 
 def _pool_lock(params: list[Any]) -> str:
     request = params[0] if params and isinstance(params[0], dict) else {}
@@ -42,18 +37,9 @@ class TenGigBenchService(Service):
         namespace = "tengig.bench"
         cli_namespace = "tengig.bench"
 
-    def _joins_served(self) -> bool:
-        """Whether desktops can join a run here: tengig's own API host serves tengig.bench.session.*;
-        middlewared (the plugin) does not, its logins know no run token (see api/services/__init__.py)."""
-        methods = getattr(self.middleware, "methods", None)
-        return isinstance(methods, dict) and JOIN_METHOD in methods
-
     def _run(self, job, request: TenGigBenchRequest, kind: str) -> dict[str, Any]:
         cancel = threading.Event()
         job.on_abort(cancel.set)  # the runner kills the running tool; cleanup still runs
-        if request.join and not self._joins_served():
-            with api_errors(prefix="request"):
-                raise ValidationError.one("join", NO_JOINS_HERE)
         with api_errors(prefix="request"):
             system = self.seams.bench_system(request.system, request.pool)
             req = BenchRunRequest(**request.model_dump(exclude={"system", "pool", "kind"}), kind=kind)
@@ -70,9 +56,8 @@ class TenGigBenchService(Service):
     @api_method(TenGigBenchSystemsArgs, TenGigBenchSystemsResult, roles=["READONLY_ADMIN"])
     def systems(self) -> list[dict[str, Any]]:
         """Where a benchmark can run now (local, truenas, lab), each with the reason, and whether desktops
-        can join a run there through this API."""
-        served = self._joins_served()
-        return [{**s, "joins": served and s["name"] == "local"} for s in describe_systems()]
+        join a run there (system local: they join through this API, on either host)."""
+        return [{**s, "joins": s["name"] == "local"} for s in describe_systems()]
 
     @api_method(TenGigBenchKitArgs, TenGigBenchKitResult, roles=["FULL_ADMIN"])
     def kit(self, request: TenGigBenchKitRequest | dict[str, Any]) -> dict[str, Any]:

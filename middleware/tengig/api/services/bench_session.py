@@ -1,8 +1,15 @@
 """tengig.bench.session: what a desktop that joined a benchmark run calls (bench/session.py).
 
-A desktop logs in with the run's token (auth.login_ex, mechanism TOKEN_PLAIN); that session may call
-these three methods and nothing else. ``join`` once, then ``next`` (waits up to ``wait`` s for an
-instruction) and ``submit`` (a tool's raw output) until ``next`` says done or abort."""
+The same protocol under tengig's own host and inside middlewared (the plugin): no login. A desktop
+connects and calls ``join`` with the run's token, which finds that run and nothing else; the
+connection may then call ``next`` (waits up to ``wait`` s for an instruction) and ``submit`` (a tool's
+raw output, in parts when it is long) until ``next`` says done or abort. A connection that has not
+logged in may send messages of at most 8 KiB on both hosts; no other method opens to it.
+
+``app`` is the calling connection as its host hands it over: ``peer_address`` and ``local_address``
+(the addresses of the TCP connection; the local one may be a proxy's), ``on_close(callback)``, and
+room for the two attributes set here (tengig's server Session; the plugin's adapter of middlewared's).
+"""
 from __future__ import annotations
 
 import asyncio
@@ -10,7 +17,7 @@ import errno
 import time
 from typing import Any
 
-from ...bench.session import JoinInfo, SessionEnded, Submission
+from ...bench.session import SESSIONS, JoinInfo, SessionEnded, Submission
 from ..decorators import api_method
 from ..exceptions import CallError, api_errors
 from ..models.bench import (
@@ -20,21 +27,15 @@ from ..models.bench import (
 from ..service import Service
 
 POLL_SECONDS = 0.05
+REFUSED = ("the NAS refused the token: it is mistyped, or its run ended more than an hour ago; copy the join "
+           "command of a run that is waiting for clients")
 
 
-def _session_of(app: Any):
-    session = getattr(app, "bench_session", None)
-    if session is None:
-        raise CallError("log in with a bench session's token first (auth.login_ex, mechanism TOKEN_PLAIN)",
-                        errno.EPERM)
-    return session
-
-
-def _client_of(app: Any):
+def _joined(app: Any):
     joined = getattr(app, "bench_client", None)
     if joined is None:
-        raise CallError("join the bench session first (tengig.bench.session.join)", errno.EPERM)
-    return joined
+        raise CallError("join a bench session first (tengig.bench.session.join with the run's token)", errno.EPERM)
+    return app.bench_session, joined
 
 
 class TenGigBenchSessionService(Service):
@@ -44,26 +45,35 @@ class TenGigBenchSessionService(Service):
         namespace = "tengig.bench.session"
         cli_namespace = "tengig.bench.session"
 
-    @api_method(TenGigBenchSessionJoinArgs, TenGigBenchSessionJoinResult, authorization_required=False,
+    async def _find(self, app: Any, token: str):
+        gate = getattr(self.middleware, "login_gate", None)  # tengig's host: back-off per source on failures
+        if gate is not None:
+            return await gate.check(getattr(app, "source", None) or app.peer_address or "", SESSIONS.by_token, token)
+        return SESSIONS.by_token(token)  # middlewared rate-limits unauthenticated calls per address itself
+
+    @api_method(TenGigBenchSessionJoinArgs, TenGigBenchSessionJoinResult, authentication_required=False,
                 pass_app=True)
-    async def join(self, app: Any, info: dict[str, Any]) -> dict[str, Any]:
-        """Join the run whose token this session logged in with."""
-        session = _session_of(app)
+    async def join(self, app: Any, token: str, info: dict[str, Any]) -> dict[str, Any]:
+        """Join the run the token belongs to; this connection is then that desktop in the run."""
         if getattr(app, "bench_client", None) is not None:
             raise CallError("this connection has already joined; one connection per desktop", errno.EEXIST)
+        session = await self._find(app, token)
+        if session is None:
+            raise CallError(REFUSED, errno.EACCES)
         with api_errors(prefix="info"):
             try:
                 client = session.join(JoinInfo(**info), peer=app.peer_address or "", local=app.local_address or "")
             except SessionEnded as exc:
                 raise CallError(exc.message, errno.ESRCH) from exc
-        app.bench_client = client
+        app.bench_session, app.bench_client = session, client
+        app.on_close(lambda: session.gone(client, "its connection closed"))
         return {"session": session.id, "name": client.name, "nas_address": client.local_address}
 
-    @api_method(TenGigBenchSessionNextArgs, TenGigBenchSessionNextResult, authorization_required=False,
-                pass_app=True)
+    @api_method(TenGigBenchSessionNextArgs, TenGigBenchSessionNextResult, authentication_required=False,
+                pass_app=True, rate_limit=False)
     async def next(self, app: Any, wait: float = 10) -> dict[str, Any] | None:
         """The next thing to measure, waiting up to ``wait`` s; null: ask again."""
-        session, client = _session_of(app), _client_of(app)
+        session, client = _joined(app)
         deadline = time.monotonic() + wait
         while True:
             instruction = session.next(client)
@@ -71,11 +81,11 @@ class TenGigBenchSessionService(Service):
                 return instruction.model_dump() if instruction else None
             await asyncio.sleep(POLL_SECONDS)
 
-    @api_method(TenGigBenchSessionSubmitArgs, TenGigBenchSessionSubmitResult, authorization_required=False,
-                pass_app=True)
+    @api_method(TenGigBenchSessionSubmitArgs, TenGigBenchSessionSubmitResult, authentication_required=False,
+                pass_app=True, rate_limit=False)
     async def submit(self, app: Any, submission: dict[str, Any]) -> bool:
-        """A tool's raw output for one instruction."""
-        session, client = _session_of(app), _client_of(app)
+        """A tool's raw output for one instruction, or one part of it (``more``)."""
+        session, client = _joined(app)
         with api_errors(prefix="submission"):
             try:
                 session.submit(client, Submission(**submission))
