@@ -16,7 +16,7 @@ from tengig.bench.session import JoinedClient, JoinInfo, Submission
 from tengig.bench.smb_probes import LinkCounters
 from tengig.cli.main import main
 from tengig.desk.instructions import REMOTE_RE, iperf3_argv
-from tengig.desk.kit import ps_quote, render_kit
+from tengig.desk.kit import FIRST_SLICE, MESSAGE_LIMIT, ps_quote, render_kit
 from tengig.errors import ToolOutputError, ValidationError
 from tengig.names import SHARE_RE
 
@@ -31,6 +31,12 @@ ROBOCOPY_FLAGS = ["/J", "/IS", "/IT", "/R:0", "/W:0", "/NP", "/NDL", "/BYTES"]
 
 def _kit(**kwargs) -> str:
     return render_kit(**{"os_name": "windows", "nas": NAS, "token": TOKEN, "share": "media", **kwargs})
+
+
+def _function(script: str, name: str) -> str:
+    """The text of one PowerShell function of the kit, from its `function` line to its closing brace."""
+    [body] = re.findall(rf"^function {name}\b.*?^}}$", script, re.M | re.S)
+    return body
 
 
 def _log(name: str) -> str:
@@ -64,6 +70,58 @@ def test_the_kit_checks_instructions_with_the_same_patterns_and_argv_as_the_linu
     params = {"server": "10.0.0.1", "port": 5201, "streams": 2, "seconds": 5, "omit": 1, "reverse": False}
     assert kit_flags == [a for a in iperf3_argv(params) if a.startswith("-")]
     assert "'port' = @(1, 65535)" in script and "'streams' = @(1, 64)" in script
+
+
+# -- join protocol v2: no login, the token in join, no message over 8192 bytes ------------------------
+
+def test_the_kit_joins_without_a_login_the_token_being_joins_first_param():
+    script = _kit()
+    assert [word for word in ("login_ex", "auth.", "TOKEN_PLAIN", "mechanism", "response_type") if word in script] == []
+    calls = re.findall(r"Invoke-Nas '([\w.]+)' (@\([^()]*\))", script)
+    assert sorted(calls) == [("tengig.bench.session.join", "@($Token, $info)"), ("tengig.bench.session.next", "@(10)"),
+                             ("tengig.bench.session.submit", "@(, $part)")]
+    assert script.count("Invoke-Nas '") == len(calls)  # every call of the NAS, each with its list of params
+    assert script.count("$Token") == 2 and "$info = Get-JoinInfo\n" in script  # assigned, then sent in join only
+    join = _function(script, "Invoke-Join")
+    assert "desktop join: {0} (a kit works for its one run only" in join and "-refused (" in join
+    assert "throw ($refused -f (Get-Field $failure 'message'))" in _function(script, "Invoke-Nas")
+
+
+def test_every_message_the_kit_sends_is_checked_against_the_8192_byte_limit_before_it_goes():
+    script = _kit()
+    assert MESSAGE_LIMIT == 8192 and f"$MessageLimit = {MESSAGE_LIMIT}\n" in script
+    send = _function(script, "Send-Message")
+    check = send.index("if ($bytes.Length -gt $MessageLimit) {")
+    assert send.index("$bytes = [System.Text.Encoding]::UTF8.GetBytes($text)") < check
+    assert check < send.index("throw \"a bug in this kit: a message of") < send.index(".SendAsync(")
+    assert script.count(".SendAsync(") == 1  # no other way out
+    assert re.findall(r"\bSend-Message\b.*", script) == [
+        "Send-Message([string]$text) {", "Send-Message (Format-Call $id $method $params)"]
+
+
+def test_a_long_submission_goes_in_parts_with_more_each_measured_as_it_is_sent():
+    script = _kit()
+    assert FIRST_SLICE == 3000 and f"$FirstSlice = {FIRST_SLICE}  #" in script
+    submit = _function(script, "Send-Submission")
+    assert "tengig.bench.session.submit" not in script.replace(submit, "")
+    assert "Send-Submission ([long]$instruction.id) $result" in _function(script, "Invoke-Join")
+    [part] = re.findall(r"\$part = \[ordered\]@\{(.*?)\}", submit, re.S)
+    assert re.findall(r"(\w+) = ", part) == ["instruction", "exit_code", "stdout", "stderr", "argv", "seconds", "more"]
+    assert set(Submission.model_fields) <= {"instruction", "exit_code", "stdout", "stderr", "argv", "seconds", "more"}
+    # Each part starts at the first budget, is measured as the very text Invoke-Nas will send (the same
+    # method, params and next id) and halved while over the limit; the last part is the one without more.
+    steps = ["$budget = $FirstSlice", "$outSlice = Get-Slice $stdout $outAt $budget",
+             "$errSlice = Get-Slice $stderr $errAt ([Math]::Max(0, $budget - $outSlice.Length))",
+             "$more = ($outAt + $outSlice.Length -lt $stdout.Length) -or\n"
+             "                ($errAt + $errSlice.Length -lt $stderr.Length)",
+             "$text = Format-Call ($script:CallId + 1) 'tengig.bench.session.submit' @(, $part)",
+             "if ([System.Text.Encoding]::UTF8.GetByteCount($text) -le $MessageLimit -or $budget -le 1) { break }",
+             "$budget = [int][Math]::Floor($budget / 2)",
+             "[void](Invoke-Nas 'tengig.bench.session.submit' @(, $part))",
+             "$outAt += $outSlice.Length", "$errAt += $errSlice.Length", "} while ($more)"]
+    at = [submit.find(step) for step in steps]
+    assert -1 not in at and at == sorted(at)
+    assert "$script:CallId++" in _function(script, "Invoke-Nas")  # the id Format-Call was measured with
 
 
 @pytest.mark.parametrize("field, value", [

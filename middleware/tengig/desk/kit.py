@@ -2,7 +2,10 @@
 
 The script (templates/join-windows.ps1.j2) has the NAS's URL, the run's token and the share baked in
 and does what ``tengig client join`` does (desk/join.py), with Windows' own tools: iperf3.exe and
-robocopy /J (unbuffered) to the share. Every value is validated here and written into the script as a
+robocopy /J (unbuffered) to the share. It speaks join protocol v2, which works on tengig's own API host
+and inside TrueNAS's middlewared alike: no login (the token is ``tengig.bench.session.join``'s first
+param), and no message it sends is over MESSAGE_LIMIT bytes (a long submission goes in parts, each with
+``more``, the last with ``more`` false). Every value is validated here and written into the script as a
 single-quoted PowerShell string; the instruction checks (desk/instructions.py) are written into it from
 the same Python constants, so they exist once."""
 from __future__ import annotations
@@ -27,6 +30,11 @@ HOST_RE = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*$")
 API_PATH = "/api/current"
 KIT_OSES = ("windows",)
 DEFAULT_OUT = "tengig-join.ps1"
+# What a connection that has not logged in may send the NAS in one websocket message (UTF-8 bytes of the
+# whole JSON-RPC text): middlewared's limit. A submission's parts start at FIRST_SLICE characters of
+# stdout and stderr, halved until the message fits, as tengig client join splits them.
+MESSAGE_LIMIT = 8192
+FIRST_SLICE = 3000
 # PowerShell ends a single-quoted string at any of these, not only at the ASCII quote.
 PS_QUOTES = ("'", "\u2018", "\u2019", "\u201a", "\u201b")
 
@@ -110,7 +118,7 @@ def render_kit(*, os_name: str, nas: str, token: str, share: str) -> str:
         "uri": uri, "host": host, "token": check_token(token), "share": check_share(share),
         "version": __version__, "remote_re": REMOTE_RE.pattern, "share_re": SHARE_RE.pattern,
         "iperf3_limits": IPERF3_LIMITS, "min_file_bytes": MIN_FILE_BYTES, "max_file_bytes": MAX_FILE_BYTES,
-        "frame_budget": FRAME_BUDGET,
+        "frame_budget": FRAME_BUDGET, "message_limit": MESSAGE_LIMIT, "first_slice": FIRST_SLICE,
     }
     return _environment().get_template("join-windows.ps1.j2").render(context)
 
