@@ -8,7 +8,7 @@ import pytest
 
 from tengig.backends.linux.ip import LinuxNetwork, parse_ip_addr_json
 from tengig.backends.linux.nics import linux_nics, parse_ethtool, parse_ethtool_driver, parse_link_events
-from tengig.desk.link_facts import parse_route_get
+from tengig.backends.linux.ip import parse_route_get
 from tengig.errors import ToolOutputError
 from tengig.lagg import parse_ip_link_stats
 from tengig.results.environment import parse_ip_links
@@ -74,8 +74,8 @@ def test_interfaces_through_the_runner():
 # --- ip -j route get ---------------------------------------------------------------------------------
 
 def test_route_get():
-    assert parse_route_get(IP["route-get"].stdout) == "rec-eth0"
-    assert parse_route_get(IP["route-get-own-address"].stdout) == "lo"  # own address: the kernel says lo
+    assert parse_route_get(IP["route-get"].stdout) == {"dev": "rec-eth0", "prefsrc": "10.99.0.1"}
+    assert parse_route_get(IP["route-get-own-address"].stdout)["dev"] == "lo"  # own address: the kernel says lo
     assert IP["route-get-unreachable"].returncode == 2
     assert "Network is unreachable" in IP["route-get-unreachable"].stderr
     assert parse_route_get(IP["route-get-unreachable"].stdout) is None

@@ -62,3 +62,26 @@ def test_carrier_changes_from_recorded_ip_output_and_what_is_not_there():
     assert parse_carrier_changes(plain) is None  # `ip -s` (one -s) does not report it: unknown, not 0
     assert parse_carrier_changes('[{"stats64": {"tx": {"carrier_changes": 5}}}]') == 5
     assert parse_carrier_changes("not json") is None
+
+
+def test_a_client_behind_a_proxy_is_placed_on_its_link_by_the_nas_route_towards_it():
+    """Under TrueNAS, a desktop reaches nginx, which connects to middlewared over loopback: the NAS's end
+    of the connection says 127.0.0.1, so the link is the source the NAS's kernel picks towards the
+    desktop (recorded `ip -j route get`)."""
+    from tengig.bench.context import BenchContext
+    from tengig.bench.nas_port import address_towards, proxied
+    from tengig.errors import ToolOutputError
+    from tengig.systems.local_bench import LocalHosts
+
+    from ..recorded import RecordedRunner
+
+    assert proxied("127.0.0.1", "10.99.0.2") and proxied(None, "10.99.0.2") and proxied("", "10.99.0.2")
+    assert not proxied("10.99.0.1", "10.99.0.2")  # the connection came over the link itself
+    assert not proxied("127.0.0.1", "127.0.0.1")  # a client on the NAS itself
+    ctx = BenchContext(LocalHosts("nas", RecordedRunner("ip")))
+    assert address_towards(ctx, "nas", "10.99.0.2") == "10.99.0.1"
+    with pytest.raises(ToolOutputError, match="no route of its own towards the client's address 192.0.2.1.*"
+                                              "Network is unreachable"):
+        address_towards(ctx, "nas", "192.0.2.1")
+    with pytest.raises(ToolOutputError, match="10.99.0.1"):  # the NAS's own address: the kernel says lo
+        address_towards(ctx, "nas", "10.99.0.1")

@@ -83,7 +83,7 @@ def test_the_kit_joins_without_a_login_the_token_being_joins_first_param():
     assert script.count("Invoke-Nas '") == len(calls)  # every call of the NAS, each with its list of params
     assert script.count("$Token") == 2 and "$info = Get-JoinInfo\n" in script  # assigned, then sent in join only
     join = _function(script, "Invoke-Join")
-    assert "desktop join: {0} (a kit works for its one run only" in join and "-refused (" in join
+    assert "could not join: {0} (a kit works for " in join and "-refused (" in join
     assert "throw ($refused -f (Get-Field $failure 'message'))" in _function(script, "Invoke-Nas")
 
 

@@ -3,11 +3,12 @@ the NAS's kernel says about it now (MTU, negotiated speed, a shaper's rate) and 
 Everything here runs on the NAS itself."""
 from __future__ import annotations
 
+import ipaddress
 import json
 
 from pydantic import BaseModel, Field
 
-from ..backends.linux.ip import parse_ip_addr_json
+from ..backends.linux.ip import parse_ip_addr_json, parse_route_get
 from ..backends.linux.nics import parse_ethtool
 from ..errors import ToolOutputError
 from ..verdict.ceilings import ethernet_rate_of_tbf
@@ -45,6 +46,33 @@ def parse_tbf_rate(text: str) -> int | None:
         raise ToolOutputError(f"`tc -j qdisc show` printed no JSON: {text.strip()[:200]!r}") from exc
     tbf = next((q for q in qdiscs if isinstance(q, dict) and q.get("kind") == "tbf"), None)
     return int(tbf["options"]["rate"]) * 8 if tbf else None
+
+
+def _loopback(address: str | None) -> bool:
+    try:
+        return bool(address) and ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def proxied(local: str | None, peer: str | None) -> bool:
+    """Whether the NAS's end of a client's connection says nothing of the link: unknown, or loopback while
+    the client is elsewhere (it reached a proxy, as TrueNAS's nginx in front of middlewared, which then
+    connected locally)."""
+    return bool(peer) and not _loopback(peer) and (not local or _loopback(local))
+
+
+def address_towards(ctx: BenchContext, nas: str, peer: str) -> str:
+    """The NAS's own address towards ``peer`` (the source its kernel picks, `ip -j route get`): the link
+    a client behind a proxy reached."""
+    done = ctx.run(nas, ["ip", "-j", "route", "get", str(ipaddress.ip_address(peer))], timeout=T, check=False,
+                   tool="ip")
+    route = parse_route_get(done.stdout) if done.returncode == 0 else None
+    if not route or "prefsrc" not in route or route["dev"] == "lo":
+        raise ToolOutputError(f"{nas} has no route of its own towards the client's address {peer} "
+                              f"({(done.stderr or done.stdout).strip() or 'no source address'}): the client must "
+                              "reach the NAS over the link to measure")
+    return route["prefsrc"]
 
 
 def find_port(ctx: BenchContext, nas: str, address: str) -> NasPort:

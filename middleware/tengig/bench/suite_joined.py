@@ -15,7 +15,7 @@ from ..verdict.thresholds import smb_thresholds
 from .context import BenchContext
 from .joined import link_of, measure_joined_link, measure_joined_smb
 from .joined_concurrent import measure_joined_concurrent_smb
-from .nas_port import carrier_downs, find_port
+from .nas_port import address_towards, carrier_downs, find_port, proxied
 from .nas_share import find_share
 from .session import SESSIONS, BenchSession, JoinedClient
 
@@ -43,6 +43,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
         concurrent = None
         reports: dict[str, ClientReport] = {}
         for c in clients:
+            if proxied(c.local_address, c.peer_address):  # through TrueNAS's nginx: which link, by route
+                c.local_address = address_towards(ctx, system.nas, c.peer_address)
             port = find_port(ctx, system.nas, c.local_address)
             reports[c.name] = ClientReport(client=c.name, joined={**c.describe(), **c.info.model_dump()},
                                            nas_port=port, link=link_of(c, system.nas, port))

@@ -74,8 +74,8 @@ class Joiner:
         try:
             with Client(self.uri) as client:
                 joined = client.call("tengig.bench.session.join", self.token, self._info())
-                self.say(f"joined run {joined['session']} as {joined['name']}, over the NAS's address "
-                         f"{joined['nas_address']}")
+                over = f", over the NAS's address {joined['nas_address']}" if joined["nas_address"] else ""
+                self.say(f"joined run {joined['session']} as {joined['name']}{over}")
                 return self._serve(client)
         except ClientError as exc:
             raise JoinError(f"the NAS answered: {exc}") from exc

@@ -23,6 +23,7 @@ from ..errors import ValidationError
 from ..names import SHARE_RE
 from .instructions import IPERF3_LIMITS, MAX_FILE_BYTES, MIN_FILE_BYTES, REMOTE_RE
 from .join import FRAME_BUDGET
+from .submit_parts import FIRST_SLICE, MESSAGE_LIMIT  # the kit splits its submissions as tengig client join does
 
 TOKEN_RE = re.compile(r"^tgb-[0-9a-f]{48}$")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -30,11 +31,6 @@ HOST_RE = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*$")
 API_PATH = "/api/current"
 KIT_OSES = ("windows",)
 DEFAULT_OUT = "tengig-join.ps1"
-# What a connection that has not logged in may send the NAS in one websocket message (UTF-8 bytes of the
-# whole JSON-RPC text): middlewared's limit. A submission's parts start at FIRST_SLICE characters of
-# stdout and stderr, halved until the message fits, as tengig client join splits them.
-MESSAGE_LIMIT = 8192
-FIRST_SLICE = 3000
 # PowerShell ends a single-quoted string at any of these, not only at the ASCII quote.
 PS_QUOTES = ("'", "\u2018", "\u2019", "\u201a", "\u201b")
 

@@ -7,16 +7,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from ..backends.linux.ip import parse_route_get
 from ..runner import Runner
-
-
-def parse_route_get(text: str) -> str | None:
-    """`ip -j route get ADDR` -> the interface it leaves by."""
-    try:
-        routes = json.loads(text)
-        return str(routes[0]["dev"])
-    except (ValueError, LookupError, TypeError):
-        return None
 
 
 def link_towards(runner: Runner, host: str) -> dict[str, Any]:
@@ -25,9 +17,10 @@ def link_towards(runner: Runner, host: str) -> dict[str, Any]:
     except (OSError, IndexError):
         return {}
     route = runner.run(["ip", "-j", "route", "get", address], timeout=10, check=False)
-    dev = parse_route_get(route.stdout) if route.returncode == 0 else None
-    if dev is None:
+    found = parse_route_get(route.stdout) if route.returncode == 0 else None
+    if found is None:
         return {}
+    dev = found["dev"]
     facts: dict[str, Any] = {"interface": dev}
     link = runner.run(["ip", "-j", "link", "show", "dev", dev], timeout=10, check=False)
     try:

@@ -137,7 +137,8 @@ class TenGigBenchSessionJoinArgs(ApiInput):
 class TenGigBenchSessionJoined(ApiOutput):
     session: int = Field(description="The bench session's id.")
     name: str = Field(description="The name this client has in the run.")
-    nas_address: str = Field(description="The NAS's address this client reached (the link under test).")
+    nas_address: str = Field(description="The NAS's address this client reached (the link under test); empty when it came "
+                             "through a proxy (TrueNAS's nginx): the run then finds the link by route.")
 
 
 class TenGigBenchSessionJoinResult(ApiOutput):

@@ -17,6 +17,7 @@ import errno
 import time
 from typing import Any
 
+from ...bench.nas_port import proxied
 from ...bench.session import SESSIONS, JoinInfo, SessionEnded, Submission
 from ..decorators import api_method
 from ..exceptions import CallError, api_errors
@@ -67,7 +68,9 @@ class TenGigBenchSessionService(Service):
                 raise CallError(exc.message, errno.ESRCH) from exc
         app.bench_session, app.bench_client = session, client
         app.on_close(lambda: session.gone(client, "its connection closed"))
-        return {"session": session.id, "name": client.name, "nas_address": client.local_address}
+        # behind a proxy (TrueNAS's nginx) the local address is the proxy's: the run finds the link by route
+        shown = "" if proxied(client.local_address, client.peer_address) else client.local_address
+        return {"session": session.id, "name": client.name, "nas_address": shown}
 
     @api_method(TenGigBenchSessionNextArgs, TenGigBenchSessionNextResult, authentication_required=False,
                 pass_app=True, rate_limit=False)

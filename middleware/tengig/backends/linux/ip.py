@@ -98,13 +98,21 @@ class LinuxNetwork:
     def route_source_interface(self, destination: str) -> str | None:
         """The interface traffic to `destination` leaves by (`ip route get`), or None when unroutable."""
         done = self._ip("-j", "route", "get", str(ipaddress.ip_address(destination)), check=False)
-        if done.returncode != 0:
-            return None
-        try:
-            routes = json.loads(done.stdout)
-        except ValueError:
-            return None
-        return routes[0].get("dev") if routes else None
+        route = parse_route_get(done.stdout) if done.returncode == 0 else None
+        return route["dev"] if route else None
+
+
+def parse_route_get(text: str) -> dict[str, str] | None:
+    """`ip -j route get ADDR` -> {"dev": the interface it leaves by, "prefsrc": the source address this
+    host uses towards ADDR (absent when the kernel gives none)}, or None (no route, or not that output)."""
+    try:
+        route = json.loads(text)[0]
+        found = {"dev": str(route["dev"])}
+    except (ValueError, LookupError, TypeError):
+        return None
+    if isinstance(route.get("prefsrc"), str):
+        found["prefsrc"] = route["prefsrc"]
+    return found
 
 
 def overlapping(networks: Sequence[ipaddress.IPv4Network], subnet: ipaddress.IPv4Network) -> list[ipaddress.IPv4Network]:
