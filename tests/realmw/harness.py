@@ -139,8 +139,12 @@ def free_port() -> int:
 class MiddlewaredSystem:
     """One test's TrueNAS running real middlewared (see the module docstring)."""
 
-    def __init__(self, build: MiddlewaredBuild, root: Path, *, api_key: str = "", extra_plugins: tuple[str, ...] = ()):
+    def __init__(self, build: MiddlewaredBuild, root: Path, *, api_key: str = "", extra_plugins: tuple[str, ...] = (),
+                 netns: str | None = None):
+        """``netns``: run middlewared (and its restarts) in that network namespace, as the NAS of the lab,
+        with its TCP site on every address there (where TrueNAS's nginx listens; see launch.py)."""
         self.build = build
+        self.netns = netns
         self.root = root
         self.source = root / "src"
         shutil.copytree(build.source, self.source, symlinks=True)
@@ -186,6 +190,8 @@ class MiddlewaredSystem:
             argv += ["--plugin", plugin]
         if self.api_key:
             argv += ["--api-key", self.api_key]
+        if self.netns:
+            argv = ["nsenter", f"--net=/run/netns/{self.netns}", "--", *argv, "--tcp-host", "0.0.0.0"]
         return argv
 
     def restart_argv(self) -> list[str]:

@@ -35,6 +35,9 @@ def parse_args():
     parser.add_argument("--plugin", action="append", default=[], help="module names under middlewared.plugins")
     parser.add_argument("--user", default="truenas_admin:tengig-test", help="NAME:PASSWORD for auth.login_ex")
     parser.add_argument("--api-key", default="", help="ID-KEY accepted by auth.login_ex API_KEY_PLAIN")
+    parser.add_argument("--tcp-host", default=None, help="serve TCP on this address instead of middlewared's "
+                        "127.0.0.1 (0.0.0.0: every address of the host, where TrueNAS's nginx listens and proxies "
+                        "to middlewared; here middlewared itself stands there, so a desktop reaches it directly)")
     return parser.parse_args()
 
 
@@ -74,7 +77,7 @@ def main() -> None:
     async def start_tcp_site(self, host):
         from aiohttp import web
 
-        site = web.TCPSite(self.runner, host, args.port, reuse_address=True)
+        site = web.TCPSite(self.runner, args.tcp_host or host, args.port, reuse_address=True)
         await site.start()
         return site
 

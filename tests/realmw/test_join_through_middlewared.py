@@ -1,0 +1,91 @@
+"""A desktop joins a run started through TrueNAS's real middlewared (the plugin, installed by tengig's
+installer), over its own cable, as on a TrueNAS: middlewared runs on the lab's nas (its network
+namespace; its TCP site on nas's addresses, where TrueNAS's nginx would listen), the run is started at
+the NAS with the official `midclt call -j`, and desk runs `tengig client join` with the token the
+job's progress shows. The join, every instruction and every submission go through middlewared: no
+login, messages of at most 8 KiB (middlewared's limit for a connection that has not logged in), so the
+long iperf3 outputs go in parts."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import threading
+
+import pytest
+
+from tengig.units import MiB
+
+from ..bench.joined_harness import join
+from .conftest import TEST_API_KEY, installer_for
+from .harness import MiddlewaredSystem, middlewared_build
+
+pytestmark = pytest.mark.lab
+VERSION = "25.10.6"
+TOKEN = re.compile(r"--token (tgb-[0-9a-f]+)")
+
+
+def _watch_for_token(proc: subprocess.Popen, lines: list[str], found: threading.Event, token: list[str]) -> None:
+    for line in proc.stderr:
+        lines.append(line.rstrip("\n"))
+        m = TOKEN.search(line)
+        if m and not token:
+            token.append(m.group(1))
+            found.set()
+    found.set()
+
+
+def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path):
+    system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path / "truenas", api_key=TEST_API_KEY,
+                               netns=shaped_lab.netns("nas"))
+    system.start()
+    try:
+        assert system.wait_serving(), system.log()[-3000:]
+        installer_for(system).install()
+        # 8 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB
+        request = {"system": "local", "kind": "all", "join": 1, "share": "share", "net_seconds": 8,
+                   "working_set": 128 * MiB}
+        run = subprocess.Popen([str(system.build.midclt), "-u", system.socket_uri, "call", "-j", "-jp", "description",
+                                "tengig.bench.run", json.dumps(request)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        steps: list[str] = []
+        token: list[str] = []
+        shown = threading.Event()
+        watcher = threading.Thread(target=_watch_for_token, args=(run, steps, shown, token), daemon=True)
+        watcher.start()
+        assert shown.wait(120) and token, steps
+        url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
+        desk = join(shaped_lab, "desk", url, token[0])
+        out, _ = run.communicate(timeout=600)
+        watcher.join(30)
+        log = (shaped_lab.paths.logs / "test-join-desk.log").read_text()
+        assert desk.wait(30) == 0, log
+        assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
+        result = json.loads(out)
+        got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
+        assert got.returncode == 0, got.stderr
+        stored = json.loads(got.stdout)
+    finally:
+        system.stop()
+
+    assert "joined run" in log and "the run is finished" in log  # what the person at desk saw
+    # midclt -jp showed the job's progress as it went: first the wait with the join command, then the measuring
+    waiting = next(i for i, step in enumerate(steps) if step.startswith("waiting for 1 of 1 client(s) to join"))
+    assert any(i > waiting and "desk" in step for i, step in enumerate(steps)), steps
+    assert "iperf3 desk-nas read 1 stream(s)" not in steps  # not the lab's own path: the desktop measured
+    report = result["report"]
+    assert report["system"] == "local"
+    client = report["clients"][0]
+    assert client["client"] == "desk" and client["joined"]["os"] == "linux"
+    # the NAS's end of desk's connection, as middlewared saw it: its own address on desk's cable
+    assert client["nas_port"]["address"] == shaped_lab.plan().address_of("nas", "desk")
+    assert client["link"]["line_rate_bps"] == 1_000_000_000
+    tests = client["network"]
+    assert len(tests) >= 2 and all(0.9e9 < t["goodput_bps"] < 0.95e9 for t in tests), tests
+    read = next(d for d in result["verdict"]["directions"] if d["direction"] == "read")
+    assert read["bottleneck"] == "link", result["verdict"]["summary"]
+    assert client["smb"]["read"]["bytes_per_s"]["median"] / MiB == pytest.approx(110, rel=0.08)
+    # a desktop's iperf3 output longer than one message reached the NAS whole, in parts
+    iperf3 = [r for r in stored["raw"] if r["tool"].startswith("iperf3 on desk")]
+    assert iperf3 and all(json.loads(r["stdout"])["end"] for r in iperf3)
+    assert max(len(json.dumps(r["stdout"])) for r in iperf3) > 8192, [len(r["stdout"]) for r in iperf3]
