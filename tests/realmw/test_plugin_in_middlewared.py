@@ -7,7 +7,6 @@ import json
 import urllib.error
 import urllib.request
 
-import pytest
 
 from tengig.plugin_spec import build_plan, method_names
 
