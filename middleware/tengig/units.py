@@ -6,6 +6,9 @@ storage; these helpers convert and print them with the unit always written out.
 from __future__ import annotations
 
 import re
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field
 
 from .errors import ValidationError
 
@@ -29,6 +32,20 @@ def parse_rate(text: str, *, field: str = "rate") -> int:
     if not 1_000_000 <= bps <= 400_000_000_000:
         raise ValidationError.one(field, f"{text!r} is outside 1m..400g")
     return int(round(bps))
+
+
+def _rate_or_bps(value: object) -> object:
+    """Accept '10g' as well as 10000000000, so JSON written by hand stays readable."""
+    if isinstance(value, str):
+        try:
+            return parse_rate(value)
+        except ValidationError as exc:
+            raise ValueError(exc.errors[0][1]) from None  # pydantic adds the field path
+    return value
+
+
+# A line rate in a request model: bits/s, or text parse_rate reads ('10g', '2.5g', '100m'); 1m..400g.
+LineRate = Annotated[int, BeforeValidator(_rate_or_bps), Field(ge=1_000_000, le=400_000_000_000)]
 
 
 def parse_size(text: str, *, field: str = "size") -> int:

@@ -7,32 +7,18 @@ error can name the field it came from.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import ValidationError
 from ..nic import Nic
-from ..units import parse_rate
+from ..units import LineRate
 
 Platform = Literal["truenas-scale", "truenas-core", "linux", "freebsd"]
 Topology = Literal["lacp-switch", "unmanaged-switch", "switchless-peer", "many-clients"]
 Goal = Literal["aggregate-many-clients", "one-client-faster", "failover"]
 # One vocabulary for protocols, TrueNAS's; the plan also gives each platform's own name for it.
 LagProtocol = Literal["LACP", "FAILOVER", "LOADBALANCE", "ROUNDROBIN", "NONE"]
-
-
-def _rate_or_bps(value: object) -> object:
-    """Accept '10g' as well as 10000000000, so JSON written by hand stays readable."""
-    if isinstance(value, str):
-        try:
-            return parse_rate(value, field="rate")
-        except ValidationError as exc:
-            raise ValueError(exc.errors[0][1]) from None  # pydantic adds the field path
-    return value
-
-
-LineRate = Annotated[int, BeforeValidator(_rate_or_bps), Field(ge=1_000_000, le=400_000_000_000)]
 
 
 class _Input(BaseModel):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from typing import Literal
 
 from ..units import format_rate
-from .models import Label, MeshCable
+from .models import CableEnd, Label, MeshCable
 
 CSV_COLUMNS = ("id", "kind", "host", "port", "card", "cable", "peer_host", "peer_port", "text")
 
@@ -19,30 +20,19 @@ def make_labels(cables: Sequence[MeshCable]) -> list[Label]:
     ports, ends = [], []
     for cable in cables:
         for end, far, side in ((cable.a, cable.b, "A"), (cable.b, cable.a, "B")):
-            ports.append(Label(
-                id=f"P-{end.host}-{end.port}",
-                kind="port",
-                host=end.host,
-                port=end.port,
-                card=end.card,
-                cable=cable.id,
-                peer_host=far.host,
-                peer_port=far.port,
-                text=f"{end.host} {end.port} -> {far.host} ({cable.id})",
-            ))
-            ends.append(Label(
-                id=f"{cable.id}-{side}",
-                kind="cable-end",
-                host=end.host,
-                port=end.port,
-                card=end.card,
-                cable=cable.id,
-                peer_host=far.host,
-                peer_port=far.port,
-                text=f"{cable.id}-{side} {end.host} {end.port} | other end: {far.host} {far.port}",
-            ))
+            ports.append(_label_at(end, far, cable, id=f"P-{end.host}-{end.port}", kind="port",
+                                   text=f"{end.host} {end.port} -> {far.host} ({cable.id})"))
+            ends.append(_label_at(end, far, cable, id=f"{cable.id}-{side}", kind="cable-end",
+                                  text=f"{cable.id}-{side} {end.host} {end.port} | other end: {far.host} {far.port}"))
     ports.sort(key=lambda label: (label.host, label.port))
     return ports + ends
+
+
+def _label_at(end: CableEnd, far: CableEnd, cable: MeshCable, *, id: str, kind: Literal["port", "cable-end"],
+              text: str) -> Label:
+    """A label stuck at ``end`` of ``cable`` (next to its port, or on that end of the cable), naming ``far``."""
+    return Label(id=id, kind=kind, host=end.host, port=end.port, card=end.card, cable=cable.id,
+                 peer_host=far.host, peer_port=far.port, text=text)
 
 
 def labels_text(labels: Sequence[Label], cables: Sequence[MeshCable]) -> str:

@@ -6,12 +6,11 @@ that every error can name the exact input field it came from.
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import ValidationError
-from ..units import parse_rate
+from ..units import LineRate
 
 HostKind = Literal["truenas-scale", "truenas-core", "linux", "freebsd", "windows"]
 LinkPrefix = Literal[24, 30, 31]
@@ -19,19 +18,6 @@ LinkPrefix = Literal[24, 30, 31]
 DEFAULT_POOL = "10.250.0.0/16"
 # /30 works on every OS we render for; /31 (RFC 3021) is not understood by Windows.
 DEFAULT_PREFIX: LinkPrefix = 30
-
-
-def _rate_or_bps(value: object) -> object:
-    """Accept '10g' as well as 10000000000, so JSON written by hand stays readable."""
-    if isinstance(value, str):
-        try:
-            return parse_rate(value, field="speed_bps")
-        except ValidationError as exc:
-            raise ValueError(exc.errors[0][1]) from None  # pydantic adds the field path (hosts.N.ports.K...)
-    return value
-
-
-LineRate = Annotated[int, BeforeValidator(_rate_or_bps), Field(ge=1_000_000, le=400_000_000_000)]
 
 
 class _Input(BaseModel):

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { ApiError, JobFailedError } from '../api/errors'
+import { ref } from 'vue'
+import { ApiError, JobFailedError, describeError } from '../api/errors'
 import type { Job } from '../api/types'
 import { clearErrors, useErrors } from './useErrors'
-import { fieldErrorsOf, useJob, type JobApi } from './useJob'
+import { fieldErrorsInto, fieldErrorsOf, useJob, type JobApi } from './useJob'
 
 /** A server whose job the test drives: snapshots pushed by hand, then the end. */
 class FakeJobs implements JobApi {
@@ -109,5 +110,21 @@ describe('fieldErrorsOf', () => {
     expect(fieldErrorsOf(new ApiError('m', -32001, 'x', { extra: [['a', 'b']] }))).toEqual([])
     expect(fieldErrorsOf(new JobFailedError('m', 'FAILED', 'x', null, [['options.client', 'no']]))).toEqual([['options.client', 'no']])
     expect(fieldErrorsOf(new Error('x'))).toEqual([])
+  })
+})
+
+describe('fieldErrorsInto', () => {
+  beforeEach(() => clearErrors())
+
+  it('lists an error that names fields beside the form, any other in the view\'s error list', () => {
+    const list = ref<[string, string][]>([])
+    const onError = fieldErrorsInto(list, 'lagg')
+    onError(new JobFailedError('m', 'FAILED', 'x', null, [['options.client', 'no']]))
+    expect(list.value).toEqual([['options.client', 'no']])
+    expect(useErrors().errors).toHaveLength(0)
+    const down = new ApiError('m', -32001, 'the lab is down', { extra: [['options.client', 'no']] })
+    onError(down)
+    expect(list.value).toEqual([['options.client', 'no']])
+    expect(useErrors().errors.map((e) => [e.context, e.text])).toEqual([['lagg', describeError(down)]])
   })
 })

@@ -9,7 +9,7 @@
  * the view's error list, in words); `state.failure` keeps the same words for a caller that shows them
  * elsewhere instead. A job that failed or was aborted never has a result.
  */
-import { computed, reactive } from 'vue'
+import { computed, reactive, type Ref } from 'vue'
 import { ApiError, JobFailedError, RPC_CODES, describeError } from '../api/errors'
 import type { Job } from '../api/types'
 import { addSample, type LiveSample } from '../lib/liveSamples'
@@ -41,6 +41,18 @@ export function fieldErrorsOf(err: unknown): [string, string][] {
   if (err instanceof ApiError) return err.code === RPC_CODES.invalidParams ? err.fieldErrors : []
   if (err instanceof JobFailedError) return err.fieldErrors
   return []
+}
+
+/**
+ * onError for a job whose form lists the errors that name its fields: those go to `list`, next to the
+ * form; any other error to the view's error list (`context`).
+ */
+export function fieldErrorsInto(list: Ref<[string, string][]>, context: string): (err: unknown) => void {
+  return (err) => {
+    const fields = fieldErrorsOf(err)
+    if (fields.length) list.value = fields
+    else reportError(err, context)
+  }
 }
 
 export function useJob<T>(options: UseJobOptions) {

@@ -2,7 +2,6 @@
 backends that apply it (Linux bond here; TrueNAS through its API)."""
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from ...backends.linux.bond import apply_bond, bonding_support
@@ -16,6 +15,7 @@ from ...runner import Runner
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
+from ..job_callbacks import cancel_event, progress_callback
 from ..models.lagg import (
     TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, TenGigLaggApplyArgs, TenGigLaggApplyOptions, TenGigLaggApplyResult,
     TenGigLaggCheckinArgs, TenGigLaggCheckinResult, TenGigLaggPlanArgs, TenGigLaggPlanResult, TenGigLaggValidateArgs,
@@ -71,14 +71,13 @@ class TenGigLaggService(Service):
             if not options.probe_address:
                 raise ValidationError.one("probe_address", "name an address that must answer over the new LAGG: "
                                           "without a probe nothing proves the change is safe to keep")
-        cancel = threading.Event()
-        job.on_abort(cancel.set)
+        cancel = cancel_event(job)
         await_checkin = waiter(job, "tengig.lagg", options, cancel)
         probe = self.seams.lagg_probe(plan.name, options.probe_address)
         with api_errors(), configured_truenas() as backend:
             result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.checkin_timeout,
                                         confirm_session_interface=options.confirm_session_interface,
-                                        progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
+                                        progress=progress_callback(job), cancel=cancel,
                                         await_checkin=await_checkin)
         return {"name": result.name, "ran": [], "api_calls": result.api_calls}
 
@@ -93,8 +92,7 @@ class TenGigLaggService(Service):
     def verify(self, job, request: dict[str, Any], options: TenGigLaggVerifyOptions | dict[str, Any] | None = None):
         """iperf3 with 1 and N flows both ways to the LAGG, member byte counters around each test, against the plan."""
         options = typed(TenGigLaggVerifyOptions, options, "options")
-        cancel = threading.Event()
-        job.on_abort(cancel.set)
+        cancel = cancel_event(job)
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         with api_errors(prefix="options"):
@@ -103,7 +101,7 @@ class TenGigLaggService(Service):
             system = self.seams.bench_system("lab", None)
             endpoints = choose_endpoints(system, plan, client=options.client, lagg_address=options.lagg_address,
                                          client_address=options.client_address)
-        ctx = BenchContext(system.hosts, progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
+        ctx = BenchContext(system.hosts, progress=progress_callback(job), cancel=cancel,
                            live=lambda sample: job.set_progress(extra=sample))
         with api_errors(prefix="request"):
             return verify_on(system, plan, ctx, endpoints, seconds=options.seconds, omit=options.omit)

@@ -1,7 +1,6 @@
 """tengig.mesh: thin face over tengig.mesh (pure planner and renderer) and its orchestration."""
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from ...backends.truenas.connection import configured_truenas
@@ -14,6 +13,7 @@ from ...mesh.systems import MeshSystem
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
+from ..job_callbacks import cancel_event, progress_callback
 from ..models.mesh import (
     TenGigMeshApplyArgs, TenGigMeshApplyOptions, TenGigMeshApplyResult, TenGigMeshCheckinArgs, TenGigMeshCheckinResult,
     TenGigMeshPlanArgs, TenGigMeshPlanResult, TenGigMeshRenderArgs, TenGigMeshRenderResult, TenGigMeshVerifyArgs,
@@ -55,14 +55,13 @@ class TenGigMeshService(Service):
     def apply(self, job, request: dict[str, Any], options: TenGigMeshApplyOptions | dict[str, Any] | None = None):
         """Apply the plan on the chosen hosts: all of them change, or none (re-applying changes nothing)."""
         options = typed(TenGigMeshApplyOptions, options, "options")
-        cancel = threading.Event()
-        job.on_abort(cancel.set)
+        cancel = cancel_event(job)
         await_checkin = waiter(job, "tengig.mesh", options, cancel)
         if options.system == "truenas":
             return [self._apply_truenas(job, request, options, cancel, await_checkin)]
         req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
-            return apply_mesh(system, req, hosts, cancel=cancel, progress=lambda p, d: job.set_progress(p, d),
+            return apply_mesh(system, req, hosts, cancel=cancel, progress=progress_callback(job),
                               await_checkin=await_checkin, checkin_timeout=options.checkin_timeout)
 
     def _apply_truenas(self, job, request, options: TenGigMeshApplyOptions, cancel, await_checkin):
@@ -81,7 +80,7 @@ class TenGigMeshService(Service):
             return apply_truenas(plan, hosts[0], backend, self.seams.run_on_nas,
                                  checkin_timeout=options.checkin_timeout,
                                  confirm_session_interface=options.confirm_session_interface,
-                                 progress=lambda p, d: job.set_progress(p, d), cancel=cancel,
+                                 progress=progress_callback(job), cancel=cancel,
                                  await_checkin=await_checkin)
 
     @api_method(TenGigMeshCheckinArgs, TenGigMeshCheckinResult, roles=["NETWORK_INTERFACE_WRITE"])
@@ -95,14 +94,13 @@ class TenGigMeshService(Service):
     def verify(self, job, request: dict[str, Any], options: TenGigMeshVerifyOptions | dict[str, Any] | None = None):
         """Ping, DF ping at MTU - 28, names, and the n x (n-1) iperf3 matrix against each cable's ceiling."""
         options = typed(TenGigMeshVerifyOptions, options, "options")
-        cancel = threading.Event()
-        job.on_abort(cancel.set)
+        cancel = cancel_event(job)
         req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
             return verify_on(system, req, hosts, cancel=cancel,
                              measure_throughput=options.measure_throughput, seconds=options.seconds,
                              min_percent=options.min_percent,
-                             progress=lambda p, d: job.set_progress(p, d))
+                             progress=progress_callback(job))
 
     def _prepare(self, request: dict[str, Any], options: TenGigMeshWhere) -> tuple[MeshRequest, MeshSystem, list[str]]:
         """The request, the system, and the hosts to act on (checked against plan and system)."""

@@ -88,18 +88,15 @@ def bonding_support(root: Path | str = "/", kernel_release: str | None = None) -
     if not moddir.is_dir():
         evidence.append(f"no /lib/modules/{kernel} (no modules installed for this kernel)")
         return BondSupport(supported=False, how=None, kernel=kernel, evidence=evidence)
-    builtin = _listed(moddir / "modules.builtin")
-    if builtin:
-        return BondSupport(supported=True, how="builtin", kernel=kernel,
-                           evidence=evidence + [f"/lib/modules/{kernel}/modules.builtin lists bonding"])
-    evidence.append(f"/lib/modules/{kernel}/modules.builtin does not list bonding" if builtin is False
-                    else f"no /lib/modules/{kernel}/modules.builtin")
-    loadable = _listed(moddir / "modules.dep")
-    if loadable:
-        return BondSupport(supported=True, how="module", kernel=kernel,
-                           evidence=evidence + [f"/lib/modules/{kernel}/modules.dep lists bonding.ko: loadable"])
-    evidence.append(f"/lib/modules/{kernel}/modules.dep does not list bonding.ko" if loadable is False
-                    else f"no /lib/modules/{kernel}/modules.dep")
+    # Built in, then loadable: each file lists the driver, does not, or cannot be read.
+    for name, how, driver, meaning in (("modules.builtin", "builtin", "bonding", ""),
+                                       ("modules.dep", "module", "bonding.ko", ": loadable")):
+        shown = f"/lib/modules/{kernel}/{name}"
+        listed = _listed(moddir / name)
+        if listed:
+            return BondSupport(supported=True, how=how, kernel=kernel,
+                               evidence=evidence + [f"{shown} lists {driver}{meaning}"])
+        evidence.append(f"{shown} does not list {driver}" if listed is False else f"no {shown}")
     return BondSupport(supported=False, how=None, kernel=kernel, evidence=evidence)
 
 

@@ -1,0 +1,20 @@
+"""What a capability takes from the job that runs it: a ``cancel`` Event that core.job_abort sets, and
+a ``progress(percent, description)`` that goes to the job's progress. Any job with on_abort and
+set_progress will do (tengig's own Job, the plugin's adapter around middlewared's)."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+def cancel_event(job: Any) -> threading.Event:
+    """An Event set the moment an abort of ``job`` is asked for (at once if it already was)."""
+    cancel = threading.Event()
+    job.on_abort(cancel.set)
+    return cancel
+
+
+def progress_callback(job: Any) -> Callable[[float, str], None]:
+    """``progress(percent, description)`` for a capability: both go to ``job.set_progress``."""
+    return lambda percent, description: job.set_progress(percent, description)
