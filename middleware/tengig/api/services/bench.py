@@ -6,7 +6,6 @@ when named. The job's progress carries the latest live sample
 (phase, bytes/s) in `extra`, for the panel's chart."""
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from ...bench.suite import BenchRunRequest, run_and_record
@@ -14,6 +13,7 @@ from ...desk.kit import DEFAULT_OUT, how_to_run, render_kit
 from ...results import ResultStore
 from ...systems import describe_systems
 from ..decorators import api_method, job
+from ..job_callbacks import cancel_event, progress_callback
 from ..exceptions import api_errors
 from ..models.bench import (
     TenGigBenchKitArgs, TenGigBenchKitRequest, TenGigBenchKitResult, TenGigBenchNetworkArgs, TenGigBenchNetworkResult,
@@ -38,15 +38,14 @@ class TenGigBenchService(Service):
         cli_namespace = "tengig.bench"
 
     def _run(self, job, request: TenGigBenchRequest, kind: str) -> dict[str, Any]:
-        cancel = threading.Event()
-        job.on_abort(cancel.set)  # the runner kills the running tool; cleanup still runs
+        cancel = cancel_event(job)  # the runner kills the running tool; cleanup still runs
         with api_errors(prefix="request"):
             system = self.seams.bench_system(request.system, request.pool)
             req = BenchRunRequest(**request.model_dump(exclude={"system", "pool", "kind"}), kind=kind)
             store = ResultStore()
             run_id, report = run_and_record(
                 system, req, store, cancel=cancel,
-                progress=lambda percent, description: job.set_progress(percent, description),
+                progress=progress_callback(job),
                 live=lambda sample: job.set_progress(extra=sample),
             )
         verdict = report.verdict
