@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..client.tls import tls_setting
 from ..desk.join import Joiner
 from ..desk.kit import DEFAULT_OUT, how_to_run, render_kit
 
@@ -27,11 +28,15 @@ def client_group() -> None:
 @click.option("--name", help="What this desktop is called in the run (default: its host name).")
 @click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the file to copy is written (default: the temp directory); a fast local disk.")
+@click.option("--ca-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="wss://: trust this certificate (PEM), e.g. the NAS's self-signed one as TrueNAS exports it.")
+@click.option("--insecure", is_flag=True,
+              help="wss://: do not check the NAS's certificate (anyone on the path could read the run's token).")
 def join_command(url: str, token: str, smb_auth_file: Path | None, smb_conf: Path | None,
-                 name: str | None, workdir: Path | None) -> None:
-    """Join the run at URL (ws://NAS:PORT or the NAS's name) and measure until it ends."""
+                 name: str | None, workdir: Path | None, ca_file: Path | None, insecure: bool) -> None:
+    """Join the run at URL (ws://NAS:PORT, wss://NAS or the NAS's name) and measure until it ends."""
     Joiner(url, token, smb_auth_file=smb_auth_file, smb_conf=smb_conf, workdir=workdir, name=name,
-           say=lambda line: click.echo(f"[client] {line}", err=True)).run()
+           say=lambda line: click.echo(f"[client] {line}", err=True), tls=tls_setting(ca_file, insecure)).run()
 
 
 @client_group.command("kit")

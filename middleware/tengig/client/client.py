@@ -24,6 +24,7 @@ import asyncio
 import errno
 import itertools
 import json
+import ssl
 import threading
 import uuid
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from typing import Any
 import aiohttp
 
 from .errors import ClientError
+from .tls import UNTRUSTED_HINT
 from .wire import JsonRpcWire, LegacyWire, wire_for
 
 UNIX_PREFIX = "ws+unix://"
@@ -48,8 +50,10 @@ EventCallback = Callable[..., Any]
 
 class Client:
     def __init__(self, uri: str = DEFAULT_URI, *, api_key: str | None = None, username: str | None = None,
-                 call_timeout: float = CALL_TIMEOUT, protocol: str | None = None):
+                 call_timeout: float = CALL_TIMEOUT, protocol: str | None = None, tls: ssl.SSLContext | bool = True):
+        """``tls``: how wss:// checks the server's certificate (client/tls.py); ws:// ignores it."""
         self.uri = uri
+        self.tls = tls
         self.wire: JsonRpcWire | LegacyWire = wire_for(uri, protocol)
         self.call_timeout = call_timeout
         self.legacy_jobs = True
@@ -145,7 +149,10 @@ class Client:
             connector, url = None, self.uri
         self._session = aiohttp.ClientSession(connector=connector)
         try:
-            self._ws = await self._session.ws_connect(url, max_msg_size=0, autoping=True)
+            self._ws = await self._session.ws_connect(url, max_msg_size=0, autoping=True, ssl=self.tls)
+        except aiohttp.ClientConnectorCertificateError as exc:
+            raise ClientError(f"{self.uri}: the server's TLS certificate is not trusted here "
+                              f"({exc.certificate_error}); {UNTRUSTED_HINT}", errno=errno.EACCES) from exc
         except aiohttp.WSServerHandshakeError as exc:
             # The server is there but has no websocket at this path (e.g. /api/current on TrueNAS 24.10).
             raise ClientError(f"no {self.wire.name} websocket API at {self.uri} (HTTP {exc.status})",

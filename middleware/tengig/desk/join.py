@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import socket
+import ssl
 import tempfile
 import time
 from collections.abc import Callable
@@ -58,8 +59,9 @@ def compact_iperf3(stdout: str) -> str:
 class Joiner:
     def __init__(self, url: str, token: str, *, smb_auth_file: Path | None = None, smb_conf: Path | None = None,
                  workdir: Path | None = None, name: str | None = None, runner: Runner | None = None,
-                 say: Callable[[str], None] = print):
+                 say: Callable[[str], None] = print, tls: ssl.SSLContext | bool = True):
         self.uri = candidate_uris(url)[0]
+        self.tls = tls
         self.token = token
         self.name = name or socket.gethostname()
         self.smb_auth_file = smb_auth_file
@@ -72,7 +74,11 @@ class Joiner:
     def run(self) -> str:
         """Take part until the NAS says done (returns "done") or the run stops (JoinError with why)."""
         try:
-            with Client(self.uri) as client:
+            connection = Client(self.uri, tls=self.tls)
+        except ClientError as exc:
+            raise JoinError(f"cannot reach the NAS's API: {exc}") from exc
+        try:
+            with connection as client:
                 joined = client.call("tengig.bench.session.join", self.token, self._info())
                 over = f", over the NAS's address {joined['nas_address']}" if joined["nas_address"] else ""
                 self.say(f"joined run {joined['session']} as {joined['name']}{over}")
