@@ -71,9 +71,11 @@ def test_a_run_against_a_stopped_share_shows_the_error_not_numbers(lab, panel):
     facts = report["facts"]
     assert facts["state"] == "FAILED"
     assert facts["failure"].startswith("No result: the run failed"), facts["failure"]
-    # The error once, in words: what failed and why (smbclient could not reach the stopped share).
+    # The error once, in words: what failed and why.
     [error] = [e.removesuffix("\ndismiss") for e in facts["errors"]]
-    assert error.startswith("tengig.bench.run failed") and "NT_STATUS_CONNECTION_REFUSED" in error, error
+    # tengig on nas finds its Samba stopped before any desktop copies (the lab's run is the NAS's own)
+    assert error.startswith("tengig.bench.run failed") and "no smbd runs on nas" in error, error
+    assert "tengig.bench.run: " not in error and "[EIO]" in error, error  # the NAS's reason, tagged once
     assert facts["progressText"].count("NT_STATUS") == 0
     assert "MB/s" not in facts["progressText"] and facts["samples"] == "0 samples"
     assert any(s.endswith(":failed") for s in facts["stepStates"]), facts["stepStates"]

@@ -42,7 +42,8 @@ class NetMeasurement(BaseModel):
     cpu_server_percent: float | None
     ceiling_bps: float | None = Field(description="Ethernet goodput ceiling of the line rate at this MTU, bits/s (estimated).")
     percent_of_ceiling: float | None
-    raw: str = Field(repr=False, exclude=True, description="iperf3 -J output as printed (kept with the run's raw outputs).")
+    raw: str = Field("", repr=False, exclude=True, description="iperf3 -J output as printed (kept with the run's raw "
+                     "outputs; empty in a report read back from JSON).")
 
 
 def client_argv(link: LinkUnderTest, *, port: int, seconds: int, omit: int, streams: int, reverse: bool) -> list[str]:

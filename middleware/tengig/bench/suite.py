@@ -265,7 +265,11 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
 def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress: Progress | None = None,
                    cancel: threading.Event | None = None,
                    live: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, BenchReport]:
-    """run_suite, stored: (run id, report). Raises after recording a failed/aborted run."""
+    """run_suite, stored: (run id, report). Raises after recording a failed/aborted run. A system that runs
+    the suite itself elsewhere (``run_recorded``: the lab's nas, over its API) records it there, in ``store``."""
+    delegate = getattr(system, "run_recorded", None)
+    if delegate is not None:
+        return delegate(req, store, progress=progress, cancel=cancel, live=live)
     user_targets = [Target.model_validate({**doc, "builtin": False}) for doc in store.user_targets()]
     find_target(req.target, user_targets)  # bad input fails before a run row exists
     _clients(system, req)

@@ -1,6 +1,6 @@
 """`tengig demo`: the main flow on the embedded lab: bring it up (desk-nas at 1 Gb/s), prove an SMB round
-trip, run the quick benchmark suite and print the verdict, serve the panel and print its URL, take the
-lab down."""
+trip, run the quick benchmark suite as on a user's NAS (tengig on nas measures its own pool, desk joins
+over its cable) and print the verdict, serve the panel and print its URL, take the lab down."""
 from __future__ import annotations
 
 import asyncio
@@ -12,10 +12,10 @@ import click
 from ..bench.report_text import report_text
 from ..bench.suite import BenchRunRequest, run_and_record
 from ..lab import Lab, build_spec
-from ..lab.bench_adapter import LabBenchSystem
 from ..lab.roundtrip import smb_roundtrip
 from ..lab.status import lab_status
 from ..results.store import ResultStore
+from ..systems import bench_system
 from ..units import MiB
 from ..verdict.targets import DEFAULT_TARGET
 from .lab_commands import _describe_roundtrip, _print_status
@@ -50,7 +50,7 @@ def demo(keep: bool, target: str, db: str | None, serve: bool | None, port: int)
         click.echo(_describe_roundtrip(smb_roundtrip(lab, "desk", 256 * MiB)))
         store = ResultStore(db)
         bar = ProgressBar("bench all")
-        run_id, report = run_and_record(LabBenchSystem(lab), BenchRunRequest(kind="all", target=target), store,
+        run_id, report = run_and_record(bench_system("lab"), BenchRunRequest(kind="all", target=target), store,
                                         progress=bar)
         bar.done()
         click.echo("")

@@ -3,6 +3,7 @@ own ARC counters. The pool is measured here; what crosses the network (iperf3, S
 desktops that join the run (bench/suite_joined.py): this system never runs a program elsewhere."""
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -40,7 +41,16 @@ class LocalHosts:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         return self.runner.spawn(argv, log_path=self.log_dir / f"{log_name}.log", env=env, stdin_pipe=stdin_pipe)
 
+NAS_NAME_ENV = "TENGIG_NAS_NAME"
+
+
 def nas_name() -> str:
+    """What reports call this NAS: $TENGIG_NAS_NAME (the lab's nas sets it), else its short host name."""
+    named = os.environ.get(NAS_NAME_ENV, "").strip().lower()
+    if named:
+        if not NAS_NAME_RE.fullmatch(named):
+            raise ValidationError.one(NAS_NAME_ENV, f"{named!r} is not a NAS name (allowed: {NAS_NAME_RE.pattern})")
+        return named
     short = socket.gethostname().split(".")[0].lower()
     return short if NAS_NAME_RE.fullmatch(short) else "nas"
 

@@ -63,9 +63,9 @@ def bench_system(system: str | None, pool: str | None = None, *, runner: Runner 
     ``system`` or ``pool`` saying how to choose."""
     if system == "lab":
         from ..lab import Lab
-        from ..lab.bench_adapter import LabBenchSystem
+        from ..lab.nas_run import LabNas
 
-        lab_system = LabBenchSystem(Lab())
+        lab_system = LabNas(Lab())
         if pool not in (None, lab_system.pool):
             raise ValidationError.one("pool", f"{pool!r} is not the lab's pool; use {lab_system.pool!r}")
         return lab_system

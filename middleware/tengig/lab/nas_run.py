@@ -1,0 +1,139 @@
+"""system 'lab': the lab as three machines, measured the way a user's NAS is (issue 17, "the lab runs
+exactly this path"). tengig on nas runs the suite as system local (its own pool, its own smbd); each
+desktop the run measures joins it with `tengig client join` over its own cable. This module only starts
+those processes on their hosts (nas_tengig.py), as a person would at each machine, drives the run over
+nas's API and passes its progress on. The run is recorded by nas's tengig, in the caller's database."""
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..bench.suite import BenchReport, BenchRunRequest
+from ..client.client import Client
+from ..client.errors import ClientError
+from ..errors import Aborted, LabError, TengigError, ValidationError
+from .lab import Lab
+from .nas_tengig import join_url, linked_desktops, nas_tengig, start_join
+from ..units import MiB
+from .plan import POOL_NAME, SHARE_NAME
+
+JOINS_END_SECONDS = 60
+Progress = Callable[[float, str], None]
+Live = Callable[[dict[str, Any]], None]
+
+
+class LabNas:
+    """The lab as bench.suite's system 'lab': it runs the suite itself, on nas (``run_recorded``)."""
+
+    name = "lab"
+    pool = POOL_NAME
+    # zfs-fuse emulates a pool (CPU-bound, 8 GiB sparse file): smaller files keep a lab run short
+    pool_working_set = 128 * MiB
+
+    def __init__(self, lab: Lab):
+        st = lab.require_up()
+        if st.spec.bare:
+            raise LabError("a bare lab has no pool or share: run `tengig lab up` without --bare to measure it")
+        self.lab = lab
+        self.nas = st.spec.nas
+        self.default_clients = linked_desktops(lab)
+
+    def clients(self, req: BenchRunRequest) -> list[str]:
+        """The desktops that join: those named, else the first with a cable to nas; none for the pool alone."""
+        if req.kind == "pool":
+            return []
+        if req.join or req.share:
+            raise ValidationError.one("join" if req.join else "share", "on the lab, the desktops named in clients "
+                                      "join by themselves and copy to the lab's share; leave join and share out")
+        clients = req.clients or self.default_clients[:1]
+        for i, c in enumerate(clients):
+            if c not in self.default_clients:
+                raise ValidationError.one(f"clients.{i}", f"{c!r} is not a desktop with a cable to {self.nas}; "
+                                          f"use one of {', '.join(self.default_clients) or 'none (add a cable)'}")
+        if len(set(clients)) != len(clients):
+            raise ValidationError.one("clients", "each client once")
+        if not clients:
+            raise ValidationError.one("clients", f"{req.kind}: no desktop of the lab has a cable to {self.nas}")
+        return clients
+
+    def nas_request(self, req: BenchRunRequest, clients: list[str]) -> dict[str, Any]:
+        """What is asked of tengig on nas: system local, its pool, the desktops to wait for, its share."""
+        request = req.model_dump(exclude={"clients", "join", "share", "join_timeout"}, exclude_none=True)
+        request.update(system="local", pool=self.pool, join=len(clients))
+        request.setdefault("working_set", self.pool_working_set)
+        if clients and req.kind in ("smb", "all"):
+            request["share"] = SHARE_NAME
+        return request
+
+    def run_recorded(self, req: BenchRunRequest, store, *, progress: Progress | None = None,
+                     cancel: threading.Event | None = None, live: Live | None = None) -> tuple[int, BenchReport]:
+        clients = self.clients(req)
+        with nas_tengig(self.lab, store.path) as (api, _):
+            result = drive(api, self.nas_request(req, clients),
+                           lambda token: [start_join(self.lab, c, join_url(self.lab, c), token) for c in clients],
+                           progress=progress, cancel=cancel, live=live)
+        return result["run_id"], BenchReport.model_validate(result["report"])
+
+
+def drive(api: Client, request: dict[str, Any], on_token: Callable[[str], list], *, progress: Progress | None = None,
+          cancel: threading.Event | None = None, live: Live | None = None) -> dict[str, Any]:
+    """tengig.bench.run on nas with ``request``; once it shows its join token, ``on_token(token)`` starts
+    the desktops (processes, waited for at the end). Progress and live samples pass on; ``cancel`` aborts
+    the run there (it cleans up itself). Returns the job's result; raises what it failed with."""
+    state: dict[str, Any] = {"job": None, "joins": None}
+    finished = threading.Event()
+
+    def on_event(job: dict[str, Any]) -> None:
+        state["job"] = job.get("id", state["job"])
+        shown = job.get("progress") or {}
+        extra = shown.get("extra") or {}
+        session = extra.get("session") if isinstance(extra, dict) else None
+        if session and state["joins"] is None:
+            state["joins"] = on_token(session["token"])
+        if progress and shown.get("percent") is not None:
+            progress(shown["percent"], shown.get("description") or "")
+        if live and extra and not session:
+            live(extra)
+
+    def abort_on_cancel() -> None:
+        while not finished.is_set():
+            if cancel.wait(0.2):
+                if state["job"] is not None:
+                    api.call("core.job_abort", state["job"])
+                return
+
+    watcher = threading.Thread(target=abort_on_cancel, daemon=True) if cancel is not None else None
+    if watcher:
+        watcher.start()
+    try:
+        return api.call("tengig.bench.run", request, job=True, callback=on_event, timeout=24 * 3600)
+    except ClientError as exc:
+        if exc.errno == Aborted.errno:
+            raise Aborted(f"the lab's run was aborted: {exc.message}") from exc
+        if exc.field_errors:
+            raise ValidationError([(f.removeprefix("request."), m) for f, m in exc.field_errors]) from exc
+        raise TengigError(_reason(exc), errno=exc.errno) from exc
+    finally:
+        finished.set()
+        _end(state["joins"] or [])
+
+
+ERRNO_TAG = re.compile(r"^\[E[A-Z0-9]+\] ")
+
+
+def _reason(exc: ClientError) -> str:
+    """What nas's run failed with, in its own words (without the method and errno tags of the wire)."""
+    message = exc.message.removeprefix(f"{exc.method}: ") if exc.method else exc.message
+    return ERRNO_TAG.sub("", message)
+
+
+def _end(joins: list) -> None:
+    """The desktops end with the run (done or abort); any still running is stopped."""
+    for proc in joins:
+        try:
+            proc.wait(timeout=JOINS_END_SECONDS)
+        except Exception:
+            proc.kill()
+            proc.wait(timeout=10)
