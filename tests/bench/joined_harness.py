@@ -1,5 +1,6 @@
-"""The lab as three machines for runs that desktops join (issue 17): `tengig serve` on nas (system
-local), `tengig client join` on a desktop, each started on its host as a person would at each machine.
+"""The lab as three machines for runs that desktops join (issue 17), as system 'lab' runs them
+(tengig/lab/nas_tengig.py): `tengig serve` on nas (system local), `tengig client join` on a desktop,
+each started on its host as a person would at each machine; here the test drives the run itself.
 
 The NAS's tengig runs under strace (execve only): every program it started, with its argv, is in
 ``programs_of(trace)``, so a test can show that none of them reached into another host (no `ip netns
@@ -8,19 +9,14 @@ exec`, no `nsenter`) and that the NAS's own tools (fio, iperf3 -s, smbstatus) ra
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import signal
-import sys
 import threading
-import time
 from pathlib import Path
 
 from tengig.client.client import Client
 from tengig.client.errors import ClientError
-from tengig.lab import samba
+from tengig.lab.nas_tengig import join_url, linked_desktops, nas_tengig, start_join
 
-TENGIG = str(Path(sys.executable).parent / "tengig")
 PORT = 8611
 TRACE = "nas-tengig.strace"
 EXECVE = re.compile(r'execve\("[^"]*", \[(.*?)\]')
@@ -29,36 +25,14 @@ ARG = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 @contextlib.contextmanager
 def nas_api(lab, tmp_path: Path, *, ui_dir: Path | None = None):
-    """`tengig serve` on nas (every address of nas; nas alone has them), under strace; the test is root
-    on its unix socket. Yields (client, {desktop: the URL it joins with, over its own cable}). ``ui_dir``:
-    it also serves that panel build (API keys live next to its database, tmp_path / apikeys.sqlite3)."""
-    sock = tmp_path / "nas.sock"
-    env = {**os.environ, "TENGIG_DB": str(tmp_path / "nas.sqlite3")}
-    argv = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "512",
-            "-o", str(tmp_path / TRACE), TENGIG, "serve", "--host", "0.0.0.0", "--port", str(PORT),
-            "--unix-socket", str(sock)] + (["--ui-dir", str(ui_dir)] if ui_dir else [])
-    proc = lab.spawn("nas", argv, log_name="test-nas-serve.log", netns_mode="nsenter", env=env)
-    try:
-        for _ in range(400):
-            if sock.exists():
-                break
-            assert proc.poll() is None, (lab.paths.logs / "test-nas-serve.log").read_text()
-            time.sleep(0.05)
-        urls = {host: f"ws://{lab.plan().address_of('nas', host)}:{PORT}"
-                for host in ("desk", "lab") if _linked(lab, host)}
-        with Client(f"ws+unix://{sock}") as api:
-            yield api, urls
-    finally:
-        for child in _children(proc.pid):  # tengig serve itself: strace detaches when it is stopped
-            os.kill(child, signal.SIGTERM)
-        proc.wait(timeout=30)
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """`tengig serve` on nas, as the lab starts it (tengig/lab/nas_tengig.py), under strace; the test is
+    root on its unix socket. Yields (client, {desktop: the URL it joins with, over its own cable}).
+    ``ui_dir``: it also serves that panel build (API keys live next to its database)."""
+    strace = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "512",
+              "-o", str(tmp_path / TRACE)]
+    with nas_tengig(lab, tmp_path / "nas.sqlite3", socket=tmp_path / "nas.sock", port=PORT, prefix=strace,
+                    ui_dir=ui_dir, log_name="test-nas-serve.log") as (api, _):
+        yield api, {host: join_url(lab, host, PORT) for host in linked_desktops(lab)}
 
 
 def programs_of(tmp_path: Path) -> list[str]:
@@ -71,20 +45,8 @@ def programs_of(tmp_path: Path) -> list[str]:
     return out
 
 
-def _linked(lab, host: str) -> bool:
-    try:
-        lab.plan().address_of("nas", host)
-        return True
-    except Exception:
-        return False
-
-
 def join(lab, host: str, url: str, token: str, *, auth: bool = True):
-    argv = [TENGIG, "client", "join", url, "--token", token, "--name", host]
-    if auth:
-        argv += ["--smb-auth-file", str(lab.paths.samba / "client.auth"),
-                 "--smb-conf", str(samba.client_dir(lab.paths, host) / "smb.conf")]
-    return lab.spawn(host, argv, log_name=f"test-join-{host}.log")
+    return start_join(lab, host, url, token, smb=auth, log_name=f"test-join-{host}.log")
 
 
 def start_run(api: Client, request: dict):

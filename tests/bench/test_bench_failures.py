@@ -1,5 +1,9 @@
 """A failed tool never becomes a number: each failure gives a clear error, a 'failed' (or 'aborted') run
-with no results, and nothing left behind (no scratch dataset, no test files on the share)."""
+with no results, and nothing left behind (no scratch dataset, no test files on the share).
+
+The pool's failures run tengig here as system local (the lab's pool is this machine's pool: no other
+host is entered), so a test can hand it a ZFS that answers as another would; the share's run as system
+lab (tengig on nas measures, desk joins over its cable), recorded by nas's tengig in the same store."""
 import threading
 import time
 
@@ -10,8 +14,11 @@ from tengig.bench import pool as pool_mod
 from tengig.bench.suite import BenchRunRequest, run_and_record
 from tengig.errors import Aborted, BenchRefused, CommandFailed, ToolOutputError
 from tengig.lab import Lab, build_spec
-from tengig.lab.bench_adapter import LabBenchSystem, LabSmbEndpoint
+from tengig.lab.nas_run import LabNas
+from tengig.lab.plan import POOL_NAME
 from tengig.results.store import ResultStore
+from tengig.systems.local import this_machine
+from tengig.systems.local_bench import LocalBenchSystem
 from tengig.units import MiB
 
 pytestmark = pytest.mark.lab
@@ -44,47 +51,29 @@ def _only_failed_row(store, status="failed"):
     return rec
 
 
-def _fail(lab, store, req, system=None, **kw):
-    system = system or LabBenchSystem(lab)
+def _local(storage=None) -> LocalBenchSystem:
+    """tengig on this machine as the NAS (system local) measuring the lab's pool; ``storage``: another
+    ZFS backend class in its place."""
+    system = LocalBenchSystem(this_machine(), POOL_NAME)
+    if storage is not None:
+        system.storage = lambda ctx: storage(ctx, system.nas)
+    return system
+
+
+def _fail(lab, store, req, system, **kw):
     with pytest.raises(Exception) as err:
         run_and_record(system, req, store, **kw)
     _nothing_left(lab)
     return err.value
 
 
-def test_refused_iperf3_connection(lab, store):
-    class WrongAddress(LabBenchSystem):
-        def link(self, client):
-            return super().link(client).model_copy(update={"server_address": "10.250.12.99"})
-
-    err = _fail(lab, store, BenchRunRequest(kind="net", net_seconds=1), WrongAddress(lab))
-    assert isinstance(err, ToolOutputError)
-    rec = _only_failed_row(store)
-    assert "iperf3" in rec.error
-
-
-def test_missing_share(lab, store):
-    class NoShare(LabSmbEndpoint):
-        def smbclient_argv(self, client, commands):
-            return [a.replace("/share", "/noshare") for a in super().smbclient_argv(client, commands)]
-
-    class System(LabBenchSystem):
-        def smb(self):
-            return NoShare(self.lab)
-
-    err = _fail(lab, store, BenchRunRequest(kind="smb", repeats=1), System(lab))
-    assert "NT_STATUS_BAD_NETWORK_NAME" in str(err)
-    assert "NT_STATUS_BAD_NETWORK_NAME" in _only_failed_row(store).raw[-1].stdout + _only_failed_row(store).raw[-1].stderr \
-        or any("BAD_NETWORK_NAME" in r.stdout + r.stderr for r in _only_failed_row(store).raw)
-
-
 def test_full_share_dataset(lab, store):
     lab.runner.run(["zfs", "set", "quota=64M", "tgtank/smb"], timeout=30)
     try:
-        err = _fail(lab, store, BenchRunRequest(kind="smb", repeats=1))
+        err = _fail(lab, store, BenchRunRequest(kind="smb", repeats=1), LabNas(lab))
     finally:
         lab.runner.run(["zfs", "set", "quota=none", "tgtank/smb"], timeout=30)
-    assert isinstance(err, ToolOutputError) and "NT_STATUS_DISK_FULL" in str(err)
+    assert "NT_STATUS_DISK_FULL" in str(err), err
     _only_failed_row(store)
 
 
@@ -98,7 +87,7 @@ def test_killed_fio(lab, store):
 
     t = threading.Thread(target=killer)
     t.start()
-    err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1))
+    err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1, working_set=128 * MiB), _local())
     t.join()
     assert isinstance(err, ToolOutputError) and "fio" in str(err)
     assert _only_failed_row(store).raw  # what fio left is kept for reading
@@ -111,7 +100,8 @@ def test_abort_stops_fio_and_cleans_up(lab, store):
         if "run 1/" in description and "read" in description:
             cancel.set()
 
-    err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1), progress=progress, cancel=cancel)
+    err = _fail(lab, store, BenchRunRequest(kind="pool", repeats=1, working_set=128 * MiB), _local(),
+                progress=progress, cancel=cancel)
     assert isinstance(err, Aborted)
     _only_failed_row(store, "aborted")
 
@@ -124,11 +114,6 @@ class _NoPrimarycache(ZfsCli):
                             f"cannot set property for '{dataset}': operation not supported")
 
 
-class _FallbackSystem(LabBenchSystem):
-    def storage(self, ctx):
-        return _NoPrimarycache(ctx, self.nas)
-
-
 def test_the_arc_kept_out_with_bounded_files_and_refusals_before_writing(lab, store, monkeypatch):
     """One lab: an ARC of 1 GiB in front of a 2 GiB pool.
     - Uncached writes keep the reads on the disks though every file (128 MiB, the lab's) fits the ARC.
@@ -139,7 +124,7 @@ def test_the_arc_kept_out_with_bounded_files_and_refusals_before_writing(lab, st
     lab.up(build_spec(["desk-nas=10g"], arc_mib=1024, pool_size=2 * 1024 * MiB))
     stores = iter(ResultStore(store.path.parent / f"r{i}.sqlite3") for i in range(2, 9))
     try:
-        _, report = run_and_record(LabBenchSystem(lab), BenchRunRequest(kind="pool"), store)
+        _, report = run_and_record(_local(), BenchRunRequest(kind="pool", working_set=128 * MiB), store)
         pool = report.pool
         size = pool.working_set_bytes
         assert pool.cache_policy.method == "uncached-writes" and size == 128 * MiB < pool.arc_max_bytes
@@ -152,11 +137,11 @@ def test_the_arc_kept_out_with_bounded_files_and_refusals_before_writing(lab, st
         _nothing_left(lab)
 
         s = next(stores)
-        err = _fail(lab, s, BenchRunRequest(kind="pool", working_set=512 * MiB))  # 4 x 512 MiB in a 2 GiB pool
+        err = _fail(lab, s, BenchRunRequest(kind="pool", working_set=512 * MiB), _local())  # 4 x 512 MiB, 2 GiB pool
         assert isinstance(err, BenchRefused) and "past 80%" in str(err) and "512 MiB" in str(err)
         _only_failed_row(s)
         s = next(stores)
-        err = _fail(lab, s, BenchRunRequest(kind="pool"), system=_FallbackSystem(lab))  # 3 x 2 GiB
+        err = _fail(lab, s, BenchRunRequest(kind="pool"), _local(_NoPrimarycache))  # 3 x 2 GiB
         assert isinstance(err, BenchRefused) and "2 x the ARC" in str(err) and "operation not supported" in str(err)
         _only_failed_row(s)
 
@@ -164,7 +149,7 @@ def test_the_arc_kept_out_with_bounded_files_and_refusals_before_writing(lab, st
         monkeypatch.setattr(pool_mod, "read_arc",
                             lambda ctx, host: real(ctx, host).model_copy(update={"c_max": 4 * MiB}))
         s = next(stores)
-        err = _fail(lab, s, BenchRunRequest(kind="pool", repeats=1), system=_FallbackSystem(lab))
+        err = _fail(lab, s, BenchRunRequest(kind="pool", repeats=1, working_set=128 * MiB), _local(_NoPrimarycache))
         assert isinstance(err, BenchRefused) and "served from the ARC (hit ratio" in str(err)
         _only_failed_row(s)
     finally:

@@ -46,7 +46,7 @@ class RunningServer:
 
 @contextmanager
 def running_server(tmp_path: Path, *, ui_dir: Path | None = None, registry: Registry | None = None,
-                   seams: Seams | None = None) -> Iterator[RunningServer]:
+                   seams: Seams | None = None, login_timeout: float | None = None) -> Iterator[RunningServer]:
     os.environ["TENGIG_DB"] = str(tmp_path / "results.sqlite3")
     keys = ApiKeyStore(tmp_path / "apikeys.sqlite3")
     _, api_key = keys.create("tests")
@@ -54,7 +54,8 @@ def running_server(tmp_path: Path, *, ui_dir: Path | None = None, registry: Regi
     sock_dir = Path(tempfile.mkdtemp(prefix="tg-"))
     sock_dir.chmod(0o755)  # a non-root peer must be able to reach the socket
     server = TengigServer(host="127.0.0.1", port=0, unix_socket=sock_dir / "tengig.sock", ui_dir=ui_dir,
-                          registry=registry or Registry.default(DemoJobsService), seams=seams, api_keys=keys)
+                          registry=registry or Registry.default(DemoJobsService), seams=seams, api_keys=keys,
+                          **({"login_timeout": login_timeout} if login_timeout is not None else {}))
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="test-server", daemon=True)
     thread.start()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -81,4 +82,19 @@ def test_a_message_over_8_kib_before_login_closes_the_connection(tmp_path):
                 desk.call("tengig.bench.session.submit", {"instruction": iid, "exit_code": 0, "stdout": "x" * 9000},
                           timeout=10)
         assert iid not in session.clients[0].results
+    session.end("finished")
+
+
+def test_a_joined_desktop_outlives_the_login_timeout_and_a_silent_connection_does_not(tmp_path):
+    """A desktop in a run never logs in: joining is what keeps its connection past the time allowed to log in
+    (a run lasts minutes), while a connection that neither logs in nor joins is still closed."""
+    session, token = SESSIONS.create(1, join_timeout=30)
+    with running_server(tmp_path, login_timeout=1.0) as srv:
+        with Client(srv.url) as desk, Client(srv.url) as silent:
+            desk.call("tengig.bench.session.join", token, INFO)
+            time.sleep(2.5)
+            assert desk.call("tengig.bench.session.next", 0) is None  # still connected, still in the run
+            with pytest.raises(ClientError):
+                silent.call("core.ping")
+        assert srv.server.login_timeouts == 1
     session.end("finished")

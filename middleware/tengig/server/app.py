@@ -9,8 +9,8 @@ up, and one that stops reading is dropped (outbox.py has both bounds).
 
 Nobody holds a socket for free: an HTTP connection must send a complete request within
 ``header_timeout`` s (idle sockets and slow headers are closed: aiohttp's keep-alive timer runs from the
-connection's start), a websocket must log in within ``login_timeout`` s (root on the unix socket is
-logged in at once), and a logged-in peer that stops answering websocket pings is dropped. At start the
+connection's start), a websocket must log in (or join a benchmark run with its token) within
+``login_timeout`` s (root on the unix socket is logged in at once), and a logged-in peer that stops answering websocket pings is dropped. At start the
 soft open-file limit is raised to the hard one.
 """
 from __future__ import annotations
@@ -246,7 +246,8 @@ class TengigServer:
         return ws
 
     def _login_timeout(self, session: Session) -> None:
-        if not session.authenticated and not session.closed:
+        # a desktop that joined a benchmark run never logs in: it stays for as long as the run needs it
+        if not session.authenticated and session.bench_client is None and not session.closed:
             self.login_timeouts += 1
             session.disconnect("no login within the time allowed")
 
