@@ -23,7 +23,6 @@ test: setup
 	@bash scripts/test.sh
 
 bench: setup
-	@.venv/bin/python scripts/bench_fidelity.py
 	@.venv/bin/python scripts/bench_joined.py
 	@.venv/bin/python scripts/bench_joined.py --link desk-nas=10g
 	@.venv/bin/python scripts/bench_api_ping.py

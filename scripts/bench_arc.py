@@ -23,7 +23,7 @@ from tengig.bench.fio_parse import parse_fio_json, require_io
 from tengig.bench.pool import drop_caches, fio_argv
 from tengig.bench.pool_presets import PRESETS, SEQ1M_Q8T1
 from tengig.lab import Lab, build_spec
-from tengig.lab.bench_adapter import LabHosts
+from tengig.lab.hosts import LabHosts
 from tengig.lab.plan import POOL_NAME
 from tengig.units import GiB, MiB
 

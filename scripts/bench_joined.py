@@ -28,7 +28,7 @@ from tengig.bench.suite import NET_OMIT, NET_SECONDS  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
 from tengig.backends.linux.zfs import ZfsCli  # noqa: E402
 from tengig.bench.context import BenchContext  # noqa: E402
-from tengig.lab.bench_adapter import LabHosts  # noqa: E402
+from tengig.lab.hosts import LabHosts  # noqa: E402
 from tengig.units import GiB, MiB  # noqa: E402
 from raw_tools import raw_iperf3  # noqa: E402  scripts/raw_tools.py
 

@@ -1,5 +1,5 @@
 """The raw tools the benchmark scripts compare tengig with, run on the lab with no tengig code in the
-measurement (shared by bench_fidelity.py and bench_joined.py)."""
+measurement (scripts/bench_joined.py)."""
 from __future__ import annotations
 
 import json

@@ -33,7 +33,7 @@ RANKS = {
     "systems": 5,
     "api": 6,
     "server": 7, "plugin_spec": 7, "plugin_conformance": 7.1,
-    "standin": 8, "plugin_install": 8, "app_compose": 8, "cli": 9,
+    "standin": 8, "plugin_install": 8, "app_compose": 8, "cli": 9, "__main__": 10,
 }
 
 # (importing file relative to middleware/tengig, imported package): upward imports tolerated while

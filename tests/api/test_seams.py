@@ -52,12 +52,12 @@ def test_a_bench_job_measures_on_the_system_its_hosts_seam_resolves(api_with):
     assert asked == [("lab", "tgtank")]
 
 
-def test_lagg_verify_measures_on_the_lab_through_the_bench_seam(api_with):
+def test_lagg_verify_measures_from_the_system_its_lagg_seam_resolves(api_with):
     asked = []
-    api = api_with(Seams(bench_system=_refusing(asked, "bench seam")))
+    api = api_with(Seams(lagg_system=_refusing(asked, "lagg seam")))
     job = api.run_job("tengig.lagg.verify", LAGG_REQUEST, {"seconds": 2, "omit": 0})
-    assert job.state == JobState.FAILED and "bench seam: the test's seam" in job.error, job.error
-    assert asked == [("lab", None)]
+    assert job.state == JobState.FAILED and "lagg seam: the test's seam" in job.error, job.error
+    assert asked == [()]
 
 
 @pytest.mark.parametrize("method", ["tengig.mesh.apply", "tengig.mesh.verify"])
@@ -103,6 +103,7 @@ def test_built_as_middlewared_builds_them_the_services_act_through_the_real_seam
     for cls in default_services():
         assert cls(object()).seams is DEFAULT_SEAMS
     assert DEFAULT_SEAMS.bench_system is resolve.bench_system and DEFAULT_SEAMS.mesh_system is resolve.mesh_system
+    assert DEFAULT_SEAMS.lagg_system is resolve.lagg_system
     assert DEFAULT_SEAMS.run_on_nas is run_here and DEFAULT_SEAMS.lagg_probe is ping_here
 
 

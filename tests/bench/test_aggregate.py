@@ -7,7 +7,7 @@ import pytest
 from tengig.bench.aggregate import aggregate_ceilings, judge_aggregate
 from tengig.bench.nas_port import NasPort
 from tengig.bench.network import LinkUnderTest, NetMeasurement
-from tengig.bench.smb_multi import ConcurrentDirection, SmbConcurrentResult
+from tengig.bench.smb_results import ConcurrentDirection, SmbConcurrentResult
 from tengig.bench.stats import summarize
 from tengig.bench.suite import ClientReport
 from tengig.verdict.targets import find_target
@@ -28,7 +28,7 @@ def _together(read: float, write: float) -> SmbConcurrentResult:
     def direction(d, v):
         return ConcurrentDirection(direction=d, per_client={"desk": summarize([v / 2]), "lab": summarize([v / 2])},
                                    aggregate=summarize([v]), wire_bytes={"desk": [1], "lab": [1]})
-    return SmbConcurrentResult(clients=["desk", "lab"], file_size=1, read=direction("read", read),
+    return SmbConcurrentResult(engine="test", clients=["desk", "lab"], file_size=1, read=direction("read", read),
                                write=direction("write", write))
 
 

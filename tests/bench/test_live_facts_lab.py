@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tengig.lab.bench_adapter import LabBenchSystem
+from tengig.lab.hosts import lab_link
 from tengig.lab.network import shape
 from tengig.lab.plan import shaping_for
 
@@ -27,10 +27,8 @@ def test_the_verdict_reports_the_live_link_and_mtus_of_both_ends_not_the_plan(sh
         for port in (desk, nas):  # the lab's own hand at each machine
             shape(shaped_lab.runner, port.netns, port.ifname, slow)
         run(["ip", "-n", desk.netns, "link", "set", "dev", desk.ifname, "mtu", "9000"], timeout=30)
-        # the lab's own path (LabBenchSystem) reads them live too, never from its plan
-        lab_system = LabBenchSystem(shaped_lab)
-        assert lab_system.link("desk").line_rate_bps == 100_000_000
-        assert lab_system.mtus("desk") == {f"desk:{desk.ifname}": 9000, f"nas:{nas.ifname}": 1500}
+        # what the lab measures itself (a LAGG) reads the cable live too, never from its plan
+        assert lab_link(shaped_lab, "desk").line_rate_bps == 100_000_000
         with nas_api(shaped_lab, tmp_path) as (api, urls):
             thread, outcome = start_run(api, {"system": "local", "kind": "net", "join": 1, "net_seconds": 1})
             client = join(shaped_lab, "desk", urls["desk"], outcome["token"], auth=False)

@@ -24,4 +24,4 @@ def test_hundred_megabit_link_is_the_bottleneck_at_its_ceiling(shaped_lab, tmp_p
         net = next(c for c in d.ceilings if c.component == "network")
         assert net.bytes_per_s == pytest.approx(link.bytes_per_s, rel=0.03)
     [stored] = store.query()  # recorded by tengig on nas, in the caller's store
-    assert stored.id == run_id and stored.status == "succeeded"
+    assert stored.id == run_id and stored.status == "success"

@@ -5,7 +5,7 @@ from tengig.bench.network import measure
 from tengig.cli.main import main
 from tengig.errors import ValidationError
 from tengig.bench.context import BenchContext
-from tengig.lab.bench_adapter import LabHosts, lab_link
+from tengig.lab.hosts import LabHosts, lab_link
 from tengig.lab.roundtrip import smb_roundtrip
 from tengig.lab.status import lab_status
 from tengig.units import MiB

@@ -5,7 +5,7 @@ nothing, which is exactly the single-member hashing the analysis is there to exp
 import pytest
 
 from tengig.bench.context import BenchContext
-from tengig.lab.bench_adapter import LabHosts
+from tengig.lab.hosts import LabHosts
 from tengig.lagg.measure import measure_lagg
 from tengig.lagg.models import LaggPlan
 

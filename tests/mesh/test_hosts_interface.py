@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from tengig.bench.context import BenchContext
-from tengig.lab.bench_adapter import LabHosts
+from tengig.lab.hosts import LabHosts
 from tengig.lab.mesh_adapter import LabNetHosts
 from tengig.mesh.systems import LocalHosts as MeshLocalHosts
 from tengig.runner import Completed
@@ -74,7 +74,7 @@ def test_the_lab_network_hosts_use_ip_netns_exec_everywhere():
 
 
 def test_a_view_through_other_lab_hosts_keeps_the_contexts_cancel_token_and_raw_log():
-    """How the lab's smbnetfs mount runs on a client in the root mount namespace (lab.bench_adapter)."""
+    """How the lab's smbnetfs mount runs on a client in the root mount namespace (lab.hosts)."""
     lab = RecordingLab()
     ctx = BenchContext(LabHosts(lab))
     quiet = ctx.uncancellable()

@@ -38,7 +38,7 @@ from tengig.changes import ApiCall
 from tengig.mesh.verify import AsymmetricPair, LinkCheck, MeshVerifyResult, PairThroughput
 from tengig.nic.models import Nic
 from tengig.api.services import default_services
-from tengig.bench import smb_multi, stats, suite
+from tengig.bench import smb_results, stats, suite
 from tengig.plugin_spec import build_plan
 from tengig.verdict import models as verdict_models
 
@@ -74,8 +74,8 @@ MAPPING = {
     "Advice": verdict_models.Advice,
     "BenchReport": suite.BenchReport,
     "ClientReport": suite.ClientReport,
-    "SmbConcurrentResult": smb_multi.SmbConcurrentResult,
-    "ConcurrentDirection": smb_multi.ConcurrentDirection,
+    "SmbConcurrentResult": smb_results.SmbConcurrentResult,
+    "ConcurrentDirection": smb_results.ConcurrentDirection,
     "Repeated": stats.Repeated,
     "BenchSystemState": TenGigBenchSystemState,
     "BenchKitRequest": TenGigBenchKitRequest,
@@ -164,8 +164,8 @@ PUBLISHED_AS_DICT = {
     suite.BenchReport: "TenGigBenchOutcome.report and TenGigResultsEntry.results are dict[str, Any], filled with "
                        "BenchReport.model_dump(mode='json')",
     suite.ClientReport: "inside BenchReport",
-    smb_multi.SmbConcurrentResult: "inside BenchReport",
-    smb_multi.ConcurrentDirection: "inside SmbConcurrentResult",
+    smb_results.SmbConcurrentResult: "inside BenchReport",
+    smb_results.ConcurrentDirection: "inside SmbConcurrentResult",
     stats.Repeated: "inside ConcurrentDirection",
 }
 

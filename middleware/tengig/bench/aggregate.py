@@ -15,7 +15,7 @@ from ..verdict.ceilings import tcp_goodput_bps
 from ..verdict.advice import DIRECTIONS
 from ..verdict.judge import judge
 from ..verdict.models import Ceiling, Facts, Target, Verdict
-from .smb_multi import SmbConcurrentResult
+from .smb_results import SmbConcurrentResult
 
 
 def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],

@@ -46,7 +46,7 @@ class BenchContext:
     def through(self, hosts: Hosts) -> "BenchContext":
         """A view of this context whose programs run through other ``hosts`` (same progress, cancel token
         and raw log): for a system whose own Hosts start some programs differently (the lab's smbnetfs
-        mounts, lab.bench_adapter)."""
+        mounts, lab.hosts)."""
         return BenchContext(hosts, self.progress, self.cancel, self.raw, self.live, self._span)
 
     def report(self, percent: float, description: str) -> None:

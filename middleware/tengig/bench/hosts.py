@@ -3,7 +3,7 @@ Linux backend runs locally; a TrueNAS backend will run on the NAS. Benchmarks se
 
 The options are the generic ones, the same for every implementation: how a host starts a program
 (the lab: `ip netns exec` or nsenter into a namespace) is the implementation's own business, chosen
-where it is built (lab.bench_adapter.LabHosts), never passed by a caller."""
+where it is built (lab.hosts.LabHosts), never passed by a caller."""
 from __future__ import annotations
 
 import subprocess

@@ -26,8 +26,8 @@ from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName, smb_copy_size
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
-from .smb import SmbBenchResult, SmbDirection, _cpu_percent, _smbd_ticks_on
-from .smb_probes import parse_smbd_pids, parse_smbstatus_session
+from .smb_results import SmbBenchResult, SmbDirection
+from .smb_probes import cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
 from .smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
 from .stats import Threshold, settled, summarize
 
@@ -179,13 +179,13 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             write=SmbDirection(direction="write",
                                bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
                                bytes_per_run=size,
-                               wire_bytes=wwire, smbd_cpu_percent=_cpu_percent(wticks, writes, size, clk),
+                               wire_bytes=wwire, smbd_cpu_percent=cpu_percent(wticks, writes, size, clk),
                                smbd_cpu_limit=over_copies(cgroup, wlimits)),
             read=SmbDirection(direction="read",
                               bytes_per_s=summarize(reads, planned=len(writes), stopped_because=enough_r),
                               bytes_per_run=size,
                               wire_bytes=rwire,
-                              smbd_cpu_percent=_cpu_percent(rticks, reads, size, clk),
+                              smbd_cpu_percent=cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio, write_back=write_back,
                               smbd_cpu_limit=over_copies(cgroup, rlimits)),
             cache_policy=policy, bytes_written=written,
@@ -217,10 +217,10 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
           timeout: float, cgroup: CpuCgroup | None, limits: list[tuple[CpuStat, CpuStat]]) -> float:
     before = counters(ctx, nas, port)
     l0 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
-    t0 = _smbd_ticks_on(ctx, nas)
+    t0 = smbd_ticks_on(ctx, nas)
     sub = _ask(ctx, session, client, "smb", {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
                timeout=timeout, tool="smb copy")
-    t1 = _smbd_ticks_on(ctx, nas)
+    t1 = smbd_ticks_on(ctx, nas)
     l1 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     after = counters(ctx, nas, port)
     result = parsed_copy(sub, client, direction, size)

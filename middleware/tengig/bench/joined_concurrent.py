@@ -28,7 +28,7 @@ from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
-from .smb_multi import ConcurrentDirection, SmbConcurrentResult
+from .smb_results import ConcurrentDirection, SmbConcurrentResult
 from .stats import summarize
 
 ENGINE = "each desktop's own SMB client, started together by the NAS (start barrier)"

@@ -117,23 +117,3 @@ def wait_listening(ctx: BenchContext, host: str, port: int, server, *, program: 
             return
         time.sleep(0.05)
     raise ToolOutputError(f"{program} on {host} did not listen on port {port} within {timeout:g} s")
-
-
-def measure_link(
-    ctx: BenchContext,
-    link: LinkUnderTest,
-    *,
-    streams: int = 4,
-    seconds: int = 10,
-    omit: int = 2,
-) -> list[NetMeasurement]:
-    """1 stream and N streams, read and write: four tests, one after another."""
-    plan = [(d, s) for s in sorted({1, streams}) for d in ("read", "write")]
-    out = []
-    for i, (direction, n) in enumerate(plan):
-        ctx.report(100 * i / len(plan), f"iperf3 {link.name} {direction} {n} stream(s)")
-        m = measure(ctx, link, direction=direction, streams=n, seconds=seconds, omit=omit)
-        ctx.sample(phase=f"network {link.name} {direction} {n} stream(s)", bytes_per_s=m.goodput_bps / 8)
-        out.append(m)
-    ctx.report(100, f"iperf3 {link.name} done")
-    return out

@@ -8,6 +8,7 @@ import json
 from pydantic import BaseModel, Field
 
 from ..errors import ToolOutputError
+from .context import BenchContext
 
 
 class SmbSession(BaseModel):
@@ -81,3 +82,22 @@ def parse_cpu_ticks(text: str) -> int:
             continue
         total += sum(int(f) for f in fields[11:15])  # fields 14-17 of stat(5), counted from state (3)
     return total
+
+
+def smbd_ticks_on(ctx: BenchContext, server: str) -> int | None:
+    """CPU clock ticks of every smbd process on ``server`` (children that ended included)."""
+    ps = ctx.run(server, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False)
+    pids = parse_smbd_pids(ps.stdout)
+    if not pids:
+        return None
+    done = ctx.run(server, ["cat", *(f"/proc/{p}/stat" for p in pids)], timeout=10, check=False, record=False)
+    return parse_cpu_ticks(done.stdout)
+
+
+def cpu_percent(ticks: list[int], speeds: list[float], size: int, clk_tck: int) -> float | None:
+    """smbd's CPU over the copies, % of one core: its ticks over the copies' transfer time."""
+    if not ticks or len(ticks) != len(speeds):
+        return None
+    busy = sum(ticks) / clk_tck
+    transfer = sum(size / s for s in speeds)
+    return 100 * busy / transfer if transfer > 0 else None

@@ -14,7 +14,6 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import Aborted, TengigError, ValidationError
-from ..names import HOSTNAME_RE
 from ..results.models import Environment
 from ..verdict.judge import judge
 from ..verdict.models import Ceiling, Facts, Target, Verdict
@@ -23,12 +22,11 @@ from ..verdict.thresholds import link_ceilings, pool_thresholds
 from .context import BenchContext, Progress
 from .hosts import Hosts
 from .nas_port import NasPort
-from .network import LinkUnderTest, NetMeasurement, measure_link
+from .network import LinkUnderTest, NetMeasurement
 from .pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from .pool_presets import PresetName
 from ..backends.scratch import ScratchStorage
-from .smb import SmbBenchRequest, SmbBenchResult, SmbEndpoint, run_smb_bench
-from .smb_multi import MountedSmbEndpoint, SmbConcurrentResult, run_concurrent_smb
+from .smb_results import SmbBenchResult, SmbConcurrentResult
 from .aggregate import judge_aggregate
 
 Kind = Literal["pool", "net", "smb", "all"]
@@ -40,18 +38,9 @@ class BenchSystem(Protocol):
     name: str
     nas: str
     pool: str
-    default_clients: list[str]
     hosts: Hosts
 
     def storage(self, ctx: BenchContext) -> ScratchStorage: ...
-
-    def smb(self) -> SmbEndpoint: ...
-
-    def smb_mounted(self) -> MountedSmbEndpoint | None: ...  # None: clients cannot mount the share
-
-    def link(self, client: str) -> LinkUnderTest: ...
-
-    def mtus(self, client: str) -> dict[str, int]: ...
 
     def environment(self) -> Environment: ...
 
@@ -97,8 +86,7 @@ class BenchReport(BaseModel):
     pool: PoolBenchResult | None = None
     clients: list[ClientReport]
     smb_concurrent: SmbConcurrentResult | None = Field(
-        None, description="With several clients: all of them at once (fio client/server over mounted shares, or "
-        "joined desktops started together).")
+        None, description="With several desktops joined: all of them at once, started together by the NAS.")
     aggregate_verdict: Verdict | None = Field(
         None, description="With several clients at once: what the NAS serves to all of them together against the "
         "target, and what bounds the sum (the pool, the NAS's ports, SMB).")
@@ -110,30 +98,23 @@ class BenchReport(BaseModel):
         return self.clients[0].verdict if self.clients else None
 
 
-def _clients(system: BenchSystem, req: BenchRunRequest) -> list[str]:
+def _check_clients(system: BenchSystem, req: BenchRunRequest) -> None:
+    """The network and SMB are measured with desktops that join the run; a system measured here names none."""
+    joins = getattr(system, "accepts_joins", False)
+    if req.clients:
+        raise ValidationError.one("clients", f"{system.name} measures the network and SMB with desktops that join "
+                                  "the run (join); name none")
     if req.join:
-        if not getattr(system, "accepts_joins", False):
-            raise ValidationError.one("join", f"{system.name}'s clients are named (clients), not joined; desktops join "
-                                      "a run on the NAS itself (system local)")
-        if req.clients:
-            raise ValidationError.one("clients", "with join, the clients are the desktops that join; name none")
+        if not joins:
+            raise ValidationError.one("join", f"desktops join a run on the NAS itself (system local), not on "
+                                      f"{system.name}")
         if req.kind in ("smb", "all") and not req.share:
             raise ValidationError.one("share", "name the SMB share joined clients copy to (a share of this NAS's "
                                       "Samba; a scratch directory in it is removed afterwards)")
-        return []
-    clients = req.clients or system.default_clients[:1]
-    if not clients and req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing
-        hint = getattr(system, "clients_hint", "") or "name one with clients"
-        raise ValidationError.one("join" if getattr(system, "accepts_joins", False) else "kind",
-                                  f"{req.kind}: {system.name} has no client host to measure the network and "
-                                  f"SMB from; {hint}")
-    for i, c in enumerate(clients):
-        if not HOSTNAME_RE.fullmatch(c) or c == system.nas or c not in system.default_clients:
-            raise ValidationError.one(f"clients.{i}", f"{c!r} is not a client host of {system.name}; "
-                                      f"use one of {', '.join(system.default_clients)}")
-    if len(set(clients)) != len(clients):
-        raise ValidationError.one("clients", "each client once")
-    return clients
+    elif req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing
+        hint = getattr(system, "clients_hint", "") or "set join to how many desktops take part"
+        raise ValidationError.one("join" if joins else "kind", f"{req.kind}: {system.name} has no desktop to "
+                                  f"measure the network and SMB from; {hint}")
 
 
 def _net_ceilings(ms: list[NetMeasurement]) -> list[Ceiling]:
@@ -235,31 +216,13 @@ def _smbd_limit_facts(report: ClientReport) -> dict[str, Any]:
 def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
               user_targets: Sequence[Target] = ()) -> BenchReport:
     target = find_target(req.target, user_targets)
-    clients = _clients(system, req)
+    _check_clients(system, req)
     if req.join:
         from .suite_joined import run_joined
 
         return run_joined(ctx, system, req, target)
-    mounted = system.smb_mounted() if req.kind in ("smb", "all") and len(clients) > 1 else None
-    steps = plan_steps(req.kind, clients, concurrent=mounted is not None)
-    reports = {c: ClientReport(client=c, link=system.link(c)) for c in clients}
-    concurrent = None
-    pool = None
-    for n, (kind, client) in enumerate(steps):
-        part = ctx.part(100 * n / len(steps), 100 * (n + 1) / len(steps))
-        if kind == "pool":
-            pool = pool_step(part, system, req, target, [r.link for r in reports.values()])
-        elif kind == "smb-concurrent":
-            concurrent = run_concurrent_smb(part, mounted, clients, req.preset, req.repeats)
-        elif kind == "net":
-            reports[client].network = measure_link(
-                part, reports[client].link, streams=req.streams,
-                seconds=req.net_seconds or NET_SECONDS[req.preset], omit=NET_OMIT[req.preset])
-        else:
-            reports[client].smb = run_smb_bench(part, system.smb(),
-                                                SmbBenchRequest(client=client, preset=req.preset, repeats=req.repeats))
-    return judged_report(ctx, system, req, target, pool, list(reports.values()),
-                         {c: system.mtus(c) for c in clients}, concurrent)
+    pool = pool_step(ctx.part(0, 100), system, req, target, [])  # _check_clients: the pool alone
+    return judged_report(ctx, system, req, target, pool, [], {}, None)
 
 
 def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress: Progress | None = None,
@@ -272,7 +235,7 @@ def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress
         return delegate(req, store, progress=progress, cancel=cancel, live=live)
     user_targets = [Target.model_validate({**doc, "builtin": False}) for doc in store.user_targets()]
     find_target(req.target, user_targets)  # bad input fails before a run row exists
-    _clients(system, req)
+    _check_clients(system, req)
     ctx = BenchContext(system.hosts, progress=progress or (lambda p, d: None), cancel=cancel or threading.Event(),
                        live=live)
     run_id = store.start_run(req.kind, req, system.environment())

@@ -12,13 +12,12 @@ from ..backends.linux.bond import apply_bond, bonding_support
 from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
 from ..bench.context import BenchContext
-from ..lab import Lab
-from ..lab.bench_adapter import LabBenchSystem
 from ..lab.nics import lab_nics
 from ..lagg import analyse, plan_lagg, render
 from ..lagg.measure import choose_endpoints, verify_on
 from ..lagg.request import LaggRequest
 from ..lagg.validate import parse_request
+from ..systems.resolve import lagg_system
 from ..runner import Runner
 from .progress import with_ctrl_c
 from .request_file import read_request_file
@@ -126,7 +125,7 @@ def verify_command(request_file, platform, topology, goal, clients, members, cle
         verdict = analyse(plan, read_request_file(measurements_file))
         click.echo(verdict.model_dump_json(indent=1) if as_json else verdict.summary)
         return
-    system = LabBenchSystem(Lab())
+    system = lagg_system()
     nics = None if request_file else lab_nics(system.lab, system.nas)
     # The lab's ports carry the lab's own addresses; verify changes nothing, so plan as if cleared.
     plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members,

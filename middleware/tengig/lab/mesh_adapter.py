@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from ..backends.linux.ip import LinuxNetwork
 from ..mesh.apply_linux import HostsFile
 from ..mesh.request import MeshRequest
-from .bench_adapter import LabHosts
+from .hosts import LabHosts
 from .lab import Lab
 
 UNSHAPED_RATE_BPS = 10 * 10**9  # an unshaped veth is planned as a 10G port (its real rate is CPU-bound)

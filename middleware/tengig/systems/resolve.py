@@ -77,6 +77,18 @@ def bench_system(system: str | None, pool: str | None = None, *, runner: Runner 
     return _local(this_machine(runner), pool, named=system == "local")
 
 
+def lagg_system(system: str = "lab"):
+    """Where tengig.lagg.verify measures a LAGG from: the lab (its desktops are the one far end tengig can
+    drive); a user's NAS gives its measurements to tengig.lagg.analyse instead."""
+    if system != "lab":
+        raise ValidationError.one("system", "a LAGG is verified on the lab (tengig lab up); on your NAS, measure "
+                                  "from a desktop and give the numbers to tengig.lagg.analyse")
+    from ..lab import Lab
+    from ..lab.lagg_adapter import LabLaggSystem
+
+    return LabLaggSystem(Lab())
+
+
 def mesh_system(system: str, hosts: list[str]) -> "MeshSystem":
     """The MeshSystem a mesh is applied on and verified from: the lab (only when named), or this machine
     as the one plan host ``hosts`` names."""

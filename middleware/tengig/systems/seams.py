@@ -3,8 +3,8 @@ services call instead of reaching for a machine themselves; the defaults are the
 module's resolvers, programs run on this machine). A host that wants other seams builds its services
 with them (``Registry.default(seams=...)``, ``TengigServer(seams=...)``); nothing patches a class.
 
-- ``bench_system(system, pool)``: the BenchSystem benchmarks (and tengig.lagg.verify, on the lab)
-  measure: resolve.bench_system.
+- ``bench_system(system, pool)``: the BenchSystem benchmarks measure: resolve.bench_system.
+- ``lagg_system()``: where tengig.lagg.verify measures a LAGG from (the lab): resolve.lagg_system.
 - ``mesh_system(system, hosts)``: the MeshSystem a mesh is applied on and verified from:
   resolve.mesh_system.
 - ``run_on_nas(argv)``: run argv where the NAS is, for the pings that prove a TrueNAS mesh change
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..runner import Completed, Runner
-from .resolve import bench_system, mesh_system
+from .resolve import bench_system, lagg_system, mesh_system
 
 if TYPE_CHECKING:
     from ..backends.truenas import ProbeResult
@@ -44,6 +44,7 @@ def ping_here(name: str, address: str) -> "Callable[[], ProbeResult]":
 @dataclass(frozen=True)
 class Seams:
     bench_system: Callable[[str | None, str | None], Any] = bench_system
+    lagg_system: Callable[[], Any] = lagg_system
     mesh_system: "Callable[[str, list[str]], MeshSystem]" = mesh_system
     run_on_nas: Callable[[Sequence[str]], Completed] = run_here
     lagg_probe: "Callable[[str, str], Callable[[], ProbeResult]]" = ping_here

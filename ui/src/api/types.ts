@@ -73,7 +73,7 @@ export interface Repeated {
   stopped_because?: string | null
 }
 
-/** One direction of every client copying at once (bench/smb_multi.py ConcurrentDirection), bytes/s. */
+/** One direction of every client copying at once (bench/smb_results.py ConcurrentDirection), bytes/s. */
 export interface ConcurrentDirection {
   direction: string
   per_client: Record<string, Repeated>
@@ -83,9 +83,9 @@ export interface ConcurrentDirection {
   arc_hit_ratio?: number | null
 }
 
-/** SMB with every client at once (bench/smb_multi.py SmbConcurrentResult). */
+/** SMB with every client at once (bench/smb_results.py SmbConcurrentResult). */
 export interface SmbConcurrentResult {
-  engine?: string
+  engine: string
   clients: string[]
   file_size: number
   read: ConcurrentDirection

@@ -28,7 +28,7 @@ from ..service import Service
 class TenGigLaggService(Service):
     """Link aggregation that knows seeds 001/002: members across cards, honest per-direction estimates.
     A TrueNAS apply proves the new LAGG answers with ``self.seams.lagg_probe`` (a ping through it from
-    where tengig runs: on the NAS); verify measures on ``self.seams.bench_system("lab", None)``."""
+    where tengig runs: on the NAS); verify measures on ``self.seams.lagg_system()`` (the lab)."""
 
     class Config:
         namespace = "tengig.lagg"
@@ -96,9 +96,8 @@ class TenGigLaggService(Service):
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         with api_errors(prefix="options"):
-            # The lab, the one system whose clients tengig can drive today (a NAS's own clients join
-            # over the network in a later version), resolved by the service's seams.
-            system = self.seams.bench_system("lab", None)
+            # The lab, the one system whose far end tengig can drive (seams.lagg_system)
+            system = self.seams.lagg_system()
             endpoints = choose_endpoints(system, plan, client=options.client, lagg_address=options.lagg_address,
                                          client_address=options.client_address)
         ctx = BenchContext(system.hosts, progress=progress_callback(job), cancel=cancel,

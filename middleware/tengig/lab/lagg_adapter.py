@@ -1,0 +1,23 @@
+"""The lab as lagg.measure.MeasuringSystem: a LAGG on nas measured from a desktop of the lab (iperf3 on
+the desktop, the member counters on nas), each program started on its host by the lab's own setup. The
+lab is the one place tengig can drive both ends of a LAGG test today; on a user's NAS the far end is a
+desktop that measures and sends its numbers (tengig.lagg.analyse)."""
+from __future__ import annotations
+
+from ..bench.network import LinkUnderTest
+from .hosts import LabHosts, lab_link
+from .lab import Lab
+
+
+class LabLaggSystem:
+    name = "lab"
+
+    def __init__(self, lab: Lab):
+        st = lab.require_up()
+        self.lab = lab
+        self.nas = st.spec.nas
+        self.default_clients = list(st.spec.hosts[1:])
+        self.hosts = LabHosts(lab)
+
+    def link(self, client: str) -> LinkUnderTest:
+        return lab_link(self.lab, client, self.nas)
