@@ -68,7 +68,7 @@ def test_local_asks_for_a_client_for_the_network(pool_here, tmp_path):
     with pytest.raises(ValidationError) as err:
         run_and_record(system, BenchRunRequest(kind="net"), ResultStore(tmp_path / "r.sqlite3"))
     [(field, message)] = err.value.errors
-    assert field == "join" and message.startswith("net: local has no client host") and "tengig client join" in message
+    assert field == "join" and message.startswith("net: local has no desktop to measure") and "tengig client join" in message
 
 
 def test_a_pool_that_is_not_here_names_the_pools(pool_here):

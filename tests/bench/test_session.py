@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tengig.bench.session import ClientGone, JoinInfo, SessionEnded, SessionRegistry, Submission
+from tengig.bench.session import SESSIONS, ClientGone, JoinInfo, SessionEnded, SessionRegistry, Submission
 from tengig.errors import Aborted, ValidationError
 
 INFO = JoinInfo(hostname="desk.example.lan", os="linux")
@@ -147,3 +147,15 @@ def test_the_start_barrier_queues_every_copy_at_once_and_notes_when_each_was_tak
     with pytest.raises(ClientGone, match="lab left the run"):  # no barrier with someone missing
         session.post_all([(desk, "smb", {}), (lab, "smb", {})])
     assert not desk.queue  # and nothing was queued for the one still there
+
+
+def test_a_host_that_stops_with_the_run_waits_until_every_desktop_took_the_end():
+    session, _ = SESSIONS.create(2, join_timeout=5)
+    desk = session.join(JoinInfo(hostname="desk", os="linux"), peer="10.0.0.2", local="10.0.0.1")
+    lab = session.join(JoinInfo(hostname="lab", os="linux"), peer="10.0.1.2", local="10.0.1.1")
+    session.end("finished")
+    assert SESSIONS.by_id(session.id) is session
+    assert session.wait_told(0.2) is False  # nobody has polled yet
+    assert session.next(desk).kind == "done"
+    session.gone(lab, "its connection closed")  # one that left is not waited for
+    assert session.wait_told(0.2) is True

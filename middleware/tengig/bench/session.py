@@ -94,6 +94,7 @@ class JoinedClient:
         self.parts: dict[int, Submission] = {}  # instruction -> what came so far of a submission in parts
         self.fetched: dict[int, float] = {}  # instruction -> when the client took it (the NAS's monotonic clock)
         self.gone: str | None = None
+        self.told_end = False  # it has taken the run's end (done or abort) from next()
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "os": self.info.os, "address": self.peer_address, "nas_address": self.local_address,
@@ -133,6 +134,8 @@ class BenchSession:
     def next(self, client: JoinedClient) -> Instruction | None:
         with self._cond:
             if self.ended and not client.queue:
+                client.told_end = True
+                self._cond.notify_all()
                 return Instruction(id=0, kind="abort" if self.ended != "finished" else "done",
                                    params={"reason": self.ended})
             if not client.queue:
@@ -239,6 +242,18 @@ class BenchSession:
                 self.ended, self.ended_at = reason, time.time()
             self._cond.notify_all()
 
+    def wait_told(self, timeout: float) -> bool:
+        """After the end: wait until every client still connected has taken it (its next poll), so that a
+        host that stops with the run (`tengig bench --join`) does not cut a desktop off before it knows."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while any(not c.told_end and c.gone is None for c in self.clients):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(min(left, 0.2))
+            return True
+
     def describe(self) -> dict[str, Any]:
         with self._cond:
             return {"id": self.id, "expected": self.expected, "ended": self.ended,
@@ -299,6 +314,10 @@ class SessionRegistry:
                 if hmac.compare_digest(session.token_digest, digest):
                     found = session
             return found
+
+    def by_id(self, session_id: int) -> BenchSession | None:
+        with self._lock:
+            return self._sessions.get(session_id)
 
     def _sweep(self) -> None:
         now = time.time()

@@ -1,41 +1,130 @@
-"""`tengig bench pool|net|smb|all`: measure where `--system` says (resolved by tengig.systems: this
-machine when it is the NAS, the lab only when named), print the verdict, keep the run in the results
-database. `tengig bench systems` says what can be measured here and why."""
+"""`tengig bench pool|net|smb|all`: a client of tengig's own tengig.bench service, hosted in this
+process (server/in_thread.py), so the command measures exactly what the API and the panel measure:
+where `--system` says (resolved by tengig.systems: this machine when it is the NAS, the lab only when
+named), with the verdict printed and the run kept in the results database. With `--join N` the host
+also listens on this machine's addresses (`--port`), and the desktops join the run there: the command
+prints what each runs. `tengig bench systems` says what can be measured here and why."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import tempfile
 import threading
+from pathlib import Path
+from typing import Any
 
 import click
 
+from ..backends.linux.ip import parse_ip_addr_json
 from ..bench.report_text import report_text
-from ..bench.suite import BenchRunRequest, run_and_record
-from ..results.store import ResultStore
-from ..systems import SYSTEMS, bench_system, describe_systems
+from ..bench.session import SESSIONS
+from ..bench.suite import BenchReport
+from ..client.client import Client
+from ..client.errors import ClientError
+from ..errors import Aborted, TengigError
+from ..results.store import default_db_path
+from ..runner import Runner
+from ..server.apikeys import ApiKeyStore
+from ..server.app import TengigServer
+from ..server.in_thread import serving_in_thread
+from ..systems import SYSTEMS, describe_systems
 from ..verdict.targets import DEFAULT_TARGET
 from .progress import ProgressBar
 
+JOIN_PORT = 8610
+END_TOLD_SECONDS = 15  # a desktop polls at least every 10 s
+
+
+def _request(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
+             repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int) -> dict[str, Any]:
+    request: dict[str, Any] = {"kind": kind, "target": target, "preset": preset, "streams": streams, "join": join,
+                               "join_timeout": join_timeout}
+    for key, value in (("system", system), ("pool", pool), ("repeats", repeats), ("share", share)):
+        if value is not None:
+            request[key] = value
+    if clients:
+        request["clients"] = list(clients)
+    return request
+
+
+def _addresses() -> list[str]:
+    """This machine's IPv4 addresses a desktop may reach it at (not loopback)."""
+    done = Runner().run(["ip", "-j", "addr", "show"], timeout=10, check=False)
+    found = parse_ip_addr_json(done.stdout) if done.returncode == 0 else []
+    return [a.split("/")[0] for i in found for a in i.ipv4 if not a.startswith("127.")]
+
+
+def join_lines(token: str, port: int, share: str | None, addresses: list[str]) -> list[str]:
+    """What the person at each desktop runs (one line per address of this NAS; the desktop takes the one
+    on its link)."""
+    hosts = addresses or ["THIS-NAS"]
+    smb = " --smb-auth-file FILE" if share else ""
+    lines = ["desktops join this run: on each, over its link to this NAS, run one of"]
+    lines += [f"  tengig client join ws://{host}:{port} --token {token}{smb}" for host in hosts]
+    if share:
+        lines.append(f"  (Windows: tengig client kit --os windows --nas ws://{hosts[0]}:{port} --token {token} "
+                     f"--share {share}, then run the script it writes)")
+    return lines
+
+
+def _let_desktops_hear_the_end(session_id: int | None) -> None:
+    """This process hosts the run's API: the desktops take the run's end at their next poll before it stops."""
+    session = SESSIONS.by_id(session_id) if session_id is not None else None
+    if session is not None:
+        session.wait_told(END_TOLD_SECONDS)
+
 
 def _run(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
-         repeats: int | None, streams: int, as_json: bool, db: str | None) -> None:
-    req = BenchRunRequest(kind=kind, target=target, clients=list(clients), preset=preset, repeats=repeats,
-                          streams=streams)
-    system = bench_system(system, pool)
-    store = ResultStore(db)
-    cancel = threading.Event()
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())  # Ctrl-C: stop tools, clean up, record
+         repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int, port: int,
+         as_json: bool, db: str | None) -> None:
+    if db:
+        os.environ["TENGIG_DB"] = db  # the service records where the command was told
+    request = _request(kind, system, pool, target, clients, preset, repeats, streams, join, share, join_timeout)
     bar = ProgressBar(f"bench {kind}")
-    try:
-        run_id, report = run_and_record(system, req, store, progress=bar, cancel=cancel)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        bar.done()
+    state: dict[str, Any] = {"job": None, "shown": False}
+    cancel = threading.Event()
+
+    def on_event(job: dict[str, Any]) -> None:
+        state["job"] = job.get("id", state["job"])
+        shown = job.get("progress") or {}
+        session = (shown.get("extra") or {}).get("session") if isinstance(shown.get("extra"), dict) else None
+        if session and not state["shown"]:
+            state["shown"], state["session"] = True, session["id"]
+            for line in join_lines(session["token"], port, share, _addresses()):
+                click.echo(line, err=True)
+        if shown.get("percent") or shown.get("description"):  # not the job's empty start
+            bar(shown.get("percent") or 0, shown.get("description") or "")
+
+    with tempfile.TemporaryDirectory(prefix="tengig-bench-") as tmp:
+        server = TengigServer(host="0.0.0.0" if join else None, port=port, unix_socket=Path(tmp) / "api.sock",
+                              ui_dir=None, api_keys=ApiKeyStore(Path(tmp) / "apikeys.sqlite3"), sweep_orphans=False)
+        try:
+            with serving_in_thread(server), Client(f"ws+unix://{server.unix_socket}") as api:
+                def stop(*_):  # Ctrl-C: the run stops its tools, cleans up and is recorded as aborted
+                    cancel.set()
+                    if state["job"] is not None:
+                        threading.Thread(target=api.call, args=("core.job_abort", state["job"]), daemon=True).start()
+                previous = signal.signal(signal.SIGINT, stop)
+                try:
+                    result = api.call("tengig.bench.run", request, job=True, callback=on_event, timeout=24 * 3600)
+                except ClientError as exc:
+                    if cancel.is_set():
+                        raise Aborted("the benchmark was stopped (Ctrl-C); what ran was stopped and the scratch "
+                                      "data removed") from exc
+                    raise exc.as_local("request.") from exc
+                finally:
+                    signal.signal(signal.SIGINT, previous)
+                    bar.done()
+                    _let_desktops_hear_the_end(state.get("session"))
+        except OSError as exc:
+            raise TengigError(f"cannot listen on port {port} for desktops to join ({exc.strerror}): choose another "
+                              "with --port") from exc
     if as_json:
-        click.echo(json.dumps({"run_id": run_id, "report": report.model_dump(mode="json")}, indent=1))
+        click.echo(json.dumps({"run_id": result["run_id"], "report": result["report"]}, indent=1))
     else:
-        click.echo(report_text(report))
-        click.echo(f"\nstored as run {run_id} in {store.path}")
+        click.echo(report_text(BenchReport.model_validate(result["report"])))
+        click.echo(f"\nstored as run {result['run_id']} in {default_db_path()}")
 
 
 def _options(f):
@@ -45,8 +134,17 @@ def _options(f):
                           "Default: this machine if it has a ZFS pool (never the lab); see `tengig bench systems`."),
         click.option("--pool", default=None, metavar="NAME", help="The pool to measure (default: the system's only pool)."),
         click.option("--target", default=DEFAULT_TARGET, show_default=True, help="Target disk to beat."),
+        click.option("--join", type=click.IntRange(0, 16), default=0, show_default=True,
+                     help="System local: how many desktops join the run over the network to measure the network "
+                          "and SMB (the command prints what each runs)."),
+        click.option("--share", default=None, metavar="NAME",
+                     help="System local, with --join: the SMB share of this NAS's Samba the desktops copy to."),
+        click.option("--join-timeout", type=click.IntRange(10, 3600), default=300, show_default=True,
+                     help="Seconds to wait for the desktops to join."),
+        click.option("--port", type=click.IntRange(1, 65535), default=JOIN_PORT, show_default=True,
+                     help="With --join: the port desktops join on (this machine's every address)."),
         click.option("--clients", "clients", multiple=True, metavar="HOST",
-                     help="Client host (repeat for several); default: the system's first client (desk on the lab)."),
+                     help="System lab: the lab's desktop that joins (repeat for several); default: desk."),
         click.option("--preset", type=click.Choice(["quick", "full"]), default="quick", show_default=True),
         click.option("--repeats", type=click.IntRange(1, 20), default=None, help="Runs per test (default: preset's)."),
         click.option("--streams", type=click.IntRange(1, 64), default=4, show_default=True,
@@ -73,8 +171,8 @@ def _command(kind: str, doc: str):
 
 
 for _kind, _doc in (("pool", "fio on a scratch dataset of the NAS pool (removed afterwards)."),
-                    ("net", "iperf3 over each client's link: 1 and N streams, both directions."),
-                    ("smb", "smbclient copies to and from the share on each client."),
+                    ("net", "iperf3 from each desktop to the NAS: 1 and N streams, both directions."),
+                    ("smb", "each desktop's own SMB client copies to and from the share."),
                     ("all", "pool, network and SMB, then the verdict.")):
     bench_group.add_command(_command(_kind, _doc))
 

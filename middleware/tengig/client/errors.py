@@ -1,12 +1,15 @@
 """ClientError: what the server answered instead of a result, with everything it said."""
 from __future__ import annotations
 
+import errno as _errno
+import re
 from typing import Any
 
-from ..errors import TengigError
+from ..errors import Aborted, TengigError, ValidationError
 
 INVALID_PARAMS = -32602
 CALL_ERROR = -32001
+ERRNO_TAG = re.compile(r"^\[E[A-Z0-9]+\] ")
 
 
 class ClientError(TengigError):
@@ -28,6 +31,22 @@ class ClientError(TengigError):
         if self.code != INVALID_PARAMS or not isinstance(self.extra, list):
             return []
         return [(str(item[0]), str(item[1])) for item in self.extra if isinstance(item, list) and len(item) >= 2]
+
+    @property
+    def reason(self) -> str:
+        """What the server said, without the method and errno tags of the wire."""
+        message = self.message.removeprefix(f"{self.method}: ") if self.method else self.message
+        return ERRNO_TAG.sub("", message)
+
+    def as_local(self, field_prefix: str = "") -> TengigError:
+        """This answer as tengig's own error, for a caller that runs a job of another tengig as its own
+        work: Aborted; ValidationError (field paths without ``field_prefix``); else the server's reason
+        with its errno."""
+        if self.errno == _errno.ECANCELED:
+            return Aborted(self.reason)
+        if self.field_errors:
+            return ValidationError([(f.removeprefix(field_prefix), m) for f, m in self.field_errors])
+        return TengigError(self.reason, errno=self.errno)
 
     @classmethod
     def from_error(cls, error: dict[str, Any], method: str | None = None) -> "ClientError":

@@ -5,7 +5,6 @@ those processes on their hosts (nas_tengig.py), as a person would at each machin
 nas's API and passes its progress on. The run is recorded by nas's tengig, in the caller's database."""
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from ..bench.suite import BenchReport, BenchRunRequest
 from ..client.client import Client
 from ..client.errors import ClientError
-from ..errors import Aborted, LabError, TengigError, ValidationError
+from ..errors import LabError, ValidationError
 from .lab import Lab
 from .nas_tengig import join_url, linked_desktops, nas_tengig, start_join
 from ..units import MiB
@@ -110,23 +109,10 @@ def drive(api: Client, request: dict[str, Any], on_token: Callable[[str], list],
     try:
         return api.call("tengig.bench.run", request, job=True, callback=on_event, timeout=24 * 3600)
     except ClientError as exc:
-        if exc.errno == Aborted.errno:
-            raise Aborted(f"the lab's run was aborted: {exc.message}") from exc
-        if exc.field_errors:
-            raise ValidationError([(f.removeprefix("request."), m) for f, m in exc.field_errors]) from exc
-        raise TengigError(_reason(exc), errno=exc.errno) from exc
+        raise exc.as_local("request.") from exc
     finally:
         finished.set()
         _end(state["joins"] or [])
-
-
-ERRNO_TAG = re.compile(r"^\[E[A-Z0-9]+\] ")
-
-
-def _reason(exc: ClientError) -> str:
-    """What nas's run failed with, in its own words (without the method and errno tags of the wire)."""
-    message = exc.message.removeprefix(f"{exc.method}: ") if exc.method else exc.message
-    return ERRNO_TAG.sub("", message)
 
 
 def _end(joins: list) -> None:

@@ -79,11 +79,14 @@ class TengigServer:
         heartbeat: float = HEARTBEAT_SECONDS,
         outbox_limit_bytes: int = OUTBOX_LIMIT_BYTES,
         outbox_stall_seconds: float = DEFAULT_STALL_SECONDS,
+        sweep_orphans: bool = True,
     ):
         """``protocol`` "jsonrpc": JSON-RPC 2.0 at /api/current (tengig, TrueNAS 25.04+) and the legacy
         protocol at /websocket, as middlewared 25.x serves both; "legacy": /websocket only (TrueNAS 24.10
         and CORE; server/legacy.py), for stand-ins. ``seams``: where the services act (tengig.systems.seams),
-        given to every service of ``registry`` (default: the registry's own, the real ones)."""
+        given to every service of ``registry`` (default: the registry's own, the real ones).
+        ``sweep_orphans``: at start, mark aborted the runs a killed process left running (`tengig serve`;
+        a command hosting its own run, `tengig bench`, leaves that to it and opens no database first)."""
         if protocol not in ("jsonrpc", "legacy"):
             raise ValueError(f"protocol must be 'jsonrpc' or 'legacy', not {protocol!r}")
         self.protocol = protocol
@@ -92,6 +95,7 @@ class TengigServer:
         self.header_timeout, self.login_timeout, self.heartbeat = header_timeout, login_timeout, heartbeat
         self.outbox_limit_bytes = outbox_limit_bytes
         self.outbox_stall_seconds = outbox_stall_seconds
+        self.sweep_orphans = sweep_orphans
         keys = api_keys or ApiKeyStore()
         registry = registry or Registry.default()
         if seams is not None:
@@ -110,7 +114,8 @@ class TengigServer:
     async def start(self) -> None:
         """Bind TCP (port 0: any free port, then ``self.port`` is the real one) and the unix socket."""
         _raise_open_file_limit()
-        _abort_orphaned_runs()
+        if self.sweep_orphans:
+            _abort_orphaned_runs()
         app = web.Application()
         app.on_response_prepare.append(add_security_headers)
         if self.protocol == "jsonrpc":
