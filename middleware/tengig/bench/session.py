@@ -71,12 +71,13 @@ class Submission(BaseModel):
 
     instruction: int = Field(ge=1, description="The instruction this answers.")
     exit_code: int = Field(description="The tool's exit code.")
-    stdout: str = Field("", max_length=MAX_OUTPUT_CHARS)
-    stderr: str = Field("", max_length=MAX_OUTPUT_CHARS)
+    stdout: str = Field("", max_length=MAX_OUTPUT_CHARS, description="What the tool printed (parsed on the NAS).")
+    stderr: str = Field("", max_length=MAX_OUTPUT_CHARS, description="What the tool printed on stderr.")
     argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
     seconds: float = Field(0.0, ge=0, description="Wall time of the command on the client, s.")
-    more: bool = Field(False, description="More parts follow: their stdout and stderr are appended to this "
-                       "part's; exit_code, argv and seconds are taken from the last part.")
+    more: bool = Field(False, description="More parts follow (a message of a client that has not logged in holds "
+                       "at most 8 KiB): their stdout and stderr are appended; exit_code, argv and seconds are "
+                       "taken from the last part.")
 
 
 class JoinedClient:

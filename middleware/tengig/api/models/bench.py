@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, create_model
 
+from ...bench.session import JoinInfo, Submission
 from ...verdict.targets import DEFAULT_TARGET
 from .base import ApiInput, ApiOutput
 
@@ -119,14 +120,15 @@ class TenGigBenchKitResult(ApiOutput):
     result: TenGigBenchKit = Field(description="The script and how to run it.")
 
 
-class TenGigBenchSessionJoinInfo(ApiInput):
-    hostname: str = Field(min_length=1, max_length=253, description="The client's host name.")
-    os: Literal["linux", "macos", "windows", "freebsd"] = Field(description="The client's operating system.")
-    tengig: str = Field("", max_length=40, description="tengig (or kit) version on the client.")
-    interface: str | None = Field(None, max_length=64, description="The client's interface towards the NAS.")
-    mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
-    speed_bps: int | None = Field(None, ge=0, description="That interface's negotiated speed, bits/s.")
-    smb: bool = Field(True, description="The client can run the SMB copy (an SMB client and credentials).")
+def _api_face(name: str, source: type[BaseModel], doc: str) -> type[ApiInput]:
+    """The API's input model for one of bench/session.py's: the same fields, defaults and limits (one
+    source of truth), with the API's input rules (ApiInput: unknown keys and coercion refused)."""
+    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in source.model_fields.items()}
+    return create_model(name, __base__=ApiInput, __module__=__name__, __doc__=doc, **fields)
+
+
+TenGigBenchSessionJoinInfo = _api_face("TenGigBenchSessionJoinInfo", JoinInfo,
+                                       "What a joining desktop says about itself (its own facts).")
 
 
 class TenGigBenchSessionJoinArgs(ApiInput):
@@ -154,16 +156,8 @@ class TenGigBenchSessionNextResult(ApiOutput):
                                           "yet, ask again.")
 
 
-class TenGigBenchSessionSubmission(ApiInput):
-    instruction: int = Field(ge=1, description="The instruction this answers.")
-    exit_code: int = Field(description="The tool's exit code.")
-    stdout: str = Field("", max_length=4 * 1024 * 1024, description="What the tool printed (parsed on the NAS).")
-    stderr: str = Field("", max_length=4 * 1024 * 1024, description="What the tool printed on stderr.")
-    argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
-    seconds: float = Field(0.0, ge=0, description="Wall time on the client, s.")
-    more: bool = Field(False, description="More parts follow (a message of a client that has not logged in holds "
-                       "at most 8 KiB): their stdout and stderr are appended; exit_code, argv and seconds are "
-                       "taken from the last part.")
+TenGigBenchSessionSubmission = _api_face("TenGigBenchSessionSubmission", Submission,
+                                         "A tool's raw output for one instruction, or one part of it.")
 
 
 class TenGigBenchSessionSubmitArgs(ApiInput):
