@@ -20,9 +20,8 @@ from ..backends.linux.ip import parse_ip_addr_json
 from ..bench.report_text import report_text
 from ..bench.session import SESSIONS
 from ..bench.suite import BenchReport
+from ..bench.over_api import run_over_api
 from ..client.client import Client
-from ..client.errors import ClientError
-from ..errors import Aborted, TengigError
 from ..results.store import default_db_path
 from ..runner import Runner
 from ..server.apikeys import ApiKeyStore
@@ -82,44 +81,27 @@ def _run(kind: str, system: str | None, pool: str | None, target: str, clients: 
         os.environ["TENGIG_DB"] = db  # the service records where the command was told
     request = _request(kind, system, pool, target, clients, preset, repeats, streams, join, share, join_timeout)
     bar = ProgressBar(f"bench {kind}")
-    state: dict[str, Any] = {"job": None, "shown": False}
+    joined: dict[str, Any] = {}
     cancel = threading.Event()
 
-    def on_event(job: dict[str, Any]) -> None:
-        state["job"] = job.get("id", state["job"])
-        shown = job.get("progress") or {}
-        session = (shown.get("extra") or {}).get("session") if isinstance(shown.get("extra"), dict) else None
-        if session and not state["shown"]:
-            state["shown"], state["session"] = True, session["id"]
-            for line in join_lines(session["token"], port, share, _addresses()):
-                click.echo(line, err=True)
-        if shown.get("percent") or shown.get("description"):  # not the job's empty start
-            bar(shown.get("percent") or 0, shown.get("description") or "")
+    def show_join(session: dict[str, Any]) -> None:
+        joined.update(session)
+        for line in join_lines(session["token"], port, share, _addresses()):
+            click.echo(line, err=True)
 
     with tempfile.TemporaryDirectory(prefix="tengig-bench-") as tmp:
         server = TengigServer(host="0.0.0.0" if join else None, port=port, unix_socket=Path(tmp) / "api.sock",
                               ui_dir=None, api_keys=ApiKeyStore(Path(tmp) / "apikeys.sqlite3"), sweep_orphans=False)
-        try:
-            with serving_in_thread(server), Client(f"ws+unix://{server.unix_socket}") as api:
-                def stop(*_):  # Ctrl-C: the run stops its tools, cleans up and is recorded as aborted
-                    cancel.set()
-                    if state["job"] is not None:
-                        threading.Thread(target=api.call, args=("core.job_abort", state["job"]), daemon=True).start()
-                previous = signal.signal(signal.SIGINT, stop)
-                try:
-                    result = api.call("tengig.bench.run", request, job=True, callback=on_event, timeout=24 * 3600)
-                except ClientError as exc:
-                    if cancel.is_set():
-                        raise Aborted("the benchmark was stopped (Ctrl-C); what ran was stopped and the scratch "
-                                      "data removed") from exc
-                    raise exc.as_local("request.") from exc
-                finally:
-                    signal.signal(signal.SIGINT, previous)
-                    bar.done()
-                    _let_desktops_hear_the_end(state.get("session"))
-        except OSError as exc:
-            raise TengigError(f"cannot listen on port {port} for desktops to join ({exc.strerror}): choose another "
-                              "with --port") from exc
+        # the server says "cannot listen on ADDRESS:PORT (...); choose another --port" when it cannot
+        with serving_in_thread(server), Client(f"ws+unix://{server.unix_socket}") as api:
+            # Ctrl-C: the run stops its tools, cleans up and is recorded as aborted
+            previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+            try:
+                result = run_over_api(api, request, on_session=show_join, progress=bar, cancel=cancel)
+            finally:
+                signal.signal(signal.SIGINT, previous)
+                bar.done()
+                _let_desktops_hear_the_end(joined.get("id"))
     if as_json:
         click.echo(json.dumps({"run_id": result["run_id"], "report": result["report"]}, indent=1))
     else:

@@ -5,13 +5,12 @@ those processes on their hosts (nas_tengig.py), as a person would at each machin
 nas's API and passes its progress on. The run is recorded by nas's tengig, in the caller's database."""
 from __future__ import annotations
 
+import subprocess
 import threading
-from collections.abc import Callable
 from typing import Any
 
+from ..bench.over_api import Live, Progress, run_over_api
 from ..bench.suite import BenchReport, BenchRunRequest
-from ..client.client import Client
-from ..client.errors import ClientError
 from ..errors import LabError, ValidationError
 from .lab import Lab
 from .nas_tengig import join_url, linked_desktops, nas_tengig, start_join
@@ -19,8 +18,6 @@ from ..units import MiB
 from .plan import POOL_NAME, SHARE_NAME
 
 JOINS_END_SECONDS = 60
-Progress = Callable[[float, str], None]
-Live = Callable[[dict[str, Any]], None]
 
 
 class LabNas:
@@ -69,53 +66,21 @@ class LabNas:
     def run_recorded(self, req: BenchRunRequest, store, *, progress: Progress | None = None,
                      cancel: threading.Event | None = None, live: Live | None = None) -> tuple[int, BenchReport]:
         clients = self.clients(req)
+        joins: list[subprocess.Popen] = []
+
+        def start_desktops(session: dict[str, Any]) -> None:
+            joins.extend(start_join(self.lab, c, join_url(self.lab, c), session["token"]) for c in clients)
+
         with nas_tengig(self.lab, store.path) as (api, _):
-            result = drive(api, self.nas_request(req, clients),
-                           lambda token: [start_join(self.lab, c, join_url(self.lab, c), token) for c in clients],
-                           progress=progress, cancel=cancel, live=live)
+            try:
+                result = run_over_api(api, self.nas_request(req, clients), on_session=start_desktops,
+                                      progress=progress, cancel=cancel, live=live)
+            finally:
+                _end(joins)  # while nas still serves: each desktop hears the end
         return result["run_id"], BenchReport.model_validate(result["report"])
 
 
-def drive(api: Client, request: dict[str, Any], on_token: Callable[[str], list], *, progress: Progress | None = None,
-          cancel: threading.Event | None = None, live: Live | None = None) -> dict[str, Any]:
-    """tengig.bench.run on nas with ``request``; once it shows its join token, ``on_token(token)`` starts
-    the desktops (processes, waited for at the end). Progress and live samples pass on; ``cancel`` aborts
-    the run there (it cleans up itself). Returns the job's result; raises what it failed with."""
-    state: dict[str, Any] = {"job": None, "joins": None}
-    finished = threading.Event()
-
-    def on_event(job: dict[str, Any]) -> None:
-        state["job"] = job.get("id", state["job"])
-        shown = job.get("progress") or {}
-        extra = shown.get("extra") or {}
-        session = extra.get("session") if isinstance(extra, dict) else None
-        if session and state["joins"] is None:
-            state["joins"] = on_token(session["token"])
-        if progress and shown.get("percent") is not None:
-            progress(shown["percent"], shown.get("description") or "")
-        if live and extra and not session:
-            live(extra)
-
-    def abort_on_cancel() -> None:
-        while not finished.is_set():
-            if cancel.wait(0.2):
-                if state["job"] is not None:
-                    api.call("core.job_abort", state["job"])
-                return
-
-    watcher = threading.Thread(target=abort_on_cancel, daemon=True) if cancel is not None else None
-    if watcher:
-        watcher.start()
-    try:
-        return api.call("tengig.bench.run", request, job=True, callback=on_event, timeout=24 * 3600)
-    except ClientError as exc:
-        raise exc.as_local("request.") from exc
-    finally:
-        finished.set()
-        _end(state["joins"] or [])
-
-
-def _end(joins: list) -> None:
+def _end(joins: list[subprocess.Popen]) -> None:
     """The desktops end with the run (done or abort); any still running is stopped."""
     for proc in joins:
         try:
