@@ -5,6 +5,7 @@ whatever the clients did."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -19,10 +20,10 @@ DEFAULT_CONF = "/etc/samba/smb.conf"
 class NasShare(BaseModel):
     name: str
     path: str = Field(description="The share's directory on the NAS.")
-    conf: str = Field(description="The smb.conf of the running smbd.")
+    conf: str | None = Field(description="The smb.conf of the running smbd (None: Samba's own, as on TrueNAS).")
 
     def smbstatus_argv(self) -> list[str]:
-        return ["smbstatus", "--json", "-s", self.conf]
+        return ["smbstatus", "--json", *(["-s", self.conf] if self.conf else [])]
 
 
 def smbd_conf_from_cmdline(args: list[str]) -> str | None:
@@ -44,9 +45,26 @@ def running_smbd_conf(ctx: BenchContext, nas: str) -> str:
     return smbd_conf_from_cmdline(done.stdout.split("\0")) or DEFAULT_CONF
 
 
-def find_share(ctx: BenchContext, nas: str, name: str) -> NasShare:
+def check_share_name(name: str) -> None:
     if not SHARE_RE.fullmatch(name):
         raise ValidationError.one("request.share", f"{name!r} is not a share name (allowed: {SHARE_RE.pattern})")
+
+
+def share_on_truenas(backend: Any, name: str) -> NasShare:
+    """The share as TrueNAS's middlewared knows it (sharing.smb.query): its Samba's shares live in TrueNAS's
+    configuration, not in an smb.conf testparm reads."""
+    check_share_name(name)
+    found = backend.smb_shares(name)
+    if not found or not str(found[0].get("path", "")).startswith("/"):
+        raise ValidationError.one("request.share", f"this TrueNAS has no SMB share {name!r}; name one of its shares "
+                                  "(Shares > Windows (SMB) Shares)")
+    if found[0].get("enabled") is False:
+        raise ValidationError.one("request.share", f"the SMB share {name!r} is disabled on this TrueNAS; enable it")
+    return NasShare(name=name, path=str(PurePosixPath(found[0]["path"])), conf=None)
+
+
+def find_share(ctx: BenchContext, nas: str, name: str) -> NasShare:
+    check_share_name(name)
     conf = running_smbd_conf(ctx, nas)
     done = ctx.run(nas, ["testparm", "-s", "-l", f"--section-name={name}", "--parameter-name=path", conf],
                    timeout=T, check=False, tool="testparm")

@@ -16,7 +16,6 @@ from .context import BenchContext
 from .joined import link_of, measure_joined_link, measure_joined_smb
 from .joined_concurrent import measure_joined_concurrent_smb
 from .nas_port import address_towards, carrier_downs, find_port, proxied
-from .nas_share import find_share
 from .session import SESSIONS, BenchSession, JoinedClient
 
 
@@ -37,7 +36,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
     session, token = SESSIONS.create(req.join, join_timeout=req.join_timeout)
     ended = "failed"
     try:
-        share = find_share(ctx, system.nas, req.share) if req.kind in ("smb", "all") else None
+        share = system.share(ctx, req.share) if req.kind in ("smb", "all") else None
         clients = session.wait_joined(ctx.cancel, on_change=_announce(ctx, session, token))
         steps = plan_steps(req.kind, clients, concurrent=req.kind in ("smb", "all") and len(clients) > 1)
         concurrent = None

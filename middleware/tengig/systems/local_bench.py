@@ -7,7 +7,8 @@ import os
 import re
 import socket
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 from ..errors import ValidationError
@@ -44,6 +45,13 @@ class LocalHosts:
 NAS_NAME_ENV = "TENGIG_NAS_NAME"
 
 
+def _this_truenas():
+    from ..backends.truenas import THIS_TRUENAS
+    from ..client.client import Client
+
+    return Client(THIS_TRUENAS)
+
+
 def nas_name() -> str:
     """What reports call this NAS: $TENGIG_NAS_NAME (the lab's nas sets it), else its short host name."""
     named = os.environ.get(NAS_NAME_ENV, "").strip().lower()
@@ -63,33 +71,42 @@ class LocalBenchSystem:
                     "to how many (each runs `tengig client join URL --token T`, the token is shown when the run starts)")
     accepts_joins = True
 
-    def __init__(self, facts: LocalFacts, pool: str, runner: Runner | None = None):
+    def __init__(self, facts: LocalFacts, pool: str, runner: Runner | None = None,
+                 truenas: Callable[[], Any] | None = None):
+        """``truenas``: opens a client of this TrueNAS's middlewared (default on TrueNAS: its unix socket,
+        where root is logged in); the scratch dataset and the share then go through its API, as TrueNAS
+        wants its datasets and shares handled. Elsewhere the zfs CLI and the running Samba's smb.conf."""
         self.facts = facts
         self.nas = nas_name()
         self.pool = pool
         self.default_clients: list[str] = []
         self.runner = runner or Runner()
         self.hosts = LocalHosts(self.nas, self.runner)
+        if truenas is None and facts.flavour.startswith("truenas"):
+            truenas = _this_truenas
+        self.truenas = truenas
+
+    def _backend(self):
+        from ..backends.truenas import PerCallCaller, TrueNASBackend
+
+        return TrueNASBackend(PerCallCaller(self.truenas))
 
     def storage(self, ctx):
+        if self.truenas is not None:
+            from ..backends.truenas import TrueNASScratch
+
+            return TrueNASScratch(self._backend())
         from ..backends.linux.zfs import ZfsCli
 
         return ZfsCli(ctx, self.nas)
 
-    def _needs_a_client(self):
-        raise ValidationError.one("kind", f"system 'local' measures this NAS's pool; {self.clients_hint}")
+    def share(self, ctx, name: str):
+        """The SMB share desktops copy to: from TrueNAS's API on a TrueNAS, else the running Samba's smb.conf."""
+        from ..bench.nas_share import find_share, share_on_truenas
 
-    def smb(self):
-        self._needs_a_client()
-
-    def smb_mounted(self):
-        self._needs_a_client()
-
-    def link(self, client: str):
-        self._needs_a_client()
-
-    def mtus(self, client: str) -> dict[str, int]:
-        return {}
+        if self.truenas is not None:
+            return share_on_truenas(self._backend(), name)
+        return find_share(ctx, self.nas, name)
 
     def environment(self):
         from ..results.environment import collect_environment

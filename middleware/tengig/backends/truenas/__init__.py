@@ -10,7 +10,7 @@ from outside (tengig.client.Client, either protocol) and inside the middlewared 
     staged_change.py  apply_staged: stage, commit with rollback, probe, checkin or roll back
 """
 from .backend import TrueNASBackend
-from .caller import Caller, MiddlewareCaller, TrueNASError
+from .caller import THIS_TRUENAS, Caller, MiddlewareCaller, PerCallCaller, TrueNASError
 from .nics import nics_from_query, parse_link_state, parse_media_subtype, pci_slot_from_name
 from .scratch import TrueNASScratch
 from .staged_change import (
@@ -19,7 +19,7 @@ from .staged_change import (
 from .version import TrueNASVersion, parse_version
 
 __all__ = [
-    "Caller", "MiddlewareCaller", "ProbeResult", "ProbeTarget", "StagedChangeFailed", "StagedChangeResult",
+    "THIS_TRUENAS", "Caller", "MiddlewareCaller", "PerCallCaller", "ProbeResult", "ProbeTarget", "StagedChangeFailed", "StagedChangeResult",
     "TrueNASBackend", "TrueNASError", "TrueNASScratch", "TrueNASVersion", "apply_staged", "nics_from_query",
     "parse_link_state", "parse_media_subtype", "parse_version", "pci_slot_from_name",
 ]

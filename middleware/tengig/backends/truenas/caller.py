@@ -16,7 +16,7 @@ Errors (``translate``):
 from __future__ import annotations
 
 import errno as _errno
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -26,6 +26,22 @@ from ...errors import TengigError, ValidationError
 
 class Caller(Protocol):
     def call(self, method: str, *params: Any, job: bool = False) -> Any: ...
+
+
+# The TrueNAS tengig runs on: middlewared's unix socket, where root is logged in by its credentials.
+THIS_TRUENAS = "ws+unix:///var/run/middleware/middlewared.sock"
+
+
+class PerCallCaller:
+    """A Caller that opens a connection for each call (``open_client()``, a tengig Client) and closes it:
+    for the few calls of a benchmark's scratch dataset and share, with nothing left open between runs."""
+
+    def __init__(self, open_client: Callable[[], Any]):
+        self.open_client = open_client
+
+    def call(self, method: str, *params: Any, job: bool = False) -> Any:
+        with self.open_client() as client:
+            return client.call(method, *params, job=job)
 
 
 class TrueNASError(TengigError):
