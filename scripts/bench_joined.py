@@ -9,7 +9,8 @@ its cable, the quick preset with its defaults; then the raw tools on the same pa
     within 2%);
   - the bytes the run wrote to the NAS's pool.
 
-Usage: .venv/bin/python scripts/bench_joined.py [--link desk-nas=1g]   (takes the lab down at the end)"""
+Usage: .venv/bin/python scripts/bench_joined.py [--link desk-nas=1g] [--rounds N]   (takes the lab down at the
+end; with N rounds, the median of each ratio at the end: one read's noise on this 2-core machine is a few %)"""
 from __future__ import annotations
 
 import argparse
@@ -98,52 +99,72 @@ def raw_smb_read(lab, size: int, copies: int, order: str) -> tuple[float, float]
     return statistics.median(rates), hits / max(1, hits + misses)
 
 
+def one_round(lab, link: str) -> dict[str, float]:
+    """One quick run with desk joined, then the raw tools; what it printed, as numbers."""
+    with tempfile.TemporaryDirectory() as tmp, nas_api(lab, Path(tmp)) as (api, urls):
+        thread, outcome = start_run(api, {"system": "local", "kind": "all", "join": 1, "share": "share"})
+        if "error" in outcome:
+            raise SystemExit(f"the run did not start: {outcome['error']}")
+        started = time.monotonic()
+        desk = join(lab, "desk", urls["desk"], outcome["token"])
+        thread.join(900)
+        took = time.monotonic() - started
+        desk.wait(30)
+        if "error" in outcome:
+            raise SystemExit(f"the run failed: {outcome['error']}")
+        raw = api.call("tengig.results.get", outcome["result"]["run_id"])["raw"]
+    spent: dict[str, float] = {}
+    for r in raw:
+        spent[r["tool"]] = spent.get(r["tool"], 0.0) + (r.get("seconds") or 0.0)
+    print("seconds per tool: " + ", ".join(f"{t} {s:.1f}" for t, s in sorted(spent.items(), key=lambda i: -i[1])
+                                            if s >= 0.5))
+    result = outcome["result"]
+    report = result["report"]
+    client = report["clients"][0]
+    print(f"{link}: quick verdict with desk joined in {took:.1f} s (goal <= 40 s): {result['summary']}")
+    smb = client["smb"]
+    ours = smb["read"]["bytes_per_s"]["median"]
+    copies = len(smb["write"]["bytes_per_s"]["values"])
+    print(f"SMB read {smb['file_size'] // MiB} MiB, cold: tengig {ours / MiB:.1f} MiB/s (median of "
+          f"{len(smb['read']['bytes_per_s']['values'])}, ARC hits {100 * smb['read']['arc_hit_ratio']:.1f}%, "
+          f"write-back: {smb['read'].get('write_back')})")
+    out = {"seconds": took}
+    for order in ("like-tengig", "alternating"):
+        raw_rate, raw_hits = raw_smb_read(lab, smb["file_size"], copies, order)
+        out[order] = ours / raw_rate
+        print(f"  raw smbclient, {order}: {raw_rate / MiB:.1f} MiB/s (ARC hits {100 * raw_hits:.1f}%), tengig / raw "
+              f"{ours / raw_rate:.3f}" + (" (goal >= 0.97)" if order == "like-tengig" else ""))
+    one = next(m for m in client["network"] if m["streams"] == 1 and m["direction"] == "write")
+    raw_bps = raw_iperf3(lab, "nas", "desk", client["link"]["server_address"], NET_SECONDS["quick"],
+                         omit=NET_OMIT["quick"])
+    out["iperf3"] = one["goodput_bps"] / raw_bps
+    print(f"iperf3 desk -> nas 1 stream: tengig {one['goodput_bps'] / 1e9:.3f} Gb/s, raw {raw_bps / 1e9:.3f} "
+          f"Gb/s, ratio {out['iperf3']:.4f} (goal within 0.98-1.02)")
+    out["written"] = report["bytes_written"] / GiB
+    print(f"bytes written to the pool by the run: {out['written']:.2f} GiB "
+          f"(pool {report['pool']['bytes_written'] / GiB:.2f}, SMB {smb['bytes_written'] / GiB:.2f})")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--link", default="desk-nas=1g")
+    ap.add_argument("--rounds", type=int, default=1, help="Runs in a row (one lab); the medians at the end.")
     args = ap.parse_args()
     lab = Lab()
     lab.down()
     lab.up(build_spec([args.link]))
     try:
-        with tempfile.TemporaryDirectory() as tmp, nas_api(lab, Path(tmp)) as (api, urls):
-            thread, outcome = start_run(api, {"system": "local", "kind": "all", "join": 1, "share": "share"})
-            if "error" in outcome:
-                raise SystemExit(f"the run did not start: {outcome['error']}")
-            started = time.monotonic()
-            desk = join(lab, "desk", urls["desk"], outcome["token"])
-            thread.join(900)
-            took = time.monotonic() - started
-            desk.wait(30)
-            if "error" in outcome:
-                raise SystemExit(f"the run failed: {outcome['error']}")
-            raw = api.call("tengig.results.get", outcome["result"]["run_id"])["raw"]
-        spent: dict[str, float] = {}
-        for r in raw:
-            spent[r["tool"]] = spent.get(r["tool"], 0.0) + (r.get("seconds") or 0.0)
-        print("seconds per tool: " + ", ".join(f"{t} {s:.1f}" for t, s in sorted(spent.items(), key=lambda i: -i[1])
-                                                if s >= 0.5))
-        result = outcome["result"]
-        report = result["report"]
-        client = report["clients"][0]
-        print(f"{args.link}: quick verdict with desk joined in {took:.1f} s (goal <= 40 s): {result['summary']}")
-        smb = client["smb"]
-        ours = smb["read"]["bytes_per_s"]["median"]
-        copies = len(smb["write"]["bytes_per_s"]["values"])
-        print(f"SMB read {smb['file_size'] // MiB} MiB, cold: tengig {ours / MiB:.1f} MiB/s (median of "
-              f"{len(smb['read']['bytes_per_s']['values'])}, ARC hits {100 * smb['read']['arc_hit_ratio']:.1f}%, "
-              f"write-back: {smb['read'].get('write_back')})")
-        for order in ("like-tengig", "alternating"):
-            raw, raw_hits = raw_smb_read(lab, smb["file_size"], copies, order)
-            print(f"  raw smbclient, {order}: {raw / MiB:.1f} MiB/s (ARC hits {100 * raw_hits:.1f}%), tengig / raw "
-                  f"{ours / raw:.3f}" + (" (goal >= 0.97)" if order == "like-tengig" else ""))
-        one = next(m for m in client["network"] if m["streams"] == 1 and m["direction"] == "write")
-        raw_bps = raw_iperf3(lab, "nas", "desk", client["link"]["server_address"], NET_SECONDS["quick"],
-                             omit=NET_OMIT["quick"])
-        print(f"iperf3 desk -> nas 1 stream: tengig {one['goodput_bps'] / 1e9:.3f} Gb/s, raw {raw_bps / 1e9:.3f} "
-              f"Gb/s, ratio {one['goodput_bps'] / raw_bps:.4f} (goal within 0.98-1.02)")
-        print(f"bytes written to the pool by the run: {report['bytes_written'] / GiB:.2f} GiB "
-              f"(pool {report['pool']['bytes_written'] / GiB:.2f}, SMB {smb['bytes_written'] / GiB:.2f})")
+        rounds = []
+        for n in range(args.rounds):
+            if args.rounds > 1:
+                print(f"-- round {n + 1} of {args.rounds}")
+            rounds.append(one_round(lab, args.link))
+        if args.rounds > 1:
+            for key in ("like-tengig", "alternating", "iperf3", "seconds"):
+                values = [r[key] for r in rounds]
+                print(f"{key}: median {statistics.median(values):.3f} over {len(values)} rounds "
+                      f"({', '.join(f'{v:.3f}' for v in values)})")
     finally:
         lab.down()
 
