@@ -14,8 +14,6 @@ import threading
 
 import pytest
 
-from tengig.units import MiB
-
 from ..bench.joined_harness import join
 from .conftest import TEST_API_KEY, installer_for
 from .harness import MiddlewaredSystem, middlewared_build
@@ -42,9 +40,9 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
     try:
         assert system.wait_serving(), system.log()[-3000:]
         installer_for(system).install()
-        # 8 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB
-        request = {"system": "local", "kind": "all", "join": 1, "share": "share", "net_seconds": 8,
-                   "working_set": 128 * MiB}
+        # 8 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB. The
+        # network alone: the pool and SMB take the same path through tengig serve (tests/bench/test_joined_lab.py)
+        request = {"system": "local", "kind": "net", "join": 1, "net_seconds": 8}
         run = subprocess.Popen([str(system.build.midclt), "-u", system.socket_uri, "call", "-j", "-jp", "description",
                                 "tengig.bench.run", json.dumps(request)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
@@ -84,7 +82,6 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
     assert len(tests) >= 2 and all(0.9e9 < t["goodput_bps"] < 0.95e9 for t in tests), tests
     read = next(d for d in result["verdict"]["directions"] if d["direction"] == "read")
     assert read["bottleneck"] == "link", result["verdict"]["summary"]
-    assert client["smb"]["read"]["bytes_per_s"]["median"] / MiB == pytest.approx(110, rel=0.08)
     # a desktop's iperf3 output longer than one message reached the NAS whole, in parts
     iperf3 = [r for r in stored["raw"] if r["tool"].startswith("iperf3 on desk")]
     assert iperf3 and all(json.loads(r["stdout"])["end"] for r in iperf3)

@@ -3,11 +3,16 @@ installer, driven with the official midclt: every method listed, a query, a plan
 /_plugins/tengig/. A job with progress, with a desktop that joins it: test_join_through_middlewared.py."""
 from __future__ import annotations
 
+import errno
 import json
 import urllib.error
 import urllib.request
 
+import pytest
 
+
+from tengig.client.client import Client
+from tengig.client.errors import ClientError
 from tengig.plugin_spec import build_plan, method_names
 
 from ..mesh.layouts import THREE_HOSTS_10G
@@ -60,17 +65,21 @@ def test_validation_errors_keep_their_field_paths(truenas):
     assert "request.hosts.1.ports" in done.stderr + done.stdout
 
 
-def test_a_run_that_waits_for_desktops_is_refused_with_the_reason(truenas):
-    """middlewared's logins know no run token: the plugin says no system takes joins here, and a run
-    with join is refused naming request.join before anything waits."""
+def test_desktops_join_through_the_plugin_without_a_login(truenas):
+    """A desktop never logs in to middlewared: the plugin's tengig.bench.session.* take the run's token as
+    their first param (authentication_required=False), and nothing else opens to such a connection.
+    A whole run joined through middlewared: test_join_through_middlewared.py."""
     done = truenas.midclt("call", "tengig.bench.systems")
     assert done.returncode == 0, done.stderr
-    assert not any(s["joins"] for s in json.loads(done.stdout))
-    done = truenas.midclt("call", "-j", "tengig.bench.run",
-                          json.dumps({"system": "local", "kind": "net", "join": 1}), timeout=120)
-    assert done.returncode != 0
-    out = done.stderr + done.stdout
-    assert "request.join" in out and "not through the middlewared plugin" in out, out[-2000:]
+    assert {s["name"]: s["joins"] for s in json.loads(done.stdout)}["local"] is True
+    with Client(f"ws://127.0.0.1:{truenas.port}/api/current") as desk:  # no login
+        with pytest.raises(ClientError, match="join a bench session first"):
+            desk.call("tengig.bench.session.next", 0)
+        with pytest.raises(ClientError, match="refused the token"):
+            desk.call("tengig.bench.session.join", "tgb-" + "0" * 48, {"hostname": "desk", "os": "linux"})
+        with pytest.raises(ClientError) as refused:
+            desk.call("tengig.bench.run", {"system": "local", "kind": "net", "join": 1})
+        assert refused.value.errno == errno.EACCES or "authenticated" in str(refused.value).lower(), refused.value
 
 
 def test_the_panel_is_served_at_the_plugin_route(truenas):

@@ -78,7 +78,9 @@ class Client:
             self._run(self._connect(), timeout=call_timeout)
             if self.wire.name == "jsonrpc":  # 24.10's legacy protocol always answers a job with its id
                 options = self.call("core.set_options", {"legacy_jobs": False})
-                self.legacy_jobs = bool(options.get("legacy_jobs", True))
+                # 25.10+ answers the options it keeps; 25.04 answers null and knows no legacy_jobs (its
+                # job calls answer the job's id at once, as legacy ones do)
+                self.legacy_jobs = bool(options.get("legacy_jobs", True)) if isinstance(options, dict) else True
             if api_key is not None:
                 self.login_with_api_key(api_key, username)
         except BaseException:
