@@ -82,14 +82,36 @@ def clean_machine():
     assert left.empty(), f"test left residue behind: {left.describe()}"
 
 
+_SHAPED = {"left_up": False}  # the previous module's shaped lab, left up for the next one
+
+
 @pytest.fixture(scope="module")
-def shaped_lab():
+def shaped_lab(request):
+    """The shaped lab (SHAPED_LINKS). Consecutive modules that use it share one: a module whose tests all
+    passed leaves it up, and the next one takes it if it is still up with that spec (another fixture in
+    between takes it down); after a failure it is taken down, and the session's end takes it down. A
+    module that changes it puts it back (tests/bench/test_live_facts_lab.py)."""
     _require_root()
+    failed_before = request.session.testsfailed
     lab = Lab()
-    lab.down()
-    lab.up(build_spec(SHAPED_LINKS))
+    state = lab.state()
+    wanted = build_spec(SHAPED_LINKS)
+    if not (_SHAPED["left_up"] and state is not None and state.phase == "up" and state.spec == wanted):
+        lab.down()
+        lab.up(wanted)
+    _SHAPED["left_up"] = False
     yield lab
-    lab.down()
+    if request.session.testsfailed == failed_before:
+        _SHAPED["left_up"] = True
+    else:
+        lab.down()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def lab_down_at_the_end():
+    yield
+    if _SHAPED["left_up"] and os.geteuid() == 0:
+        Lab().down()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -48,7 +48,7 @@ def _raw_smbclient_read_bytes_per_s(lab, name: str, size: int) -> float:
 def test_desk_joins_the_nas_run_and_the_1g_link_is_the_bottleneck(shaped_lab, tmp_path):
     with nas_api(shaped_lab, tmp_path) as (api, urls):
         thread, outcome = start_run(api, {"system": "local", "kind": "all", "join": 1, "share": "share",
-                                          "repeats": 2, "net_seconds": 2, "working_set": 256 * MiB})
+                                          "repeats": 2, "net_seconds": 2, "working_set": 128 * MiB})
         assert "error" not in outcome, outcome.get("error")
         desk = join(shaped_lab, "desk", urls["desk"], outcome["token"])
         thread.join(600)
@@ -80,7 +80,7 @@ def test_desk_joins_the_nas_run_and_the_1g_link_is_the_bottleneck(shaped_lab, tm
         assert part["cache_policy"]["method"] == "uncached-writes", part["cache_policy"]
     assert client["smb"]["read"]["arc_hit_ratio"] < 0.10
     assert report["bytes_written"] == report["pool"]["bytes_written"] + client["smb"]["bytes_written"]
-    assert report["pool"]["working_set_bytes"] == 256 * MiB  # as asked (the preset's is 512 MiB)
+    assert report["pool"]["working_set_bytes"] == 128 * MiB  # as asked (the preset's is 512 MiB)
     assert report["pool"]["bytes_written"] >= 3 * report["pool"]["working_set_bytes"]  # >= 2 sequential + 1 random
     copies = len(client["smb"]["write"]["bytes_per_s"]["values"])
     assert 2 <= copies <= 3 and client["smb"]["bytes_written"] == copies * client["smb"]["file_size"]  # no evict file

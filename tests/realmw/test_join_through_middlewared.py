@@ -40,9 +40,9 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
     try:
         assert system.wait_serving(), system.log()[-3000:]
         installer_for(system).install()
-        # 8 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB. The
+        # 7 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB. The
         # network alone: the pool and SMB take the same path through tengig serve (tests/bench/test_joined_lab.py)
-        request = {"system": "local", "kind": "net", "join": 1, "net_seconds": 8}
+        request = {"system": "local", "kind": "net", "join": 1, "net_seconds": 7}
         run = subprocess.Popen([str(system.build.midclt), "-u", system.socket_uri, "call", "-j", "-jp", "description",
                                 "tengig.bench.run", json.dumps(request)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)

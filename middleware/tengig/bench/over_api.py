@@ -43,9 +43,10 @@ def run_over_api(api: Client, request: dict[str, Any], *, on_session: Callable[[
     def abort_on_cancel() -> None:
         while not finished.is_set():
             if cancel.wait(0.2):
-                if state["job"] is not None:
+                if state["job"] is not None:  # else: the job's first event is on its way
                     api.call("core.job_abort", state["job"])
-                return
+                    return
+                finished.wait(0.05)
 
     if cancel is not None:
         threading.Thread(target=abort_on_cancel, name="tengig-run-abort", daemon=True).start()
