@@ -24,7 +24,7 @@ test: setup
 
 bench: setup
 	@.venv/bin/python scripts/bench_joined.py
-	@.venv/bin/python scripts/bench_joined.py --link desk-nas=10g --rounds 3
+	@.venv/bin/python scripts/bench_joined.py --link desk-nas=10g --paired 16 --pool-in-memory
 	@.venv/bin/python scripts/bench_api_ping.py
 	@.venv/bin/python scripts/bench_planner.py
 	@.venv/bin/python scripts/bench_arc.py

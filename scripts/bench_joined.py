@@ -7,14 +7,21 @@ its cable, the quick preset with its defaults; then the raw tools on the same pa
     reads; goal: >= 0.97), and alternating (put one, read it at once) for comparison;
   - iperf3: tengig's 1-stream desk -> nas figure against raw `iperf3 -c` with the same seconds (goal:
     within 2%);
-  - the bytes the run wrote to the NAS's pool.
+  - the bytes the run wrote to the NAS's pool;
+  - with --paired N: N rounds of tengig and the raw tools alternately first, a fixed count of tests each
+    (SMB reads like tengig's, and iperf3), the ratio per round and its 90% interval (docs/lab.md §9: at
+    10g this machine's throughput drifts by 10-20% from minute to minute, so only paired rounds compare).
 
-Usage: .venv/bin/python scripts/bench_joined.py [--link desk-nas=1g] [--rounds N]   (takes the lab down at the
-end; with N rounds, the median of each ratio at the end: one read's noise on this 2-core machine is a few %)"""
+Usage: .venv/bin/python scripts/bench_joined.py [--link desk-nas=1g] [--rounds N] [--paired N [--repeats R]]
+       [--pool-in-memory] [--kind all|smb]
+(takes the lab down at the end; with N rounds, the median of each ratio at the end. --pool-in-memory keeps
+the lab's data in /dev/shm/tengig-bench-lab, removed by the lab's down at the end or at the next start.)"""
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import random
 import re
 import statistics
 import sys
@@ -27,12 +34,14 @@ from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  t
 
 from tengig.bench.suite import NET_OMIT, NET_SECONDS  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
+from tengig.lab.paths import LabPaths  # noqa: E402
 from tengig.backends.linux.zfs import ZfsCli  # noqa: E402
 from tengig.bench.context import BenchContext  # noqa: E402
 from tengig.lab.hosts import LabHosts  # noqa: E402
 from tengig.units import GiB, MiB  # noqa: E402
 from raw_tools import raw_iperf3  # noqa: E402  scripts/raw_tools.py
 
+MEMORY_DATA = Path("/dev/shm/tengig-bench-lab")  # --pool-in-memory: the lab's data (its pool image) in tmpfs
 RAW_GET = re.compile(r"getting file .* of size (\d+) as /dev/null \(([\d.]+) KiloBytes/sec\)")
 
 
@@ -56,8 +65,8 @@ def _get(lab, name: str, size: int) -> tuple[float, int, int]:
     return float(m.group(2)) * 1024, h1 - h0, m1 - m0
 
 
-def raw_smb_read(lab, size: int, copies: int, order: str, reads: int | None = None) -> tuple[float, float]:
-    """Raw `smbclient get` of fresh files of ``size`` from desk, median and ARC hit ratio.
+def raw_smb_read(lab, size: int, copies: int, order: str, reads: int | None = None) -> tuple[list[float], float]:
+    """Raw `smbclient get` of fresh files of ``size`` from desk: each read's bytes/s, and the ARC hit ratio.
 
     order "like-tengig": tengig's sequence and cache state: ``copies`` puts into a dataset of the share
     with primarycache=metadata, the pool left to finish writing, then primarycache=all and each file read
@@ -98,13 +107,14 @@ def raw_smb_read(lab, size: int, copies: int, order: str, reads: int | None = No
             if run(["zfs", "destroy", "-r", dataset], timeout=60, check=False).returncode == 0:
                 break
             time.sleep(1)
-    return statistics.median(rates), hits / max(1, hits + misses)
+    return rates, hits / max(1, hits + misses)
 
 
-def one_round(lab, link: str, kind: str = "all") -> dict[str, float]:
-    """One quick run with desk joined, then the raw tools; what it printed, as numbers."""
+def tengig_run(lab, request: dict) -> tuple[dict, list[dict], float]:
+    """One run of tengig on nas (system local) with desk joined: (its result, its raw records, seconds from
+    the desk joining to the verdict)."""
     with tempfile.TemporaryDirectory() as tmp, nas_api(lab, Path(tmp)) as (api, urls):
-        thread, outcome = start_run(api, {"system": "local", "kind": kind, "join": 1, "share": "share"})
+        thread, outcome = start_run(api, {"system": "local", "join": 1, "share": "share", **request})
         if "error" in outcome:
             raise SystemExit(f"the run did not start: {outcome['error']}")
         started = time.monotonic()
@@ -115,12 +125,17 @@ def one_round(lab, link: str, kind: str = "all") -> dict[str, float]:
         if "error" in outcome:
             raise SystemExit(f"the run failed: {outcome['error']}")
         raw = api.call("tengig.results.get", outcome["result"]["run_id"])["raw"]
+    return outcome["result"], raw, took
+
+
+def one_round(lab, link: str, kind: str = "all") -> dict[str, float]:
+    """One quick run with desk joined, then the raw tools; what it printed, as numbers."""
+    result, raw, took = tengig_run(lab, {"kind": kind})
     spent: dict[str, float] = {}
     for r in raw:
         spent[r["tool"]] = spent.get(r["tool"], 0.0) + (r.get("seconds") or 0.0)
     print("seconds per tool: " + ", ".join(f"{t} {s:.1f}" for t, s in sorted(spent.items(), key=lambda i: -i[1])
                                             if s >= 0.5))
-    result = outcome["result"]
     report = result["report"]
     client = report["clients"][0]
     print(f"{link}: quick verdict with desk joined in {took:.1f} s (goal <= 40 s): {result['summary']}")
@@ -132,8 +147,9 @@ def one_round(lab, link: str, kind: str = "all") -> dict[str, float]:
           f"write-back: {smb['read'].get('write_back')})")
     out = {"seconds": took}
     for order in ("like-tengig", "alternating"):
-        raw_rate, raw_hits = raw_smb_read(lab, smb["file_size"], copies, order,
-                                          reads=len(smb["read"]["bytes_per_s"]["values"]))
+        raw_rates, raw_hits = raw_smb_read(lab, smb["file_size"], copies, order,
+                                           reads=len(smb["read"]["bytes_per_s"]["values"]))
+        raw_rate = statistics.median(raw_rates)
         out[order] = ours / raw_rate
         print(f"  raw smbclient, {order}: {raw_rate / MiB:.1f} MiB/s (ARC hits {100 * raw_hits:.1f}%), tengig / raw "
               f"{ours / raw_rate:.3f}" + (" (goal >= 0.97)" if order == "like-tengig" else ""))
@@ -150,17 +166,90 @@ def one_round(lab, link: str, kind: str = "all") -> dict[str, float]:
     return out
 
 
+def _per_round(rounds: list[tuple[list[float], list[float]]]) -> float:
+    """The paired estimate: each round's median of tengig over its median of raw, their geometric mean.
+    A round's two halves are seconds apart, so the lab's drift from minute to minute cancels in its ratio."""
+    return math.exp(statistics.mean(math.log(statistics.median(t) / statistics.median(r)) for t, r in rounds))
+
+
+def _interval(rounds: list[tuple[list[float], list[float]]], draws: int = 2000) -> tuple[float, float]:
+    """A 90% bootstrap interval of the paired estimate, the rounds resampled whole."""
+    rng = random.Random(0)
+    estimates = sorted(_per_round([rounds[rng.randrange(len(rounds))] for _ in rounds]) for _ in range(draws))
+    return estimates[int(0.05 * draws)], estimates[int(0.95 * draws) - 1]
+
+
+def paired(lab, rounds: int, repeats: int) -> dict[str, float]:
+    """tengig and the raw tools on the same path, alternately first (ABBA: a drift of the lab between the
+    two halves of a round cancels over the rounds), each with a fixed count of tests (the same estimator).
+    SMB: ``repeats`` copies each way, every file read once cold, tengig's reads against raw smbclient's
+    like-tengig reads. iperf3: tengig's 1-stream desk -> nas test against raw iperf3 with the same seconds.
+    Returns the paired estimates (_per_round); the pooled ratio (median of all of tengig's values over the
+    median of all of the raw ones) is printed beside them."""
+    ours: dict[str, list[float]] = {"smb": [], "iperf3": []}
+    theirs: dict[str, list[float]] = {"smb": [], "iperf3": []}
+    per_round: dict[str, list[tuple[list[float], list[float]]]] = {"smb": [], "iperf3": []}
+    size = net_link = None
+    for n in range(rounds):
+        first = "tengig" if n % 2 == 0 else "raw"
+        got: dict[str, dict[str, list[float]]] = {}
+        for side in (first, "raw" if first == "tengig" else "tengig"):
+            # each side: iperf3, then the SMB copies, so every network test follows some side's SMB phase
+            if side == "tengig":
+                net = tengig_run(lab, {"kind": "net"})[0]["report"]["clients"][0]
+                one = next(m for m in net["network"] if m["streams"] == 1 and m["direction"] == "write")
+                net_link = net["link"]["server_address"]
+                smb = tengig_run(lab, {"kind": "smb", "repeats": repeats})[0]["report"]["clients"][0]["smb"]
+                size = smb["file_size"]
+                got[side] = {"smb": smb["read"]["bytes_per_s"]["values"], "iperf3": [one["goodput_bps"]]}
+            else:
+                if size is None or net_link is None:
+                    raise SystemExit("the raw tools need tengig's file size and address: tengig goes first")
+                # as tengig's order: 1 stream read (nas -> desk), then the 1 stream write compared
+                raw_iperf3(lab, "nas", "desk", net_link, NET_SECONDS["quick"], omit=NET_OMIT["quick"], reverse=True)
+                bps = raw_iperf3(lab, "nas", "desk", net_link, NET_SECONDS["quick"], omit=NET_OMIT["quick"])
+                rates, _ = raw_smb_read(lab, size, repeats, "like-tengig")
+                got[side] = {"smb": rates, "iperf3": [bps]}
+        for key in ours:
+            ours[key] += got["tengig"][key]
+            theirs[key] += got["raw"][key]
+            per_round[key].append((got["tengig"][key], got["raw"][key]))
+        print(f"-- paired round {n + 1} of {rounds} ({first} first): SMB read {size // MiB} MiB, MiB/s: tengig "
+              + " ".join(f"{v / MiB:.0f}" for v in got["tengig"]["smb"]) + ", raw "
+              + " ".join(f"{v / MiB:.0f}" for v in got["raw"]["smb"])
+              + f"; iperf3 1 stream desk -> nas: tengig {got['tengig']['iperf3'][0] / 1e9:.2f} Gb/s, raw "
+              f"{got['raw']['iperf3'][0] / 1e9:.2f} Gb/s", flush=True)
+    out = {}
+    for key, goal in (("smb", "goal >= 0.97"), ("iperf3", "goal within 0.98-1.02")):
+        out[key] = _per_round(per_round[key])
+        low, high = _interval(per_round[key])
+        a, b = statistics.median(ours[key]), statistics.median(theirs[key])
+        unit = (lambda v: f"{v / MiB:.1f} MiB/s") if key == "smb" else (lambda v: f"{v / 1e9:.3f} Gb/s")
+        print(f"paired {key} over {rounds} rounds: tengig / raw {out[key]:.3f} (each round's ratio, their geometric "
+              f"mean; 90% interval {low:.3f}-{high:.3f}; {goal}); pooled: tengig median {unit(a)} over "
+              f"{len(ours[key])}, raw {unit(b)} over {len(theirs[key])}, ratio {a / b:.3f}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--link", default="desk-nas=1g")
     ap.add_argument("--rounds", type=int, default=1, help="Runs in a row (one lab); the medians at the end.")
     ap.add_argument("--kind", default="all", choices=("all", "smb"), help="smb: the SMB copies alone (no pool test "
                     "and no iperf3 before them).")
+    ap.add_argument("--paired", type=int, default=0, metavar="N",
+                    help="Then N rounds of tengig and the raw tools alternately first, with --repeats tests each.")
+    ap.add_argument("--repeats", type=int, default=5, help="SMB copies each way per paired round.")
+    ap.add_argument("--pool-in-memory", action="store_true",
+                    help="The lab's pool image in RAM (tmpfs): cold reads then come from zfs-fuse, not from this "
+                         "machine's own disk under the image, whose throughput varies run to run.")
     args = ap.parse_args()
-    lab = Lab()
+    lab = Lab(LabPaths(data=MEMORY_DATA)) if args.pool_in_memory else Lab()
     lab.down()
     lab.up(build_spec([args.link]))
     try:
+        if args.paired:
+            paired(lab, args.paired, args.repeats)
         rounds = []
         for n in range(args.rounds):
             if args.rounds > 1:
