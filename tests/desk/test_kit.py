@@ -87,6 +87,13 @@ def test_the_kit_joins_without_a_login_the_token_being_joins_first_param():
     assert "throw ($refused -f (Get-Field $failure 'message'))" in _function(script, "Invoke-Nas")
 
 
+def test_the_kit_names_the_nas_address_only_when_the_nas_knows_it():
+    # behind a proxy the join answers an empty nas_address; the Linux client then leaves it out (desk/join.py)
+    join = _function(_kit(), "Invoke-Join")
+    assert "$over = if ($joined.nas_address) { \", over the NAS's address $($joined.nas_address)\" } else { '' }" in join
+    assert 'Write-Say "joined run $($joined.session) as $($joined.name)$over"' in join
+
+
 def test_every_message_the_kit_sends_is_checked_against_the_8192_byte_limit_before_it_goes():
     script = _kit()
     assert MESSAGE_LIMIT == 8192 and f"$MessageLimit = {MESSAGE_LIMIT}\n" in script
