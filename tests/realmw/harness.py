@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from . import leftovers
+
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parents[1]
 LOCK_FILE = HERE / "requirements-middlewared.lock"
@@ -134,6 +136,9 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+STOP_GRACE = 15  # s for middlewared's session to end on SIGTERM before SIGKILL
 
 
 class MiddlewaredSystem:
@@ -250,13 +255,23 @@ class MiddlewaredSystem:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def stop(self) -> None:
+        """Stop its whole session as ``systemctl stop`` would (SIGTERM, then SIGKILL for what is left after
+        the grace), then remove the named semaphores it leaves behind (leftovers.py)."""
         pid = self.pid()
         if pid is None:
             return
+        semaphores = leftovers.semaphores_of(leftovers.session_pids(pid))
         try:
-            os.killpg(pid, signal.SIGKILL)  # its own session: the process pool goes with it
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + 20
-        while self.alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
+            for sig, grace in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, 20)):
+                try:
+                    os.killpg(pid, sig)
+                except ProcessLookupError:
+                    return
+                deadline = time.monotonic() + grace
+                while leftovers.session_pids(pid) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                if not leftovers.session_pids(pid):
+                    return
+        finally:
+            if not leftovers.session_pids(pid):
+                leftovers.remove(semaphores)

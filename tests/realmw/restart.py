@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import leftovers  # this directory's (the script's own directory is on sys.path)
+
 
 def main() -> None:
     root = Path(sys.argv[1])
@@ -21,6 +23,7 @@ def main() -> None:
     if pid_file.exists():
         try:
             pid = int(pid_file.read_text())
+            semaphores = leftovers.semaphores_of(leftovers.session_pids(pid))
             os.killpg(pid, signal.SIGTERM)
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
@@ -29,6 +32,11 @@ def main() -> None:
                 time.sleep(0.1)
             else:
                 os.killpg(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 20
+            while leftovers.session_pids(pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if not leftovers.session_pids(pid):
+                leftovers.remove(semaphores)  # what middlewared leaves behind (leftovers.py)
         except (ValueError, ProcessLookupError, FileNotFoundError):
             pass
     for name in ("middlewared.sock", "middlewared-internal.sock", "middlewared-started"):

@@ -16,6 +16,7 @@ import pytest
 
 from ..bench.joined_harness import join
 from .conftest import TEST_API_KEY, installer_for
+from . import leftovers
 from .harness import MiddlewaredSystem, middlewared_build
 
 pytestmark = pytest.mark.lab
@@ -65,8 +66,12 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
         got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
         assert got.returncode == 0, got.stderr
         stored = json.loads(got.stdout)
+        semaphores = leftovers.semaphores_of(leftovers.session_pids(system.pid()))
     finally:
         system.stop()
+
+    # middlewared SIGKILLs its own session on the way out; the harness removes the semaphores it left
+    assert semaphores and not [p for p in semaphores if p.exists()]
 
     assert "joined run" in log and "the run is finished" in log  # what the person at desk saw
     # midclt -jp showed the job's progress as it went: first the wait with the join command, then the measuring
