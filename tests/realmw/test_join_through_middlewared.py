@@ -55,8 +55,14 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
         assert shown.wait(120) and token, steps
         url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
         desk = join(shaped_lab, "desk", url, token[0])
-        out, _ = run.communicate(timeout=600)
+        # stderr is the watcher's alone (a second reader, as communicate() would be, takes lines from it)
+        stdout: list[str] = []
+        reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
+        reader.start()
+        run.wait(timeout=600)
+        reader.join(30)
         watcher.join(30)
+        out = "".join(stdout)
         # desk's last line comes after the NAS's job has ended: read its log once desk has exited
         desk_code = desk.wait(30)
         log = (shaped_lab.paths.logs / "test-join-desk.log").read_text()
