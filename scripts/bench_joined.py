@@ -186,8 +186,6 @@ def paired(lab, rounds: int, repeats: int) -> dict[str, float]:
     like-tengig reads. iperf3: tengig's 1-stream desk -> nas test against raw iperf3 with the same seconds.
     Returns the paired estimates (_per_round); the pooled ratio (median of all of tengig's values over the
     median of all of the raw ones) is printed beside them."""
-    ours: dict[str, list[float]] = {"smb": [], "iperf3": []}
-    theirs: dict[str, list[float]] = {"smb": [], "iperf3": []}
     per_round: dict[str, list[tuple[list[float], list[float]]]] = {"smb": [], "iperf3": []}
     size = net_link = None
     for n in range(rounds):
@@ -210,9 +208,7 @@ def paired(lab, rounds: int, repeats: int) -> dict[str, float]:
                 bps = raw_iperf3(lab, "nas", "desk", net_link, NET_SECONDS["quick"], omit=NET_OMIT["quick"])
                 rates, _ = raw_smb_read(lab, size, repeats, "like-tengig")
                 got[side] = {"smb": rates, "iperf3": [bps]}
-        for key in ours:
-            ours[key] += got["tengig"][key]
-            theirs[key] += got["raw"][key]
+        for key in per_round:
             per_round[key].append((got["tengig"][key], got["raw"][key]))
         print(f"-- paired round {n + 1} of {rounds} ({first} first): SMB read {size // MiB} MiB, MiB/s: tengig "
               + " ".join(f"{v / MiB:.0f}" for v in got["tengig"]["smb"]) + ", raw "
@@ -223,11 +219,13 @@ def paired(lab, rounds: int, repeats: int) -> dict[str, float]:
     for key, goal in (("smb", "goal >= 0.97"), ("iperf3", "goal within 0.98-1.02")):
         out[key] = _per_round(per_round[key])
         low, high = _interval(per_round[key])
-        a, b = statistics.median(ours[key]), statistics.median(theirs[key])
+        ours = [v for t, _ in per_round[key] for v in t]
+        theirs = [v for _, r in per_round[key] for v in r]
+        a, b = statistics.median(ours), statistics.median(theirs)
         unit = (lambda v: f"{v / MiB:.1f} MiB/s") if key == "smb" else (lambda v: f"{v / 1e9:.3f} Gb/s")
         print(f"paired {key} over {rounds} rounds: tengig / raw {out[key]:.3f} (each round's ratio, their geometric "
               f"mean; 90% interval {low:.3f}-{high:.3f}; {goal}); pooled: tengig median {unit(a)} over "
-              f"{len(ours[key])}, raw {unit(b)} over {len(theirs[key])}, ratio {a / b:.3f}")
+              f"{len(ours)}, raw {unit(b)} over {len(theirs)}, ratio {a / b:.3f}")
     return out
 
 
@@ -238,7 +236,7 @@ def main() -> None:
     ap.add_argument("--kind", default="all", choices=("all", "smb"), help="smb: the SMB copies alone (no pool test "
                     "and no iperf3 before them).")
     ap.add_argument("--paired", type=int, default=0, metavar="N",
-                    help="Then N rounds of tengig and the raw tools alternately first, with --repeats tests each.")
+                    help="First N rounds of tengig and the raw tools alternately first, with --repeats tests each.")
     ap.add_argument("--repeats", type=int, default=5, help="SMB copies each way per paired round.")
     ap.add_argument("--pool-in-memory", action="store_true",
                     help="The lab's pool image in RAM (tmpfs): cold reads then come from zfs-fuse, not from this "

@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from . import leftovers
+from .session_stop import stop_session
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parents[1]
@@ -136,9 +135,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-STOP_GRACE = 15  # s for middlewared's session to end on SIGTERM before SIGKILL
 
 
 class MiddlewaredSystem:
@@ -255,23 +251,7 @@ class MiddlewaredSystem:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def stop(self) -> None:
-        """Stop its whole session as ``systemctl stop`` would (SIGTERM, then SIGKILL for what is left after
-        the grace), then remove the named semaphores it leaves behind (leftovers.py)."""
+        """Stop its whole session (SIGTERM, then SIGKILL) and remove what it leaves (session_stop.py)."""
         pid = self.pid()
-        if pid is None:
-            return
-        semaphores = leftovers.semaphores_of(leftovers.session_pids(pid))
-        try:
-            for sig, grace in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, 20)):
-                try:
-                    os.killpg(pid, sig)
-                except ProcessLookupError:
-                    return
-                deadline = time.monotonic() + grace
-                while leftovers.session_pids(pid) and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                if not leftovers.session_pids(pid):
-                    return
-        finally:
-            if not leftovers.session_pids(pid):
-                leftovers.remove(semaphores)
+        if pid is not None:
+            stop_session(pid)

@@ -5,14 +5,11 @@ launch.py again in a new session with its output appended to the log. Returns on
     python restart.py ROOT          (ROOT/launch.json holds argv, env and log; see harness.py)
 """
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import leftovers  # this directory's (the script's own directory is on sys.path)
+from session_stop import stop_session  # this directory's (the script's own directory is on sys.path)
 
 
 def main() -> None:
@@ -22,22 +19,8 @@ def main() -> None:
     pid_file = run_dir / "middlewared.pid"
     if pid_file.exists():
         try:
-            pid = int(pid_file.read_text())
-            semaphores = leftovers.semaphores_of(leftovers.session_pids(pid))
-            os.killpg(pid, signal.SIGTERM)
-            deadline = time.monotonic() + 15
-            while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-                if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
-                    break
-                time.sleep(0.1)
-            else:
-                os.killpg(pid, signal.SIGKILL)
-            deadline = time.monotonic() + 20
-            while leftovers.session_pids(pid) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if not leftovers.session_pids(pid):
-                leftovers.remove(semaphores)  # what middlewared leaves behind (leftovers.py)
-        except (ValueError, ProcessLookupError, FileNotFoundError):
+            stop_session(int(pid_file.read_text()))
+        except (ValueError, FileNotFoundError):  # no middlewared, or it is going away by itself
             pass
     for name in ("middlewared.sock", "middlewared-internal.sock", "middlewared-started"):
         (run_dir / name).unlink(missing_ok=True)

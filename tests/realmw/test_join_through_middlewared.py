@@ -16,7 +16,7 @@ import pytest
 
 from ..bench.joined_harness import join
 from .conftest import TEST_API_KEY, installer_for
-from . import leftovers
+from .session_stop import semaphores_of, session_pids
 from .harness import MiddlewaredSystem, middlewared_build
 
 pytestmark = pytest.mark.lab
@@ -72,7 +72,7 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
         got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
         assert got.returncode == 0, got.stderr
         stored = json.loads(got.stdout)
-        semaphores = leftovers.semaphores_of(leftovers.session_pids(system.pid()))
+        semaphores = semaphores_of(session_pids(system.pid()))
     finally:
         system.stop()
 

@@ -1,4 +1,4 @@
-"""What a stopped middlewared leaves behind, and its removal.
+"""Stopping a test middlewared's whole session, as ``systemctl stop`` would, and removing what it leaves.
 
 Real middlewared ends by SIGKILLing its own process group (main.py: "As we don't do clean shutdown ...
 let's just kill our entire process group"), so its process pool's named semaphores are never unlinked,
@@ -6,7 +6,30 @@ and multiprocessing's resource tracker dies with them: five /dev/shm/sem.mp-* pe
 reboot clears /dev/shm; a test machine starts hundreds of middlewareds, so the harness removes them."""
 from __future__ import annotations
 
+import os
+import signal
+import time
 from pathlib import Path
+
+GRACE = 15  # s for the session to end on SIGTERM before SIGKILL
+
+
+def stop_session(sid: int, *, grace: float = GRACE) -> None:
+    """SIGTERM to session ``sid`` (middlewared started it as its own process group), SIGKILL to what is
+    left after ``grace``; once nothing of it runs, remove the named semaphores it had mapped."""
+    semaphores = semaphores_of(session_pids(sid))
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 20)):
+        try:
+            os.killpg(sid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + wait
+        while session_pids(sid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not session_pids(sid):
+            break
+    if not session_pids(sid):
+        remove(semaphores)
 
 
 def session_pids(sid: int) -> list[int]:
