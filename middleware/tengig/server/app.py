@@ -2,7 +2,8 @@
 legacy protocol at /websocket (TCP and a unix socket), the panel's static files at /, and a clean
 stop that aborts running jobs.
 
-Frames are capped as middlewared caps them: 8 KiB before login (close 1007), 64 KiB after (close 1009).
+Frames are capped as middlewared caps them: 8 KiB before login (close 1007), 64 KiB after (close 1009),
+both counted in bytes on the wire (a character may take four).
 Each connection has one writer task draining its outbox (outbox.py), so answers and events leave in
 the order they were produced; a client far behind on its answers is read no further until it catches
 up, and one that stops reading is dropped (outbox.py has both bounds).
@@ -229,7 +230,7 @@ class TengigServer:
                 if outbox.overflowed:
                     break
                 if msg.type == WSMsgType.TEXT:
-                    if not session.authenticated and len(msg.data) > UNAUTHENTICATED_FRAME_LIMIT:
+                    if not session.authenticated and _over_anonymous_limit(msg.data):
                         await ws.close(code=WSCloseCode.INVALID_TEXT,
                                        message=b"Anonymous connection max message length is 8 kB")
                         break
@@ -274,6 +275,13 @@ async def _close(ws: web.WebSocketResponse, transport, reason: str) -> None:
     except (asyncio.TimeoutError, ConnectionError, RuntimeError):
         if transport is not None:
             transport.abort()
+
+
+def _over_anonymous_limit(text: str) -> bool:
+    """More bytes than a connection that has not logged in may send in one frame. Only a frame with
+    non-ASCII text is encoded to count them (str.isascii reads a flag; characters <= bytes)."""
+    return len(text) > UNAUTHENTICATED_FRAME_LIMIT or \
+        (not text.isascii() and len(text.encode()) > UNAUTHENTICATED_FRAME_LIMIT)
 
 
 def _abort_orphaned_runs() -> None:
