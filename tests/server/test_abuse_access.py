@@ -1,6 +1,7 @@
 """Abusive clients at the door, each a reproducer from issue 23, against a real server on 127.0.0.1:
-a frame over 8 KiB in bytes before login, JSON nested 8,000 deep. Every test asserts answers and
-counters, never how long anything took."""
+a frame over 8 KiB in bytes before login, JSON nested 8,000 deep, a flood of wrong join tokens or API
+keys from the address valid clients share. Every test asserts answers and counters, never how long
+anything took."""
 from __future__ import annotations
 
 import asyncio
@@ -10,9 +11,10 @@ import logging
 import aiohttp
 import pytest
 
+from tengig.bench.session import SESSIONS
 from tengig.server.legacy import PATH as LEGACY_PATH
 
-from .harness import open_raw, running_server
+from .harness import RawConnection, open_raw, running_server
 
 CLOSED = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
 
@@ -109,3 +111,109 @@ def test_json_nested_8000_deep_is_answered_without_a_traceback(tmp_path, caplog)
     assert ping == other == "pong"
     assert "Traceback" not in caplog.text
     assert [r for r in caplog.records if r.exc_info] == []
+
+
+# -- item 8: one address's wrong credentials do not lock out the right ones ---------------------------------
+
+FLOODERS = 16
+
+
+async def _flood(url: str, session: aiohttp.ClientSession, attempt, stop: asyncio.Event, answers: list) -> None:
+    """``FLOODERS`` clients from 127.0.0.1, each: connect, one wrong attempt, close; until ``stop``."""
+    async def one(n: int) -> None:
+        i = 0
+        while not stop.is_set():
+            conn = await open_raw(url, session)
+            answers.append(await attempt(conn, f"{n:02d}{i:06d}"))
+            await conn.ws.close()
+            i += 1
+    await asyncio.gather(*(one(n) for n in range(FLOODERS)))
+
+
+async def _wrong_join(conn: RawConnection, salt: str):
+    frame = await conn.call("tengig.bench.session.join", f"tgb-{salt:0>48}", {"hostname": "flood", "os": "linux"})
+    return frame["error"]["data"]["error"] if "error" in frame else "JOINED"
+
+
+def _wrong_key_of(key_id: int):
+    async def attempt(conn: RawConnection, salt: str):
+        answer = await conn.result("auth.login_ex", {"mechanism": "API_KEY_PLAIN", "username": "root",
+                                                      "api_key": f"{key_id}-{salt:A>64}"})
+        return answer["response_type"]
+    return attempt
+
+
+@pytest.mark.parametrize("flood", ["join tokens", "api keys"])
+def test_a_flood_of_wrong_credentials_does_not_lock_out_valid_ones_from_the_same_address(tmp_path, flood):
+    """While 16 clients at 127.0.0.1 send wrong join tokens (or wrong secrets for a real key id) as fast as
+    they are answered, 5 desktops at 127.0.0.1 join the run with its token and 5 scripts there log in
+    with their keys, each key's first login (its PBKDF2 check): all ten get in. Guessing stays slow: from
+    that address, the flood's failures are answered through the same back-off as before, most of them
+    refused without waiting."""
+    run, token = SESSIONS.create(5, join_timeout=60)
+    with running_server(tmp_path) as srv:
+        target, _ = srv.keys.create("under-attack")
+        keys = [srv.keys.create(f"script{i}")[1] for i in range(5)]
+        attempt = _wrong_join if flood == "join tokens" else _wrong_key_of(target.id)
+        gate = srv.server.middleware.login_gate
+
+        async def body(session):
+            stop, answers = asyncio.Event(), []
+            flooding = asyncio.ensure_future(_flood(srv.url, session, attempt, stop, answers))
+            try:
+                while len(answers) < 40:  # the flood is well under way: its back-off is at its longest
+                    await asyncio.sleep(0.05)
+                joins, logins = [], []
+                for i in range(5):
+                    desk = await open_raw(srv.url, session)
+                    joins.append(await desk.call("tengig.bench.session.join", token,
+                                                 {"hostname": f"desk{i}", "os": "linux"}))
+                    script = await open_raw(srv.url, session)
+                    logins.append((await script.result("auth.login_ex", {
+                        "mechanism": "API_KEY_PLAIN", "username": "root", "api_key": keys[i]}))["response_type"])
+                    logins.append(await script.result("core.ping"))
+                refused_before = gate.refused
+                while gate.refused < refused_before + 20:  # and it goes on while those were let in
+                    await asyncio.sleep(0.05)
+                return joins, logins, answers
+            finally:
+                stop.set()
+                await flooding
+        joins, logins, answers = _run(body)
+    run.end("finished")
+    assert all("result" in j for j in joins), joins
+    assert sorted(j["result"]["name"] for j in joins) == [f"desk{i}" for i in range(5)]
+    assert logins == ["SUCCESS", "pong"] * 5
+    wrong = 13 if flood == "join tokens" else "AUTH_ERR"  # EACCES: the NAS refused the token
+    assert set(answers) == {wrong}, set(answers)
+    # every failure went through the address's back-off, but the attacked key's first check (it had not failed)
+    assert gate.refused + gate.delayed >= len(answers) - (flood == "api keys")
+    assert gate.refused > 4 * gate.delayed  # few are let wait their turn; the rest are refused at once
+
+
+def test_failures_for_one_key_id_do_not_delay_another_keys_first_login(tmp_path):
+    """Counted, not timed: after wrong secrets for one key id from an address, the first login of another
+    key from that address is checked at once (not through the address's back-off), while the next
+    wrong secret for the attacked id waits its turn."""
+    with running_server(tmp_path) as srv:
+        target, _ = srv.keys.create("under-attack")
+        _, other = srv.keys.create("other")
+        gate = srv.server.middleware.login_gate
+
+        async def login(key: str) -> str:
+            async with aiohttp.ClientSession() as session:
+                conn = await open_raw(srv.url, session)
+                return (await conn.result("auth.login_ex", {"mechanism": "API_KEY_PLAIN", "username": "root",
+                                                            "api_key": key}))["response_type"]
+
+        async def body(_):
+            wrong = [await login(f"{target.id}-{'B' * 60}{i:04d}") for i in range(3)]
+            before = (gate.verified, gate.delayed)
+            valid = await login(other)
+            after_valid = (gate.verified, gate.delayed)
+            again = await login(f"{target.id}-{'C' * 64}")
+            return wrong, before, valid, after_valid, again, (gate.verified, gate.delayed)
+        wrong, before, valid, after_valid, again, last = _run(body)
+    assert wrong == ["AUTH_ERR"] * 3 and valid == "SUCCESS" and again == "AUTH_ERR"
+    assert after_valid == (before[0] + 1, before[1])  # checked, and not through the back-off
+    assert last == (after_valid[0] + 1, after_valid[1] + 1)  # the attacked id waits its turn

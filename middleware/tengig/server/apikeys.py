@@ -24,8 +24,9 @@ import sqlite3
 import string
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -64,6 +65,19 @@ class ApiKey(BaseModel):
     name: str = Field(description="Name given at creation.")
     username: str = Field(description="The user a login with this key becomes.")
     created: float = Field(description="Epoch seconds.")
+
+
+@dataclass(frozen=True)
+class KeyCheck:
+    """What ``ApiKeyStore.check_fast`` found. ``key_id``: the row the key names (None: no row, or not a
+    key). Then either ``record``, the answer when no hashing was needed (None: refused), or ``slow``,
+    the PBKDF2 check still to run (the record or None), named by ``token`` (the same key checked twice
+    at once is hashed once)."""
+
+    key_id: int | None
+    record: ApiKey | None = None
+    slow: Callable[[], ApiKey | None] | None = None
+    token: Hashable = None
 
 
 class ApiKeyStore:
@@ -141,31 +155,32 @@ class ApiKeyStore:
 
     def verify(self, plain_key: str, username: str | None = None) -> ApiKey | None:
         """The key's record if ``plain_key`` is a current key (of ``username``, if given), else None."""
-        outcome = self.check_fast(plain_key, username)
-        return outcome() if callable(outcome) else outcome
+        found = self.check_fast(plain_key, username)
+        return found.slow() if found.slow is not None else found.record
 
-    def check_fast(self, plain_key: str, username: str | None = None
-                   ) -> ApiKey | None | Callable[[], ApiKey | None]:
-        """The cheap part of ``verify``: the record, or None, when no hashing is needed (a malformed key,
-        an unknown id, another user's key, a key verified before); otherwise the PBKDF2 check still
-        to run, as a function (the server runs it in its login pool)."""
+    def check_fast(self, plain_key: str, username: str | None = None) -> KeyCheck:
+        """The cheap part of ``verify``: the row the key names, and the answer when no hashing is needed
+        (a malformed key, an unknown id, another user's key, a key verified before); otherwise the
+        PBKDF2 check still to run, as a function (the server runs it in its login pool)."""
         match = KEY_RE.fullmatch(plain_key) if isinstance(plain_key, str) else None
         if match is None:
-            return None
+            return KeyCheck(None)
         key_id, secret = int(match.group(1)), match.group(2)
         with self._transaction() as conn:
             row = conn.execute(
                 "SELECT id, name, username, created, salt, hash, iterations FROM api_keys WHERE id = ?", (key_id,)
             ).fetchone()
-        if row is None or (username is not None and username != row[2]):
-            return None
+        if row is None:
+            return KeyCheck(None)
+        if username is not None and username != row[2]:
+            return KeyCheck(key_id)
         record = ApiKey(id=row[0], name=row[1], username=row[2], created=row[3])
         salt, stored, iterations = row[4], row[5], row[6]
         fast = hmac.new(self._pepper, secret.encode(), hashlib.sha256).digest()
         with self._guard:
             remembered = self._verified.get(key_id)
         if remembered is not None and hmac.compare_digest(remembered[0], stored):
-            return record if hmac.compare_digest(remembered[1], fast) else None
+            return KeyCheck(key_id, record if hmac.compare_digest(remembered[1], fast) else None)
 
         def slow() -> ApiKey | None:
             if not hmac.compare_digest(_pbkdf2(secret, salt, iterations), stored):
@@ -173,8 +188,7 @@ class ApiKeyStore:
             with self._guard:
                 self._verified[key_id] = (stored, fast)
             return record
-        slow.token = (key_id, fast)  # type: ignore[attr-defined]  # the same key checked twice at once: hash once
-        return slow
+        return KeyCheck(key_id, slow=slow, token=(key_id, fast))
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

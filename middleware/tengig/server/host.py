@@ -52,18 +52,18 @@ class ServerMiddleware(Middleware):
 
     async def verify_api_key(self, source: str, api_key: Any, username: str | None = None) -> Any:
         """The key's record or None: the cheap lookup in the call threads, any hashing through the login
-        gate (its own pool, per-source back-off)."""
+        gate (its own pool; throttled per source and per key)."""
         loop = asyncio.get_running_loop()
-        outcome = await loop.run_in_executor(self._executor, self.api_keys.check_fast, api_key, username)
-        if callable(outcome):
-            token = getattr(outcome, "token", None)
-            running = self._slow_checks.get(token)
-            if running is None:
-                running = self._slow_checks[token] = asyncio.ensure_future(self.login_gate.check(source, outcome))
-                running.add_done_callback(lambda _: self._slow_checks.pop(token, None))
-            return await asyncio.shield(running)
-        self.login_gate.record(source, ok=outcome is not None)
-        return outcome
+        found = await loop.run_in_executor(self._executor, self.api_keys.check_fast, api_key, username)
+        if found.slow is None:
+            self.login_gate.record(source, found.key_id, ok=found.record is not None)
+            return found.record
+        running = self._slow_checks.get(found.token)
+        if running is None:
+            running = self._slow_checks[found.token] = asyncio.ensure_future(
+                self.login_gate.check(source, found.key_id, found.slow))
+            running.add_done_callback(lambda _: self._slow_checks.pop(found.token, None))
+        return await asyncio.shield(running)
 
     async def method_catalog(self, service: str | None) -> RawJSON:
         """core.get_methods' answer: built once per filter in the CPU pool, then the same text."""
