@@ -1,22 +1,31 @@
 """Abusive clients at the door, each a reproducer from issue 23, against a real server on 127.0.0.1:
 a frame over 8 KiB in bytes before login, JSON nested 8,000 deep, a flood of wrong join tokens or API
-keys from the address valid clients share. Every test asserts answers and counters, never how long
-anything took."""
+keys from the address valid clients share, and a key deleted while its sessions are open. Every test
+asserts answers and counters, never how long anything took."""
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import aiohttp
 import pytest
 
 from tengig.bench.session import SESSIONS
+from tengig.server.apikeys import ApiKeyStore
 from tengig.server.legacy import PATH as LEGACY_PATH
+from tengig.server.login_gate import LOGIN_THREADS
 
 from .harness import RawConnection, open_raw, running_server
 
+REPO = Path(__file__).resolve().parents[2]
 CLOSED = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
+NOT_AUTHENTICATED = 207  # ENOTAUTHENTICATED
 
 
 def _run(body):
@@ -217,3 +226,119 @@ def test_failures_for_one_key_id_do_not_delay_another_keys_first_login(tmp_path)
     assert wrong == ["AUTH_ERR"] * 3 and valid == "SUCCESS" and again == "AUTH_ERR"
     assert after_valid == (before[0] + 1, before[1])  # checked, and not through the back-off
     assert last == (after_valid[0] + 1, after_valid[1] + 1)  # the attacked id waits its turn
+
+
+# -- item 11: deleting a key ends its sessions before the delete returns ------------------------------------
+
+def _apikey_cli(srv, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'middleware'}:{REPO}", "TENGIG_APIKEYS_DB": str(srv.keys.path)}
+    return subprocess.run([sys.executable, "-m", "tengig", "apikey", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("how", ["cli", "store"])
+def test_after_a_key_is_deleted_the_next_call_of_each_of_its_sessions_fails(tmp_path, how):
+    """`tengig apikey delete` in another process (or ApiKeyStore.delete in this one): when it returns, the
+    very next call on each open session of that key (two on /api/current, one on /websocket) is refused or
+    finds the connection closed; a session of another key goes on. No sleeping, no sweep asked for."""
+    with running_server(tmp_path) as srv:
+        _, doomed = srv.keys.create("doomed")
+
+        async def body(session):
+            victims = [await open_raw(srv.url, session) for _ in range(2)]
+            for victim in victims:
+                await victim.login(doomed)
+                assert len(await victim.result(CALL)) == 6
+            legacy = await open_raw(_legacy_url(srv), session)
+            await legacy.send({"msg": "connect", "version": "1", "support": ["1"]})
+            await legacy.next_frame()
+            await legacy.send({"msg": "method", "id": "l", "method": "auth.login_with_api_key", "params": [doomed]})
+            assert (await legacy.next_frame())["result"] is True
+            bystander = await open_raw(srv.url, session)
+            await bystander.login(srv.api_key)
+            if how == "cli":
+                deleted = await asyncio.to_thread(_apikey_cli, srv, "delete", "doomed")
+                assert deleted.returncode == 0, deleted.stderr
+            else:
+                await asyncio.to_thread(ApiKeyStore(srv.keys.path).delete, "doomed")
+            outcomes = [await _next_call(v) for v in victims] + [await _next_legacy_call(legacy)]
+            return outcomes, len(await bystander.result(CALL))
+        outcomes, bystander = _run(body)
+    assert outcomes == ["ended"] * 3, outcomes
+    assert bystander == 6
+
+
+CALL = "tengig.targets.query"  # any method that needs a login
+
+
+async def _next_call(conn: RawConnection) -> str:
+    """'ended' if the next call is refused as not authenticated or finds the connection closed."""
+    try:
+        frame = await conn.call(CALL, timeout=60)
+    except (AssertionError, ConnectionError, aiohttp.ClientError):
+        return "ended"
+    if frame.get("error", {}).get("data", {}).get("error") == NOT_AUTHENTICATED:
+        return "ended"
+    return f"served: {frame}"
+
+
+async def _next_legacy_call(conn: RawConnection) -> str:
+    try:
+        await conn.send({"msg": "method", "id": "m", "method": CALL, "params": []})
+        msg = await conn.ws.receive(timeout=60)
+    except (ConnectionError, aiohttp.ClientError):
+        return "ended"
+    if msg.type in CLOSED:
+        return "ended"
+    frame = json.loads(msg.data)
+    return "ended" if frame.get("error", {}).get("error") == NOT_AUTHENTICATED else f"served: {frame}"
+
+
+def test_a_login_checked_while_its_key_is_deleted_does_not_log_in(tmp_path):
+    """A key's first login is under way (its PBKDF2 check waits for the login threads) when the key is
+    deleted: the check then passes against the row read before, yet the login is refused."""
+    with running_server(tmp_path) as srv:
+        _, doomed = srv.keys.create("doomed")
+        pool = srv.server.middleware.login_gate._pool
+        started, release = threading.Semaphore(0), threading.Event()
+
+        def block() -> None:
+            started.release()
+            release.wait(60)
+        blockers = [pool.submit(block) for _ in range(LOGIN_THREADS)]
+        for _ in blockers:
+            assert started.acquire(timeout=60)
+
+        async def body(session):
+            conn = await open_raw(srv.url, session)
+            request = await conn.request("auth.login_ex", {"mechanism": "API_KEY_PLAIN", "username": "root",
+                                                           "api_key": doomed})
+            while not pool._work_queue.qsize():  # its check is queued behind the blockers
+                await asyncio.sleep(0.01)
+            await asyncio.to_thread(ApiKeyStore(srv.keys.path).delete, "doomed")
+            release.set()
+            answer = await conn.answer(request)
+            return answer["result"]["response_type"], await _next_call(conn)
+        try:
+            outcome = _run(body)
+        finally:
+            release.set()
+            for blocker in blockers:
+                blocker.result(60)
+    assert outcome == ("AUTH_ERR", "ended")
+
+
+def test_the_cli_says_how_many_sessions_it_ended(tmp_path):
+    with running_server(tmp_path) as srv:
+        _, doomed = srv.keys.create("doomed")
+
+        async def body(session):
+            conn = await open_raw(srv.url, session)
+            await conn.login(doomed)
+            return await asyncio.to_thread(_apikey_cli, srv, "delete", "doomed")
+        deleted = _run(body)
+        again = _apikey_cli(srv, "delete", "doomed")
+    assert deleted.returncode == 0
+    assert "deleted API key 'doomed'" in deleted.stderr and "ended 1 open session" in deleted.stderr
+    assert again.returncode != 0 and "no API key named 'doomed'" in again.stderr
+    assert "Traceback" not in again.stderr

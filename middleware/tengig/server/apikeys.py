@@ -7,8 +7,9 @@ The plain key is printed once by ``tengig apikey create`` and exists nowhere els
 
 Verified keys are remembered in memory only (as an HMAC under a per-process random pepper, next to
 the row's hash), so a script that reconnects often, or 200 clients logging in at once, do not pay
-PBKDF2 each time. The row is still read on every login: a deleted key stops working at once, and a
-server ends the sessions logged in with it (server/revocation.py).
+PBKDF2 each time. The row is still read on every login: a deleted key stops working at once, and
+``delete`` returns once every server using the file has ended the sessions logged in with it
+(server/revocation.py).
 
 File: $TENGIG_APIKEYS_DB, else ``apikeys.sqlite3`` next to the results database ($TENGIG_DB).
 """
@@ -28,11 +29,13 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
 from ..errors import TengigError, ValidationError
 from ..results.store import default_db_path
+from .revocation import tell_servers
 
 APIKEYS_ENV_VAR = "TENGIG_APIKEYS_DB"
 PBKDF2_ITERATIONS = 200_000  # a random 288-bit secret needs no stretching; this guards a leaked file anyway
@@ -65,6 +68,11 @@ class ApiKey(BaseModel):
     name: str = Field(description="Name given at creation.")
     username: str = Field(description="The user a login with this key becomes.")
     created: float = Field(description="Epoch seconds.")
+
+
+class DeletedKey(NamedTuple):
+    id: int
+    sessions_ended: int  # open sessions of the key that the servers using its file ended
 
 
 @dataclass(frozen=True)
@@ -129,8 +137,9 @@ class ApiKeyStore:
             rows = conn.execute("SELECT id, name, username, created FROM api_keys ORDER BY id").fetchall()
         return [ApiKey(id=r[0], name=r[1], username=r[2], created=r[3]) for r in rows]
 
-    def delete(self, name: str) -> int:
-        """Delete the key ``name``; its id. A server notices within a second and ends its sessions."""
+    def delete(self, name: str) -> DeletedKey:
+        """Delete the key ``name``; returns once every server using this file has ended the sessions
+        logged in with it (server/revocation.py); TengigError if one did not say so."""
         with self._transaction() as conn:
             row = conn.execute("SELECT id FROM api_keys WHERE name = ?", (name,)).fetchone()
             if row is None:
@@ -138,20 +147,12 @@ class ApiKeyStore:
             conn.execute("DELETE FROM api_keys WHERE id = ?", (row[0],))
         with self._guard:
             self._verified.pop(int(row[0]), None)
-        return int(row[0])
+        return DeletedKey(int(row[0]), tell_servers(self.path, f"deleted API key {name!r}"))
 
     def ids(self) -> set[int]:
         """The ids of every current key."""
         with self._transaction() as conn:
             return {int(r[0]) for r in conn.execute("SELECT id FROM api_keys").fetchall()}
-
-    def stamp(self) -> tuple[int, int] | None:
-        """Changes when the file does (any process's create or delete): (mtime ns, size), None if gone."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_size
 
     def verify(self, plain_key: str, username: str | None = None) -> ApiKey | None:
         """The key's record if ``plain_key`` is a current key (of ``username``, if given), else None."""

@@ -40,7 +40,6 @@ from .legacy import PATH as LEGACY_PATH
 from .legacy import LegacySession, handle_legacy_frame
 from .outbox import DEFAULT_LIMIT_BYTES, DEFAULT_STALL_SECONDS, Outbox
 from .peercred import peer_credentials
-from .revocation import RevocationWatch
 from .security_headers import add_security_headers
 from .session import Credentials, Session
 
@@ -103,10 +102,8 @@ class TengigServer:
             registry = registry.with_seams(seams)
         self.middleware = ServerMiddleware(registry, keys)
         self.dispatcher = Dispatcher(self.middleware)
-        self.revocation = RevocationWatch(keys, self.middleware.events)
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
-        self._background: set[asyncio.Task[None]] = set()
         self.dropped_slow_clients = 0
         self.login_timeouts = 0
 
@@ -128,7 +125,7 @@ class TengigServer:
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
                                      keepalive_timeout=self.header_timeout)
         await self._runner.setup()
-        self._spawn(self.revocation.run())
+        await self.middleware.revocation.start()  # before any session can log in
         if self.host is not None:
             sock = _bound_tcp_socket(self.host, self.port)
             self.port = sock.getsockname()[1]  # the real port when 0 (any free port) was asked
@@ -142,8 +139,6 @@ class TengigServer:
 
     async def stop(self, grace_seconds: float = SHUTDOWN_GRACE_SECONDS) -> None:
         """Abort every job (waiting up to ``grace_seconds`` for them), close every connection, unbind."""
-        for task in list(self._background):
-            task.cancel()
         left = await self.middleware.shutdown(grace_seconds)
         for job in left:
             logger.error("job %s (%s) did not stop within %.0f s of its abort", job.id, job.method, grace_seconds)
@@ -151,6 +146,7 @@ class TengigServer:
             await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
         if self._runner is not None:
             await self._runner.cleanup()
+        await self.middleware.revocation.stop()
         if self.unix_socket is not None and self.unix_socket.is_socket():
             self.unix_socket.unlink()
 
@@ -179,11 +175,6 @@ class TengigServer:
         """Open HTTP connections (websockets included)."""
         server = self._runner.server if self._runner is not None else None
         return len(server.connections) if server is not None else 0
-
-    def _spawn(self, coroutine) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
 
     # -- handlers -----------------------------------------------------------------------------------
 
