@@ -110,10 +110,14 @@ class RevocationListener:
 def tell_servers(keys_path: Path, done: str) -> int:
     """Have every server using ``keys_path`` end the sessions of keys that are gone; how many they ended.
     TengigError, opening with ``done`` (what was already done), if a server did not answer."""
+    directory = servers_dir(keys_path)
     try:
-        sockets = sorted(p for p in servers_dir(keys_path).iterdir() if p.suffix == ".sock")
+        sockets = sorted(p for p in directory.iterdir() if p.suffix == ".sock")
     except (FileNotFoundError, NotADirectoryError):
         return 0
+    except OSError as exc:
+        raise TengigError(f"{done}, but the servers using it cannot be told from here ({directory}: "
+                          f"{exc.strerror}); run this as the user the server runs as", errno=exc.errno) from exc
     ended, silent = 0, []
     for path in sockets:
         try:
