@@ -8,14 +8,16 @@ threads that run every method, nor let one source queue hundreds of checks. So:
 - a source (an IP address, or a unix-socket uid) has one *lane* for everything that failed from it:
   checks there run one at a time, each after a back-off that doubles with the source's failures
   (``BASE_DELAY_S`` up to ``MAX_DELAY_S``, forgotten ``FORGET_S`` after the last one), with at most
-  ``MAX_WAITING`` waiting; more are answered at once, unchecked (``refused``). That lane is the whole
-  guessing rate of one address, as it always was;
+  ``MAX_WAITING`` waiting; more are answered at once, unchecked (``refused``). A key's secret is
+  guessed from one address at the pace it always was: only in the lane, after one first check;
 - a credential that has not failed from that source (its label: an API key's id) is checked at once,
   one check at a time per credential, without waiting in the lane (``check``): a valid key is not held
   up by other clients' failures at its address. Once it fails there, it waits in the lane too;
-- a failure found without a check here (a join token that names no run: the service compares it
-  itself, a SHA-256 away) waits its turn in the lane before it is answered (``failed``), or is
-  answered at once when the lane is full.
+- a failure found without a check here (a join token that names no run: the service compares every
+  token at once, a SHA-256 away, so that the right one never waits) is answered after its turn in
+  the lane (``failed``), or at once when the lane is full. A join token carries no part that could
+  tell a right one from a guess before comparing it; its 192 random bits, not the pace, make guessing
+  hopeless.
 
 Only checks that hash pass through ``check`` (ApiKeyStore.check_fast answers the rest: a key verified
 before, an unknown id, and they are only ``record``ed); a logged-in admin's calls never do.
