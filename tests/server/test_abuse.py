@@ -204,28 +204,7 @@ def test_password_logins_are_auth_err(tmp_path):
     assert answers == [{"response_type": "AUTH_ERR"}] * 3
 
 
-# -- keys: deleting one ends its sessions; a key with a newline is not the key --------------------------------
-
-def test_deleting_a_key_ends_its_sessions(tmp_path):
-    with running_server(tmp_path) as srv:
-        _, doomed = srv.keys.create("doomed")
-
-        async def scenario():
-            async with aiohttp.ClientSession() as session:
-                victim, bystander = await open_raw(srv.url, session), await open_raw(srv.url, session)
-                await victim.login(doomed)
-                await bystander.login(srv.api_key)
-                assert await victim.result("core.ping") == "pong"
-                ApiKeyStore(srv.keys.path).delete("doomed")  # as `tengig apikey delete` does, from outside
-                ended = await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
-                    srv.server.revocation.sweep(), srv.loop))
-                closing = await victim.ws.receive(timeout=60)
-                return ended, closing.type, await bystander.result("core.ping")
-        ended, closing, bystander = asyncio.run(scenario())
-    assert ended == 1
-    assert closing in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
-    assert bystander == "pong"
-
+# -- keys: a key with a newline is not the key (deleting one: test_abuse_access.py) ---------------------------
 
 def test_a_key_with_a_trailing_newline_does_not_log_in(tmp_path):
     with running_server(tmp_path) as srv:

@@ -1,13 +1,16 @@
 """API keys: hashed at rest (the plain key is nowhere in the file), verified, deleted for good."""
 from __future__ import annotations
 
+import socket
 import stat
+import threading
 
 import pytest
 
 from tengig.errors import TengigError, ValidationError
 from tengig.server import apikeys
 from tengig.server.apikeys import ApiKeyStore
+from tengig.server.revocation import servers_dir
 
 
 @pytest.fixture
@@ -75,3 +78,41 @@ def test_keys_have_truenas_format_and_are_matched_whole(store):
     assert store.verify(keys[0]) is not None
     assert store.verify(keys[0] + "\n") is None and store.verify(keys[0] + " ") is None
     assert store.verify(" " + keys[0]) is None
+
+
+def test_a_delete_removes_the_socket_of_a_server_that_is_gone(store):
+    """A server killed without stopping leaves its socket beside the key file: the next delete finds
+    nobody listening there, removes it, and succeeds."""
+    store.create("temp")
+    directory = servers_dir(store.path)
+    directory.mkdir()
+    with socket.socket(socket.AF_UNIX) as dead:
+        dead.bind(str(directory / "dead0001.sock"))
+    assert store.delete("temp").sessions_ended == 0
+    assert list(directory.iterdir()) == []
+
+
+def test_a_delete_names_a_server_that_did_not_confirm(store):
+    """A listener that hangs up without saying how many sessions it ended: the key is deleted all the
+    same, and the error names that server's socket and what to do."""
+    store.create("temp")
+    directory = servers_dir(store.path)
+    directory.mkdir()
+    mute = socket.socket(socket.AF_UNIX)
+    mute.bind(str(directory / "mute0001.sock"))
+    mute.listen()
+
+    def hang_up():
+        conn, _ = mute.accept()
+        conn.close()
+    answering = threading.Thread(target=hang_up)
+    answering.start()
+    try:
+        with pytest.raises(TengigError) as silent:
+            store.delete("temp")
+    finally:
+        answering.join(30)
+        mute.close()
+    assert "deleted API key 'temp'" in str(silent.value) and "mute0001.sock" in str(silent.value)
+    assert "restart that server" in str(silent.value)
+    assert store.list() == []

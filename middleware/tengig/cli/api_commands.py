@@ -77,11 +77,13 @@ def apikey_list() -> None:
 @apikey_group.command("delete")
 @click.argument("name")
 def apikey_delete(name: str) -> None:
-    """Delete the key NAME; logins with it fail from now on."""
+    """Delete the key NAME: logins with it fail from now on, and a running `tengig serve` has ended the
+    sessions logged in with it when this returns."""
     from ..server.apikeys import ApiKeyStore
 
-    ApiKeyStore().delete(name)
-    click.echo(f"deleted API key {name!r}", err=True)
+    ended = ApiKeyStore().delete(name).sessions_ended
+    click.echo(f"deleted API key {name!r}; ended {ended} open session{'' if ended == 1 else 's'} logged in with it",
+               err=True)
 
 
 @click.command("call", context_settings={"ignore_unknown_options": True})

@@ -7,8 +7,9 @@ The plain key is printed once by ``tengig apikey create`` and exists nowhere els
 
 Verified keys are remembered in memory only (as an HMAC under a per-process random pepper, next to
 the row's hash), so a script that reconnects often, or 200 clients logging in at once, do not pay
-PBKDF2 each time. The row is still read on every login: a deleted key stops working at once, and a
-server ends the sessions logged in with it (server/revocation.py).
+PBKDF2 each time. The row is still read on every login: a deleted key stops working at once, and
+``delete`` returns once every server using the file has ended the sessions logged in with it
+(server/revocation.py).
 
 File: $TENGIG_APIKEYS_DB, else ``apikeys.sqlite3`` next to the results database ($TENGIG_DB).
 """
@@ -24,14 +25,17 @@ import sqlite3
 import string
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
 from ..errors import TengigError, ValidationError
 from ..results.store import default_db_path
+from .revocation import tell_servers
 
 APIKEYS_ENV_VAR = "TENGIG_APIKEYS_DB"
 PBKDF2_ITERATIONS = 200_000  # a random 288-bit secret needs no stretching; this guards a leaked file anyway
@@ -64,6 +68,24 @@ class ApiKey(BaseModel):
     name: str = Field(description="Name given at creation.")
     username: str = Field(description="The user a login with this key becomes.")
     created: float = Field(description="Epoch seconds.")
+
+
+class DeletedKey(NamedTuple):
+    id: int
+    sessions_ended: int  # open sessions of the key that the servers using its file ended
+
+
+@dataclass(frozen=True)
+class KeyCheck:
+    """What ``ApiKeyStore.check_fast`` found. ``key_id``: the row the key names (None: no row, or not a
+    key). Then either ``record``, the answer when no hashing was needed (None: refused), or ``slow``,
+    the PBKDF2 check still to run (the record or None), named by ``token`` (the same key checked twice
+    at once is hashed once)."""
+
+    key_id: int | None
+    record: ApiKey | None = None
+    slow: Callable[[], ApiKey | None] | None = None
+    token: Hashable = None
 
 
 class ApiKeyStore:
@@ -115,8 +137,9 @@ class ApiKeyStore:
             rows = conn.execute("SELECT id, name, username, created FROM api_keys ORDER BY id").fetchall()
         return [ApiKey(id=r[0], name=r[1], username=r[2], created=r[3]) for r in rows]
 
-    def delete(self, name: str) -> int:
-        """Delete the key ``name``; its id. A server notices within a second and ends its sessions."""
+    def delete(self, name: str) -> DeletedKey:
+        """Delete the key ``name``; returns once every server using this file has ended the sessions
+        logged in with it (server/revocation.py); TengigError if one did not say so."""
         with self._transaction() as conn:
             row = conn.execute("SELECT id FROM api_keys WHERE name = ?", (name,)).fetchone()
             if row is None:
@@ -124,48 +147,41 @@ class ApiKeyStore:
             conn.execute("DELETE FROM api_keys WHERE id = ?", (row[0],))
         with self._guard:
             self._verified.pop(int(row[0]), None)
-        return int(row[0])
+        return DeletedKey(int(row[0]), tell_servers(self.path, f"deleted API key {name!r}"))
 
     def ids(self) -> set[int]:
         """The ids of every current key."""
         with self._transaction() as conn:
             return {int(r[0]) for r in conn.execute("SELECT id FROM api_keys").fetchall()}
 
-    def stamp(self) -> tuple[int, int] | None:
-        """Changes when the file does (any process's create or delete): (mtime ns, size), None if gone."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_size
-
     def verify(self, plain_key: str, username: str | None = None) -> ApiKey | None:
         """The key's record if ``plain_key`` is a current key (of ``username``, if given), else None."""
-        outcome = self.check_fast(plain_key, username)
-        return outcome() if callable(outcome) else outcome
+        found = self.check_fast(plain_key, username)
+        return found.slow() if found.slow is not None else found.record
 
-    def check_fast(self, plain_key: str, username: str | None = None
-                   ) -> ApiKey | None | Callable[[], ApiKey | None]:
-        """The cheap part of ``verify``: the record, or None, when no hashing is needed (a malformed key,
-        an unknown id, another user's key, a key verified before); otherwise the PBKDF2 check still
-        to run, as a function (the server runs it in its login pool)."""
+    def check_fast(self, plain_key: str, username: str | None = None) -> KeyCheck:
+        """The cheap part of ``verify``: the row the key names, and the answer when no hashing is needed
+        (a malformed key, an unknown id, another user's key, a key verified before); otherwise the
+        PBKDF2 check still to run, as a function (the server runs it in its login pool)."""
         match = KEY_RE.fullmatch(plain_key) if isinstance(plain_key, str) else None
         if match is None:
-            return None
+            return KeyCheck(None)
         key_id, secret = int(match.group(1)), match.group(2)
         with self._transaction() as conn:
             row = conn.execute(
                 "SELECT id, name, username, created, salt, hash, iterations FROM api_keys WHERE id = ?", (key_id,)
             ).fetchone()
-        if row is None or (username is not None and username != row[2]):
-            return None
+        if row is None:
+            return KeyCheck(None)
+        if username is not None and username != row[2]:
+            return KeyCheck(key_id)
         record = ApiKey(id=row[0], name=row[1], username=row[2], created=row[3])
         salt, stored, iterations = row[4], row[5], row[6]
         fast = hmac.new(self._pepper, secret.encode(), hashlib.sha256).digest()
         with self._guard:
             remembered = self._verified.get(key_id)
         if remembered is not None and hmac.compare_digest(remembered[0], stored):
-            return record if hmac.compare_digest(remembered[1], fast) else None
+            return KeyCheck(key_id, record if hmac.compare_digest(remembered[1], fast) else None)
 
         def slow() -> ApiKey | None:
             if not hmac.compare_digest(_pbkdf2(secret, salt, iterations), stored):
@@ -173,8 +189,7 @@ class ApiKeyStore:
             with self._guard:
                 self._verified[key_id] = (stored, fast)
             return record
-        slow.token = (key_id, fast)  # type: ignore[attr-defined]  # the same key checked twice at once: hash once
-        return slow
+        return KeyCheck(key_id, slow=slow, token=(key_id, fast))
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

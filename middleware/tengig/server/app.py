@@ -2,7 +2,8 @@
 legacy protocol at /websocket (TCP and a unix socket), the panel's static files at /, and a clean
 stop that aborts running jobs.
 
-Frames are capped as middlewared caps them: 8 KiB before login (close 1007), 64 KiB after (close 1009).
+Frames are capped as middlewared caps them: 8 KiB before login (close 1007), 64 KiB after (close 1009),
+both counted in bytes on the wire (a character may take four).
 Each connection has one writer task draining its outbox (outbox.py), so answers and events leave in
 the order they were produced; a client far behind on its answers is read no further until it catches
 up, and one that stops reading is dropped (outbox.py has both bounds).
@@ -39,7 +40,6 @@ from .legacy import PATH as LEGACY_PATH
 from .legacy import LegacySession, handle_legacy_frame
 from .outbox import DEFAULT_LIMIT_BYTES, DEFAULT_STALL_SECONDS, Outbox
 from .peercred import peer_credentials
-from .revocation import RevocationWatch
 from .security_headers import add_security_headers
 from .session import Credentials, Session
 
@@ -102,10 +102,8 @@ class TengigServer:
             registry = registry.with_seams(seams)
         self.middleware = ServerMiddleware(registry, keys)
         self.dispatcher = Dispatcher(self.middleware)
-        self.revocation = RevocationWatch(keys, self.middleware.events)
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
-        self._background: set[asyncio.Task[None]] = set()
         self.dropped_slow_clients = 0
         self.login_timeouts = 0
 
@@ -127,7 +125,7 @@ class TengigServer:
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
                                      keepalive_timeout=self.header_timeout)
         await self._runner.setup()
-        self._spawn(self.revocation.run())
+        await self.middleware.revocation.start()  # before any session can log in
         if self.host is not None:
             sock = _bound_tcp_socket(self.host, self.port)
             self.port = sock.getsockname()[1]  # the real port when 0 (any free port) was asked
@@ -141,8 +139,6 @@ class TengigServer:
 
     async def stop(self, grace_seconds: float = SHUTDOWN_GRACE_SECONDS) -> None:
         """Abort every job (waiting up to ``grace_seconds`` for them), close every connection, unbind."""
-        for task in list(self._background):
-            task.cancel()
         left = await self.middleware.shutdown(grace_seconds)
         for job in left:
             logger.error("job %s (%s) did not stop within %.0f s of its abort", job.id, job.method, grace_seconds)
@@ -150,6 +146,7 @@ class TengigServer:
             await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
         if self._runner is not None:
             await self._runner.cleanup()
+        await self.middleware.revocation.stop()
         if self.unix_socket is not None and self.unix_socket.is_socket():
             self.unix_socket.unlink()
 
@@ -178,11 +175,6 @@ class TengigServer:
         """Open HTTP connections (websockets included)."""
         server = self._runner.server if self._runner is not None else None
         return len(server.connections) if server is not None else 0
-
-    def _spawn(self, coroutine) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
 
     # -- handlers -----------------------------------------------------------------------------------
 
@@ -229,7 +221,7 @@ class TengigServer:
                 if outbox.overflowed:
                     break
                 if msg.type == WSMsgType.TEXT:
-                    if not session.authenticated and len(msg.data) > UNAUTHENTICATED_FRAME_LIMIT:
+                    if not session.authenticated and _over_anonymous_limit(msg.data):
                         await ws.close(code=WSCloseCode.INVALID_TEXT,
                                        message=b"Anonymous connection max message length is 8 kB")
                         break
@@ -274,6 +266,13 @@ async def _close(ws: web.WebSocketResponse, transport, reason: str) -> None:
     except (asyncio.TimeoutError, ConnectionError, RuntimeError):
         if transport is not None:
             transport.abort()
+
+
+def _over_anonymous_limit(text: str) -> bool:
+    """More bytes than a connection that has not logged in may send in one frame. Only a frame with
+    non-ASCII text is encoded to count them (str.isascii reads a flag; characters <= bytes)."""
+    return len(text) > UNAUTHENTICATED_FRAME_LIMIT or \
+        (not text.isascii() and len(text.encode()) > UNAUTHENTICATED_FRAME_LIMIT)
 
 
 def _abort_orphaned_runs() -> None:

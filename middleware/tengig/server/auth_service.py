@@ -1,9 +1,10 @@
 """auth.*: API-key login for TCP sessions (the unix socket trusts root by SO_PEERCRED instead).
 
 Every check goes through the login gate (login_gate.py): its own threads, at most a few waiting per
-source, a back-off after failures. PASSWORD_PLAIN is answered as TrueNAS answers a wrong password,
-AUTH_ERR, always: tengig's host has API keys only (a PAM login would need root's PAM stack inside a
-network service for a feature nobody here needs), so no password is ever checked or logged.
+source, a back-off after failures that holds up only what failed from that source. PASSWORD_PLAIN is
+answered as TrueNAS answers a wrong password, AUTH_ERR, always: tengig's host has API keys only (a PAM
+login would need root's PAM stack inside a network service for a feature nobody here needs), so no
+password is ever checked or logged.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class AuthService(Service):
         if login_data["mechanism"] != "API_KEY_PLAIN":
             logger.warning("refused a %s login for %r from %s (API keys only here)", login_data["mechanism"],
                            login_data.get("username", ""), app.origin)
-            self.middleware.login_gate.record(app.source, ok=False)
+            self.middleware.login_gate.record(app.source, None, ok=False)
             return AUTH_ERR
         key = await self.middleware.verify_api_key(app.source, login_data["api_key"], login_data["username"])
         if key is None:

@@ -1,6 +1,6 @@
-"""The host core with what a network server adds: an event hub for sessions, the API key store and
-its login gate, a small CPU pool for work that must not hold the event loop, and the cached method
-catalogue, plus the core.* and auth.* services that need them."""
+"""The host core with what a network server adds: an event hub for sessions, the API key store, its
+login gate and its revocation listener, a small CPU pool for work that must not hold the event loop,
+and the cached method catalogue, plus the core.* and auth.* services that need them."""
 from __future__ import annotations
 
 import asyncio
@@ -18,9 +18,11 @@ from .core_service import CoreService
 from .events import EventHub
 from .host_marks import RAW_RESULT_ATTR
 from .login_gate import LoginGate
+from .revocation import RevocationListener
 from .rpc import RawJSON
 
 CPU_THREADS = 1  # CPU-bound host work (the catalogue); bounded so it can never take every core
+RECHECKS = 3  # checks of one login when keys are deleted while it is checked
 
 
 class ServerMiddleware(Middleware):
@@ -28,6 +30,7 @@ class ServerMiddleware(Middleware):
         self.events = EventHub()
         self.api_keys = api_keys
         self.login_gate = LoginGate()
+        self.revocation = RevocationListener(api_keys, self.events)  # started by the server (app.py)
         self.cpu_pool = ThreadPoolExecutor(max_workers=CPU_THREADS, thread_name_prefix="tengig-cpu")
         self._catalog: dict[str | None, RawJSON] = {}
         self._catalog_lock: asyncio.Lock | None = None
@@ -52,18 +55,27 @@ class ServerMiddleware(Middleware):
 
     async def verify_api_key(self, source: str, api_key: Any, username: str | None = None) -> Any:
         """The key's record or None: the cheap lookup in the call threads, any hashing through the login
-        gate (its own pool, per-source back-off)."""
+        gate (its own pool; throttled per source and per key). A login that was being checked while a
+        key was deleted is checked again: its row may have been read before the delete."""
+        for _ in range(RECHECKS):
+            generation = self.revocation.generation
+            key = await self._check_api_key(source, api_key, username)
+            if key is None or self.revocation.generation == generation:
+                return key
+        return None  # keys were deleted again and again while this one was checked: try later
+
+    async def _check_api_key(self, source: str, api_key: Any, username: str | None) -> Any:
         loop = asyncio.get_running_loop()
-        outcome = await loop.run_in_executor(self._executor, self.api_keys.check_fast, api_key, username)
-        if callable(outcome):
-            token = getattr(outcome, "token", None)
-            running = self._slow_checks.get(token)
-            if running is None:
-                running = self._slow_checks[token] = asyncio.ensure_future(self.login_gate.check(source, outcome))
-                running.add_done_callback(lambda _: self._slow_checks.pop(token, None))
-            return await asyncio.shield(running)
-        self.login_gate.record(source, ok=outcome is not None)
-        return outcome
+        found = await loop.run_in_executor(self._executor, self.api_keys.check_fast, api_key, username)
+        if found.slow is None:
+            self.login_gate.record(source, found.key_id, ok=found.record is not None)
+            return found.record
+        running = self._slow_checks.get(found.token)
+        if running is None:
+            running = self._slow_checks[found.token] = asyncio.ensure_future(
+                self.login_gate.check(source, found.key_id, found.slow))
+            running.add_done_callback(lambda _: self._slow_checks.pop(found.token, None))
+        return await asyncio.shield(running)
 
     async def method_catalog(self, service: str | None) -> RawJSON:
         """core.get_methods' answer: built once per filter in the CPU pool, then the same text."""

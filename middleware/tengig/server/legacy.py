@@ -15,12 +15,12 @@ a ValidationErrors answer has type "VALIDATION" and errno EAGAIN (11, not EINVAL
 [field, message, errno] list, and a ``trace`` (the official legacy client raises ValidationErrors only
 when there is one): its class and the message, never frames of tengig's code; an unknown method is errno ENOMETHOD (201). A job method answers its job
 id at once (24.10 has no ``legacy_jobs`` option) and ends through core.get_jobs events. Anything sent
-before the connect handshake is answered ``{"msg": "failed", "version": "1"}``.
+before the connect handshake, and any frame that is not a JSON object (NaN, nesting too deep to parse),
+is answered ``{"msg": "failed", "version": "1"}``.
 """
 from __future__ import annotations
 
 import errno
-import json
 import logging
 from typing import Any
 
@@ -98,7 +98,7 @@ def legacy_trace(etype: str | None, reason: str | None) -> dict[str, Any]:
 def handle_legacy_frame(dispatcher: Any, session: LegacySession, text: str | bytes) -> None:
     """One /websocket text frame: handshake, method call, ping, sub or unsub."""
     try:
-        message = json.loads(text)
+        message = rpc.loads(text)
     except ValueError:
         session.send({"msg": "failed", "version": PROTOCOL_VERSION})
         return

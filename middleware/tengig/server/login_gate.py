@@ -1,23 +1,34 @@
-"""Login verification in its own small thread pool, with a per-source back-off.
+"""Login checks in their own small thread pool, throttled per address, without one client's wrong
+guesses locking out the right credentials of another client at the same address (a NAT, a proxy).
 
 Checking a key costs PBKDF2 (tens of ms of CPU) unless it was verified before; it must never take the
 threads that run every method, nor let one source queue hundreds of checks. So:
 
 - checks run in ``LOGIN_THREADS`` threads of their own (hashlib releases the GIL while it hashes);
-- one source (an IP address, or a unix-socket uid) has at most ``MAX_WAITING`` logins waiting or
-  being checked; more are answered AUTH_ERR at once, unchecked (``refused`` counts them);
-- a source's checks run one at a time, and after each failure the next one waits longer
-  (``BASE_DELAY_S`` doubling, up to ``MAX_DELAY_S``), forgotten ``FORGET_S`` after its last failure.
+- a source (an IP address, or a unix-socket uid) has one *lane* for everything that failed from it:
+  checks there run one at a time, each after a back-off that doubles with the source's failures
+  (``BASE_DELAY_S`` up to ``MAX_DELAY_S``, forgotten ``FORGET_S`` after the last one), with at most
+  ``MAX_WAITING`` waiting; more are answered at once, unchecked (``refused``). A key's secret is
+  guessed from one address at the pace it always was: only in the lane, after one first check;
+- a credential that has not failed from that source (its label: an API key's id) is checked at once,
+  one check at a time per credential, without waiting in the lane (``check``): a valid key is not held
+  up by other clients' failures at its address. Once it fails there, it waits in the lane too;
+- a failure found without a check here (a join token that names no run: the service compares every
+  token at once, a SHA-256 away, so that the right one never waits) is answered after its turn in
+  the lane (``failed``), or at once when the lane is full. A join token carries no part that could
+  tell a right one from a guess before comparing it; its 192 random bits, not the pace, make guessing
+  hopeless.
 
-Only checks that hash pass through here (ApiKeyStore.check_fast answers the rest: a key verified
-before, an unknown id); a logged-in admin's calls never do.
+Only checks that hash pass through ``check`` (ApiKeyStore.check_fast answers the rest: a key verified
+before, an unknown id, and they are only ``record``ed); a logged-in admin's calls never do.
 """
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -26,17 +37,24 @@ MAX_WAITING = 4
 BASE_DELAY_S = 0.05
 MAX_DELAY_S = 2.0
 FORGET_S = 300.0
-MAX_SOURCES = 10_000
+MAX_SOURCES = 10_000  # lanes (and as many credentials' states) remembered; idle ones are dropped beyond
 
 T = TypeVar("T")
 
 
 @dataclass
-class _Source:
+class _Queue:
+    """A lane (one source) or one credential at one source: one at a time, a bounded wait, its failures."""
+
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     waiting: int = 0
     failures: int = 0
     last_failure: float = 0.0
+
+    def failed_recently(self) -> bool:
+        if self.failures and time.monotonic() - self.last_failure > FORGET_S:
+            self.failures = 0
+        return self.failures > 0
 
 
 class LoginGate:
@@ -45,56 +63,87 @@ class LoginGate:
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="tengig-login")
         self.max_waiting = max_waiting
         self.base_delay, self.max_delay = base_delay, max_delay
-        self._sources: dict[str, _Source] = {}
+        self._lanes: dict[str, _Queue] = {}
+        self._credentials: dict[tuple[str, Hashable], _Queue] = {}
         self.verified = 0   # checks that ran
-        self.refused = 0    # attempts answered AUTH_ERR unchecked (too many waiting from one source)
+        self.refused = 0    # attempts answered at once, unchecked, because too many were waiting
+        self.delayed = 0    # attempts that waited their turn in their source's lane
 
-    async def check(self, source: str, verify: Callable[..., T | None], *args: Any) -> T | None:
-        """``verify(*args)`` in the login pool, or None (refused) if ``source`` has too many waiting."""
-        state = self._source(source)
-        if state.waiting >= self.max_waiting:
+    async def check(self, source: str, label: Hashable, verify: Callable[..., T | None], *args: Any) -> T | None:
+        """``verify(*args)`` in the login pool, or None (refused) if too many are waiting: at once if the
+        credential ``label`` has not failed from ``source``, else after its turn in the source's lane."""
+        credential = self._queue(self._credentials, (source, label))
+        if credential.waiting >= self.max_waiting:
             self.refused += 1
             return None
-        state.waiting += 1
+        credential.waiting += 1
         try:
-            async with state.lock:
-                delay = self._delay(state)
-                if delay:
-                    await asyncio.sleep(delay)
-                self.verified += 1
-                result = await asyncio.get_running_loop().run_in_executor(self._pool, verify, *args)
-                self.record(source, ok=result is not None)
-                return result
+            async with credential.lock:
+                if not credential.failed_recently():
+                    return await self._verify(source, label, verify, args)
+                lane = self._queue(self._lanes, source)
+                if lane.waiting >= self.max_waiting:
+                    self.refused += 1
+                    return None
+                async with self._turn(lane):
+                    return await self._verify(source, label, verify, args)
         finally:
-            state.waiting -= 1
+            credential.waiting -= 1
 
-    def record(self, source: str, *, ok: bool) -> None:
-        """Count a failure (or clear them after a success) for ``source``."""
-        state = self._source(source)
-        if ok:
-            state.failures = 0
+    async def failed(self, source: str) -> None:
+        """A failure already known (a wrong join token): counted, and answered after its turn in the
+        source's lane, or at once when the lane is full."""
+        lane = self._queue(self._lanes, source)
+        if lane.waiting >= self.max_waiting:
+            self.refused += 1
         else:
-            state.failures += 1
-            state.last_failure = time.monotonic()
+            async with self._turn(lane):
+                pass
+        self.record(source, None, ok=False)
+
+    def record(self, source: str, label: Hashable | None, *, ok: bool) -> None:
+        """Count a failure from ``source`` (of the credential ``label``, if it names one), or clear the
+        credential's failures after a success (the source's own stay until forgotten)."""
+        credential = self._credentials.get((source, label)) if label is not None else None
+        if ok:
+            if credential is not None:
+                credential.failures = 0
+            return
+        now = time.monotonic()
+        queues = [self._queue(self._lanes, source)]
+        if label is not None:
+            queues.append(self._queue(self._credentials, (source, label)))
+        for queue in queues:
+            queue.failures += 1
+            queue.last_failure = now
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def _delay(self, state: _Source) -> float:
-        if state.failures and time.monotonic() - state.last_failure > FORGET_S:
-            state.failures = 0
-        if not state.failures:
-            return 0.0
-        return min(self.max_delay, self.base_delay * 2 ** min(state.failures - 1, 16))
+    async def _verify(self, source: str, label: Hashable, verify: Callable[..., T | None], args: tuple) -> T | None:
+        self.verified += 1
+        result = await asyncio.get_running_loop().run_in_executor(self._pool, verify, *args)
+        self.record(source, label, ok=result is not None)
+        return result
 
-    def _source(self, source: str) -> _Source:
-        state = self._sources.get(source)
-        if state is None:
-            if len(self._sources) >= MAX_SOURCES:
-                self._forget_idle()
-            state = self._sources[source] = _Source()
-        return state
+    @asynccontextmanager
+    async def _turn(self, lane: _Queue) -> AsyncIterator[None]:
+        """Wait in ``lane`` (one at a time, each after the back-off of its failures); held while inside."""
+        lane.waiting += 1
+        self.delayed += 1
+        try:
+            async with lane.lock:
+                if lane.failed_recently():
+                    await asyncio.sleep(min(self.max_delay, self.base_delay * 2 ** min(lane.failures - 1, 16)))
+                yield
+        finally:
+            lane.waiting -= 1
 
-    def _forget_idle(self) -> None:
-        for name in [n for n, s in self._sources.items() if not s.waiting]:
-            del self._sources[name]
+    def _queue(self, queues: dict, key: Any) -> _Queue:
+        queue = queues.get(key)
+        if queue is None:
+            if len(queues) >= MAX_SOURCES:
+                for idle in [k for k, q in queues.items() if not q.waiting]:
+                    del queues[idle]
+            queue = queues[key] = _Queue()
+        return queue

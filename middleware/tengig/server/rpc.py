@@ -43,8 +43,8 @@ class BadFrame(Exception):
 def parse_request(text: str | bytes) -> Request:
     """A text frame as a Request, or BadFrame carrying the -32700/-32600 answer."""
     try:
-        message = _decode(text if isinstance(text, str) else text.decode())
-    except (ValueError, RecursionError) as exc:
+        message = loads(text)
+    except ValueError as exc:
         raise BadFrame(error(None, INVALID_JSON, str(exc) or "Parse error")) from None
     if not isinstance(message, dict):
         what = "Batch messages are not supported" if isinstance(message, list) else "A request must be a JSON object"
@@ -118,3 +118,12 @@ def _refuse_constant(name: str) -> float:
 
 
 _decode = json.JSONDecoder(parse_constant=_refuse_constant).decode  # made once: json.loads(**kw) makes one per call
+
+
+def loads(text: str | bytes) -> Any:
+    """A frame's JSON, strictly: ValueError for anything else, NaN and infinity included, and for nesting
+    deeper than the parser goes (Python's RecursionError, which no caller should have to know of)."""
+    try:
+        return _decode(text if isinstance(text, str) else text.decode())
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None

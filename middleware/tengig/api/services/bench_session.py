@@ -47,10 +47,14 @@ class TenGigBenchSessionService(Service):
         cli_namespace = "tengig.bench.session"
 
     async def _find(self, app: Any, token: str):
-        gate = getattr(self.middleware, "login_gate", None)  # tengig's host: back-off per source on failures
-        if gate is not None:
-            return await gate.check(getattr(app, "source", None) or app.peer_address or "", SESSIONS.by_token, token)
-        return SESSIONS.by_token(token)  # middlewared rate-limits unauthenticated calls per address itself
+        """The run ``token`` belongs to, at once; None after a wrong token's turn in its address's back-off
+        (tengig's host: server/login_gate.py), so one client's wrong tokens never hold up another's right
+        one. Under middlewared, its own rate limit of unauthenticated calls per address applies."""
+        session = SESSIONS.by_token(token)
+        gate = getattr(self.middleware, "login_gate", None)
+        if session is None and gate is not None:
+            await gate.failed(getattr(app, "source", None) or app.peer_address or "")
+        return session
 
     @api_method(TenGigBenchSessionJoinArgs, TenGigBenchSessionJoinResult, authentication_required=False,
                 pass_app=True)
