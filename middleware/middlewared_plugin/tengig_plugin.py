@@ -265,12 +265,14 @@ PANEL_ROUTE = ("tengig", "{path:.*}")  # /_plugins/tengig/<path>
 
 
 def _add_panel_route(middleware):
-    """Serve the built panel at /_plugins/tengig/ (TrueNAS's nginx proxies /_plugins/ to middlewared).
+    """Serve the built panel at /_plugins/tengig/ (TrueNAS's nginx proxies /_plugins/ to middlewared),
+    every answer with the security headers `tengig serve` sends (the panel talks to this origin only).
     Added while middlewared constructs the services, before its web router is frozen. A failure
     here costs the panel, never middlewared."""
     try:
         from aiohttp import web
         from tengig.panel_files import panel_dir, panel_file
+        from tengig.server.security_headers import HEADERS
 
         root = panel_dir()
 
@@ -278,8 +280,8 @@ def _add_panel_route(middleware):
             target = panel_file(root, request.match_info.get("path", "")) if root is not None else None
             if target is None:
                 reason = "not found" if root is not None else "the tengig panel is not installed"
-                return web.Response(status=404, text=f"{reason}\n")
-            return web.FileResponse(target, headers={"X-Content-Type-Options": "nosniff"})
+                return web.Response(status=404, text=f"{reason}\n", headers=HEADERS)
+            return web.FileResponse(target, headers=HEADERS)
 
         middleware.plugin_route_add(PANEL_ROUTE[0], PANEL_ROUTE[1], serve_panel)
     except Exception as exc:

@@ -2,14 +2,20 @@
 installer): chromium opens /_plugins/tengig/, logs in through middlewared's auth.login_ex (a stand-in
 checks the password; the models are middlewared's) with a username and password as on a TrueNAS, and
 shows what tengig.* answers; a wrong password is refused in words with no data; an API key works too,
-in every view; no request leaves middlewared's origin. Screenshots in test-output/."""
+in every view; no request leaves middlewared's origin, not even when a link names another server
+(`?api=ws://...`, issue 23); the route sends tengig serve's security headers. Screenshots in test-output/."""
 from __future__ import annotations
 
 import json
 import urllib.request
+from urllib.parse import quote
+
+from tengig.server.security_headers import HEADERS
 
 from ..ui.browser import SCREENSHOTS, UI_DIST, outside_origin, run_scenario
+from ..ui.ws_logger import ws_logger
 from .conftest import TEST_API_KEY, TEST_PASSWORD, TEST_USER
+from .test_plugin_in_middlewared import http_get
 
 BUILTIN_TITLE = "15k rpm enterprise HDD"
 
@@ -35,6 +41,32 @@ def not_in_middlewared(truenas, calls: list[str]) -> set[str]:
 def test_middlewared_serves_this_checkouts_build_of_the_panel(truenas):
     with urllib.request.urlopen(panel_url(truenas), timeout=30) as response:
         assert response.read() == (UI_DIST / "index.html").read_bytes()
+
+
+def test_the_panel_route_sends_the_security_headers_of_tengig_serve(truenas):
+    """The page, a script and a 404 each carry every header `tengig serve` sends (one list:
+    tengig/server/security_headers.py), among them the Content-Security-Policy that keeps the panel on
+    its own origin."""
+    _, page, _ = http_get(panel_url(truenas))
+    asset = page.split(b'src="./', 1)[1].split(b'"', 1)[0].decode()
+    answers = {name: http_get(panel_url(truenas) + name) for name in ("", asset, "nope.js")}
+    assert [status for status, _, _ in answers.values()] == [200, 200, 404]
+    for name, (_, _, headers) in answers.items():
+        assert {header: headers.get(header) for header in HEADERS} == HEADERS, name
+
+
+def test_a_link_naming_another_server_gets_no_password(truenas):
+    """The genuine panel on TrueNAS, opened from a link that adds `?api=<a logger on another port>`:
+    the typed password goes to middlewared only; the logger gets not even a connection."""
+    with ws_logger() as logger:
+        link = f"{panel_url(truenas)}?api={quote(logger.url, safe='')}"
+        report = run_scenario("login-link", link, "",
+                              params={"secret": "password", "username": TEST_USER, "password": TEST_PASSWORD})
+    assert logger.received() == ([], [])
+    facts = report["facts"]
+    assert (facts["tabs"], facts["errors"]) == (1, [])
+    assert facts["endpoint"] == f"Connects to {api_socket(truenas)}"
+    assert outside_origin(report["requests"], truenas.http_url) == []
 
 
 def test_password_login_shows_the_targets_tengig_answers(truenas):

@@ -20,7 +20,8 @@ from ..mesh.layouts import THREE_HOSTS_10G
 MESH_REQUEST = THREE_HOSTS_10G
 
 
-def _get(url: str) -> tuple[int, bytes, dict]:
+def http_get(url: str) -> tuple[int, bytes, dict]:
+    """(status, body, headers) of a GET, an error status included."""
     try:
         with urllib.request.urlopen(url, timeout=30) as response:
             return response.status, response.read(), dict(response.headers)
@@ -83,13 +84,13 @@ def test_desktops_join_through_the_plugin_without_a_login(truenas):
 
 
 def test_the_panel_is_served_at_the_plugin_route(truenas):
-    status, body, headers = _get(f"{truenas.http_url}/_plugins/tengig/")
+    status, body, headers = http_get(f"{truenas.http_url}/_plugins/tengig/")
     assert status == 200 and b"<title>tengig</title>" in body
     asset = body.split(b'src="./', 1)[1].split(b'"', 1)[0].decode()
-    status, script, headers = _get(f"{truenas.http_url}/_plugins/tengig/{asset}")
+    status, script, headers = http_get(f"{truenas.http_url}/_plugins/tengig/{asset}")
     assert status == 200 and len(script) > 10_000 and headers.get("X-Content-Type-Options") == "nosniff"
     for bad in ("../../../etc/passwd", "index.html%00.js", ".hidden", "assets/" + "a" * 300 + ".js", "nope.js"):
-        status, _, _ = _get(f"{truenas.http_url}/_plugins/tengig/{bad}")
+        status, _, _ = http_get(f"{truenas.http_url}/_plugins/tengig/{bad}")
         assert status == 404, bad
 
 

@@ -318,6 +318,20 @@ def test_static_files_404_on_any_bad_name_with_security_headers(tmp_path):
         assert headers["X-Frame-Options"] == "DENY"
 
 
+def test_the_panel_may_connect_only_to_its_own_origin(tmp_path):
+    """Issue 23: `connect-src ws: wss:` let the panel's `?api=ws://...` send a login anywhere; the page may
+    connect to its own origin only. The browser reproducer (a logger on another port receives no typed
+    key, password or remembered key): tests/ui/test_panel_origin.py."""
+    with running_server(tmp_path) as srv:
+        async def headers():
+            async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{srv.server.port}/") as got:
+                return got.headers["Content-Security-Policy"]
+        policy = asyncio.run(headers())
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["connect-src"] == "'self'"
+    assert directives["default-src"] == "'self'"
+
+
 # -- files: private modes, orphaned runs ----------------------------------------------------------------------
 
 def test_results_database_is_private(tmp_path):

@@ -2,16 +2,12 @@
 the machine, the same build behind TrueNAS's /_plugins/tengig/ route, the mesh plan diagram."""
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
 
 import pytest
-from aiohttp import web
 
 from .browser import UI_DIST, non_local, run_scenario
 from .conftest import page_url
-from .plugin_route import PREFIX, plugin_route_app
 
 
 def test_a_wrong_api_key_is_refused_in_words(panel):
@@ -56,27 +52,6 @@ def test_built_files_name_no_external_host():
     index = (UI_DIST / "index.html").read_text()
     assert re.findall(r'(?:src|href)="([^"]+)"', index) and all(
         ref.startswith(("./", "data:")) for ref in re.findall(r'(?:src|href)="([^"]+)"', index))
-
-
-@pytest.fixture
-def plugin_route(panel):
-    """The panel at /_plugins/tengig/ on another port, the API passed through at /api/current."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    runner = web.AppRunner(plugin_route_app(UI_DIST, panel.url))
-
-    async def start() -> int:
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        return site._server.sockets[0].getsockname()[1]
-
-    port = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
-    yield f"http://127.0.0.1:{port}{PREFIX}"
-    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
 
 
 def test_the_same_build_works_behind_truenas_plugin_route(panel, plugin_route):

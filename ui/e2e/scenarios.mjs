@@ -26,6 +26,23 @@ async function loggedIn(page, ctx) {
 
 const texts = (page, selector) => page.locator(selector).allInnerTexts()
 
+/** Where the login form says it connects (null when it does not say). */
+async function shownEndpoint(page) {
+  return (await page.locator(T('login-endpoint')).count()) ? page.locator(T('login-endpoint')).innerText() : null
+}
+
+/** Waits for a login to end, in the tabs or an error, and reports which, with `facts`. */
+async function loginEnded(page, facts) {
+  await page.waitForSelector(`${T('tabs')}, ${T('error')}`)
+  await page.waitForLoadState('networkidle')
+  return {
+    ...facts,
+    tabs: await page.locator(T('tabs')).count(),
+    errors: await texts(page, T('error')),
+    storage: await page.evaluate(() => Object.keys(sessionStorage)),
+  }
+}
+
 export const SCENARIOS = {
   /** A wrong key: the login stays, the refusal is shown in words. */
   async 'bad-key'(page, ctx) {
@@ -85,6 +102,58 @@ export const SCENARIOS = {
       targets: await page.locator(T('targets-table')).count(),
       passwordField: await page.locator(T('login-password')).inputValue(),
     }
+  },
+
+  /**
+   * A login through a link (config.url, e.g. one that adds `?api=ws://elsewhere`): params.secret says
+   * what is typed, 'key' (config.apiKey) or 'password' (params.username, params.password). Reports where
+   * the form said it connects, and how the login ended: the tabs, or an error.
+   */
+  async 'login-link'(page, ctx) {
+    const p = ctx.config.params
+    await page.goto(ctx.config.url)
+    await page.waitForSelector(T('login'))
+    const endpoint = await shownEndpoint(page)
+    if (p.secret === 'password') await logInWithPassword(page, ctx)
+    else await logIn(page, ctx)
+    return await loginEnded(page, { endpoint })
+  },
+
+  /**
+   * A tab that remembered an API key (logged in at config.url) follows a link (params.link): the panel
+   * logs in again by itself with the key it kept, to wherever it connects.
+   */
+  async 'remembered-key-link'(page, ctx) {
+    await loggedIn(page, ctx)
+    const remembered = await page.evaluate(() => Object.keys(sessionStorage))
+    await page.goto(ctx.config.params.link)
+    return await loginEnded(page, { remembered })
+  },
+
+  /**
+   * What the page's Content-Security-Policy lets a script open: a websocket to params.other (another
+   * port) and one to this page's own /api/current. Each is 'open', 'error' or 'closed' (refused or failed
+   * before opening; Chromium fires only `error` for one its policy blocks) or 'threw: ...'.
+   */
+  async 'csp-websockets'(page, ctx) {
+    await page.goto(ctx.config.url)
+    await page.waitForSelector(T('login'))
+    return await page.evaluate(async (other) => {
+      const attempt = (url) => new Promise((resolve) => {
+        let ws
+        try {
+          ws = new WebSocket(url)
+        } catch (err) {
+          resolve(`threw: ${err.name}`)
+          return
+        }
+        ws.onopen = () => { resolve('open'); ws.close() }
+        ws.onerror = () => resolve('error')
+        ws.onclose = () => resolve('closed')
+      })
+      const own = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/current`
+      return { other: await attempt(other), own: await attempt(own) }
+    }, ctx.config.params.other)
   },
 
   /** Log in, start a quick benchmark, watch its progress move, land on its verdict. */

@@ -1,5 +1,7 @@
-"""Headers every HTTP answer of `tengig serve` carries: the panel may load only its own scripts and
-styles, talk only to this host, and never be framed; no content type is guessed."""
+"""Headers every HTTP answer of `tengig serve` carries, and every answer of the middlewared plugin's panel
+route (`/_plugins/tengig/`): the panel may load only its own scripts and styles, talk only to the host
+that served it (its websocket to `/api/current` there counts as 'self'), and never be framed; no
+content type is guessed."""
 from __future__ import annotations
 
 from aiohttp import web
@@ -9,7 +11,7 @@ CONTENT_SECURITY_POLICY = "; ".join((
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",  # style attributes set by the panel's components
     "img-src 'self' data:",
-    "connect-src 'self' ws: wss:",  # the panel's ?api=ws://... may name another tengig host
+    "connect-src 'self'",  # a login goes nowhere else, whatever a link makes the page try
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",

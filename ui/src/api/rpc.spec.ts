@@ -58,18 +58,29 @@ describe('RpcClient', () => {
 })
 
 describe('apiUrlFromLocation', () => {
+  const from = (href: string) => apiUrlFromLocation(new URL(href))
+
   it('uses /api/current on the page host, wss under https', () => {
-    expect(apiUrlFromLocation({ protocol: 'http:', host: '127.0.0.1:8610' })).toBe('ws://127.0.0.1:8610/api/current')
-    expect(apiUrlFromLocation({ protocol: 'https:', host: 'truenas.local' })).toBe('wss://truenas.local/api/current')
+    expect(from('http://127.0.0.1:8610/')).toBe('ws://127.0.0.1:8610/api/current')
+    expect(from('https://truenas.local/')).toBe('wss://truenas.local/api/current')
+    expect(from('http://[::1]:8610/')).toBe('ws://[::1]:8610/api/current')
   })
 
   it('is the same behind TrueNAS’s /_plugins/tengig/ route (the path does not matter)', () => {
-    expect(apiUrlFromLocation({ protocol: 'https:', host: 'nas:443', search: '' })).toBe('wss://nas:443/api/current')
+    expect(from('https://nas:8443/_plugins/tengig/')).toBe('wss://nas:8443/api/current')
   })
 
-  it('takes ?api=ws://... and ignores anything that is not a websocket URL', () => {
-    expect(apiUrlFromLocation({ protocol: 'http:', host: 'a', search: '?api=ws://b:1/api/current' })).toBe('ws://b:1/api/current')
-    expect(apiUrlFromLocation({ protocol: 'http:', host: 'a', search: '?api=javascript:alert(1)' })).toBe('ws://a/api/current')
+  it('never leaves the page’s own server, whatever a link adds (?api= named one once: issue 23)', () => {
+    const elsewhere = encodeURIComponent('ws://127.0.0.1:9/api/current')
+    for (const href of [
+      `http://nas.local/?api=${elsewhere}`,
+      'http://nas.local/?api=ws://127.0.0.1:9/api/current',
+      `https://nas.local/_plugins/tengig/?api=${encodeURIComponent('wss://evil.example/api/current')}`,
+      `http://nas.local/#/verdict/3?api=${elsewhere}`,
+      'http://user:pw@nas.local/?url=ws://evil.example&host=evil.example',
+    ]) {
+      expect(from(href)).toBe(`${href.startsWith('https') ? 'wss' : 'ws'}://nas.local/api/current`)
+    }
   })
 })
 

@@ -155,13 +155,12 @@ export class RpcClient {
 }
 
 /**
- * Where the API is, from the page's own address: the same host, `/api/current` at its root, over
- * wss when the page came over https. Behind TrueNAS the panel lives at `/_plugins/tengig/` and the
- * middleware answers at `/api/current`; `tengig serve` answers there too. `?api=ws://...` overrides.
+ * Where the API is: the server that served this page, `/api/current` at its root, over wss when the
+ * page came over https. Behind TrueNAS the panel lives at `/_plugins/tengig/` and the middleware answers
+ * at `/api/current`; `tengig serve` answers there too. Nothing in the page's address (path, query,
+ * fragment) can name another server: a login goes where the page came from, and nowhere else.
  */
-export function apiUrlFromLocation(loc: { protocol: string; host: string; search?: string }): string {
-  const override = new URLSearchParams(loc.search ?? '').get('api')
-  if (override && /^wss?:\/\//.test(override)) return override
+export function apiUrlFromLocation(loc: { protocol: string; host: string }): string {
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws'
   return `${scheme}://${loc.host}/api/current`
 }

@@ -2,7 +2,8 @@
  * The one connection and login of the panel (api/login.ts says what each answer means).
  * The chosen mechanism and the username are remembered (localStorage); a password never is. An API
  * key lives in sessionStorage (this tab only), so a reload logs in again without asking, and closing
- * the tab forgets it; after a password login a reload asks again.
+ * the tab forgets it; after a password login a reload asks again. Every login, typed or resumed, goes to
+ * the server that served the page (loginUrl), whatever the page's address says.
  */
 import { reactive, readonly } from 'vue'
 import { TengigApi } from '../api/client'
@@ -18,6 +19,11 @@ type Status = 'logged-out' | 'connecting' | 'logged-in'
 const state = reactive({ status: 'logged-out' as Status, username: '', url: '' })
 let api: TengigApi | null = null
 
+/** Where a login goes: the server that served this page (the login form shows it before anything is sent). */
+export function loginUrl(): string {
+  return apiUrlFromLocation(window.location)
+}
+
 export function currentApi(): TengigApi {
   if (!api) throw new ConnectionError('Not logged in: log in first.')
   return api
@@ -26,7 +32,7 @@ export function currentApi(): TengigApi {
 export async function logIn(form: LoginForm, remember = true): Promise<boolean> {
   clearErrors('login') // the answer to this attempt replaces the last one's
   state.status = 'connecting'
-  state.url = apiUrlFromLocation(window.location)
+  state.url = loginUrl()
   api?.rpc.close()
   const rpc = new RpcClient(state.url)
   try {

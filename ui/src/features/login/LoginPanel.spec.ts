@@ -22,3 +22,13 @@ describe('LoginPanel on TrueNAS over plain http', () => {
     expect(wrapper.get('[data-test="login-submit"]').attributes('disabled')).toBeDefined()
   })
 })
+
+describe('LoginPanel says where it connects', () => {
+  it('shows the page’s own server before anything is sent, whatever a link added (issue 23)', () => {
+    window.history.replaceState(null, '', `?api=${encodeURIComponent('ws://127.0.0.1:9/api/current')}`)
+    expect(window.location.search).toContain('api=')
+    const wrapper = mount(LoginPanel)
+    expect(wrapper.get('[data-test="login-endpoint"]').text()).toBe('Connects to ws://nas.local/api/current')
+    window.history.replaceState(null, '', '/_plugins/tengig/')
+  })
+})
