@@ -43,6 +43,8 @@ def test_an_instruction_naming_another_host_is_refused_and_nothing_runs(tmp_path
         assert said.startswith("refused: instruction.server: 127.0.0.2 is not the NAS this desktop joined"), said
         assert "127.0.0.1" in said and "--nas-address 127.0.0.2" in said
     assert not list(tmp_path.glob("tengig-smb-*"))  # no file was written for a copy that will not run
+    # the person at the desktop reads why, and what to do
+    assert done.stderr.count("[client] refused: instruction.server: 127.0.0.2 is not the NAS") == 3, done.stderr
 
 
 def test_an_address_the_user_listed_is_the_nas_too(tmp_path):

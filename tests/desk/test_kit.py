@@ -233,6 +233,8 @@ def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joine
     assert check.count("Stop-Refused 'instruction.server'") == 2 and check.index("Test-NasAddress") < check.index(
         "return $parsed.ToString()")
     assert "$script:NasAddresses -contains (Get-PlainAddress $ip)" in text(fns["Test-NasAddress"])
+    refused = text(fns["Invoke-Instruction"])  # sent to the NAS, and said to the person at the desktop
+    assert "Write-Say \"refused: $($_.Exception.Message)\"" in refused and "stderr = \"refused: " in refused
     plain = text(fns["Get-PlainAddress"])  # the same host however written: fe80::1%12, ::ffff:10.0.0.1
     assert "$ip.IsIPv4MappedToIPv6" in plain and "$text.IndexOf('%')" in plain
 

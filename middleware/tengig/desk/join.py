@@ -152,6 +152,7 @@ class Joiner:
             if kind == "smb":
                 return self._smb(params)
         except ValidationError as exc:
+            self.say(f"refused: {exc.message}")  # here too: the person at this desktop may be the one to act
             return {"exit_code": 2, "stderr": f"refused: {exc.message}", "argv": []}
         except (CommandNotFound, CommandTimeout) as exc:
             return {"exit_code": 127 if isinstance(exc, CommandNotFound) else 124, "stderr": exc.message, "argv": []}
