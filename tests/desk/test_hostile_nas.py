@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from tengig.client.client import Client
 from tengig.desk.instructions import MAX_FILE_BYTES
 from tengig.units import GiB, MiB
 
@@ -61,6 +62,12 @@ def test_a_listed_address_that_is_not_an_ip_address_is_refused_naming_the_flag(t
         done = nas.join(tmp_path, "--nas-address", listed)
     assert done.returncode == 2 and "--nas-address" in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert nas.joined == []
+
+
+def test_the_client_knows_the_address_its_connection_reached():
+    """One of the NAS's addresses for the desktop, whatever the URL's name resolves to later."""
+    with HostileNas([]) as nas, Client(f"{nas.url.replace('127.0.0.1', 'localhost')}/api/current") as client:
+        assert client.peer_address in ("127.0.0.1", "::1")
 
 
 @pytest.fixture

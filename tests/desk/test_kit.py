@@ -192,14 +192,19 @@ def test_a_zone_id_that_is_not_an_interface_name_is_refused_by_the_kit_and_the_a
     with pytest.raises(ValidationError) as err:
         _kit(nas=nas)
     assert err.value.errors[0][0] == "nas"
+    with pytest.raises(ValidationErrors) as refused:
+        _panels_kit(nas)
+    assert refused.value.errors[0][0] == "request.nas"
+
+
+def _panels_kit(nas: str) -> str:
+    """The kit as the panel downloads it: tengig.bench.kit's text, saved as it is (no BOM)."""
     api = Middleware(Registry.default(), lambda *event: None)
     loop = asyncio.new_event_loop()
     try:
-        with pytest.raises(ValidationErrors) as refused:
-            loop.run_until_complete(api.call("tengig.bench.kit", {"nas": nas, "token": TOKEN, "share": "media"}))
+        return loop.run_until_complete(api.call("tengig.bench.kit", {"nas": nas, "token": TOKEN, "share": "media"}))["text"]
     finally:
         loop.close()
-    assert refused.value.errors[0][0] == "request.nas"
 
 
 @pytest.mark.parametrize("nas", [NAS, "wss://10.0.0.1", "ws://[fd00::1]:8610/api/current", "ws://[fe80::1%eth0]:1",
@@ -208,7 +213,7 @@ def test_every_kit_is_ascii_so_windows_powershell_51_reads_what_was_written(nas)
     """A .ps1 without a BOM is read in the ANSI code page: only ASCII reads the same in every one. As
     cp1252 reads it (where a curly quote ends a string), it is the same script, running the same commands."""
     script = _kit(nas=nas)
-    assert script.isascii()
+    assert script.isascii() and _panels_kit(nas) == script
     as_read = as_powershell_51_reads(script.replace("\n", "\r\n").encode("ascii")).replace("\r\n", "\n")
     assert as_read == script and commands(parse(as_read)) == commands(parse(_kit()))
 
