@@ -21,7 +21,7 @@ SHOWN = "\\x1b]0;owned\\x07\\x1b[2J\\u202egone\\x9b31m all good"
 RAW = "\x1b\x07\u202e\x9b"
 
 
-def test_a_desktops_escapes_reach_the_other_desktop_and_tengig_bench_escaped(shaped_lab, tmp_path):
+def test_a_misbehaving_desktops_escapes_reach_the_other_desktop_and_tengig_bench_escaped(shaped_lab, tmp_path):
     log = "test-bench-escapes.log"
     for name in (log, "test-escapes-honest.log", "test-misbehave-escapes.log"):  # the lab's logs are appended to
         (shaped_lab.paths.logs / name).unlink(missing_ok=True)

@@ -26,12 +26,16 @@ TOKEN = "tgb-" + "0123456789abcdef" * 3
 
 
 class HostileNas:
-    def __init__(self, instructions: list[tuple[str, dict[str, Any]]], *, name: str = "desk",
-                 nas_address: str = "127.0.0.1"):
+    def __init__(self, instructions: list[tuple[str, dict[str, Any]] | Any], *, name: str = "desk",
+                 nas_address: str = "127.0.0.1", join_answer: Any = None):
+        """``instructions``: (kind, params) each, or anything else sent as it is; ``join_answer``: what
+        join answers instead of a session."""
         self._ids = itertools.count(1)
-        self.instructions = [{"id": next(self._ids), "kind": kind, "params": params} for kind, params in instructions]
+        self.instructions = [{"id": next(self._ids), "kind": i[0], "params": i[1]} if isinstance(i, tuple) else i
+                             for i in instructions]
         self.name = name
         self.nas_address = nas_address
+        self.join_answer = join_answer
         self.joined: list[dict[str, Any]] = []
         self.submitted: dict[int, dict[str, Any]] = {}
         self._loop = asyncio.new_event_loop()
@@ -71,6 +75,8 @@ class HostileNas:
             return params[0]
         if method == "tengig.bench.session.join":
             self.joined.append(params[1])
+            if self.join_answer is not None:
+                return self.join_answer
             return {"session": 7, "name": self.name, "nas_address": self.nas_address}
         if method == "tengig.bench.session.next":
             if self.instructions:

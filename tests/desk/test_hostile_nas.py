@@ -106,3 +106,15 @@ def test_the_nas_words_are_shown_with_control_characters_escaped(tmp_path):
     assert [ch for ch in "\x1b\x07\u202e\x9b" if ch in shown] == [], repr(shown)
     assert "the NAS stopped the run: \\x1b]0;owned\\x07\\x1b[2J\\u202egone\\x9b31m" in shown, shown
     assert "joined run 7 as desk\\x1b]0;owned" in shown, shown
+
+
+@pytest.mark.parametrize("instructions, join_answer", [
+    ([], {"session": 7}), ([], ["not", "a", "session"]), (["not an instruction"], None),
+    ([{"id": 1, "kind": "iperf3"}], None), ([{"id": 1, "kind": "abort", "params": "\x1b]0;owned\x07"}], None),
+])
+def test_an_answer_that_is_not_the_join_protocol_stops_the_desktop_in_words(tmp_path, instructions, join_answer):
+    with HostileNas(instructions, join_answer=join_answer) as nas:
+        done = nas.join(tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "error: the NAS's answer is not " in done.stderr and "of tengig's join protocol" in done.stderr
+    assert "\x1b" not in done.stderr and _tools(tmp_path) == []

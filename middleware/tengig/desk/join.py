@@ -83,6 +83,13 @@ def resolved_addresses(host: str) -> frozenset[str]:
     return nas_addresses(str(info[4][0]) for info in found)
 
 
+def _shaped(answer: Any, fields: dict[str, type], what: str) -> dict[str, Any]:
+    """The NAS's answer, if it has ``fields`` of those types (else JoinError: a NAS that is not tengig's)."""
+    if not isinstance(answer, dict) or any(not isinstance(answer.get(k), t) for k, t in fields.items()):
+        raise JoinError(f"the NAS's answer is not {what} of tengig's join protocol: {shown(repr(answer)[:300])}")
+    return answer
+
+
 class Joiner:
     def __init__(self, url: str, token: str, *, smb_auth_file: Path | None = None, smb_conf: Path | None = None,
                  workdir: Path | None = None, name: str | None = None, runner: Runner | None = None,
@@ -112,7 +119,8 @@ class Joiner:
         self.nas = resolved | nas_addresses(reached) | self.listed
         try:
             with connection as client:
-                joined = client.call("tengig.bench.session.join", self.token, self._info())
+                joined = _shaped(client.call("tengig.bench.session.join", self.token, self._info()),
+                                 {"session": int, "name": str, "nas_address": str}, "its join")
                 over = f", over the NAS's address {joined['nas_address']}" if joined["nas_address"] else ""
                 self.say(f"joined run {joined['session']} as {joined['name']}{over}")
                 self.say(f"tools run against the NAS at {', '.join(sorted(self.nas))} only (--nas-address adds "
@@ -133,6 +141,7 @@ class Joiner:
             instruction = client.call("tengig.bench.session.next", 10)
             if instruction is None:
                 continue
+            instruction = _shaped(instruction, {"id": int, "kind": str, "params": dict}, "an instruction")
             kind, params = instruction["kind"], instruction["params"]
             if kind == "done":
                 self.say("the run is finished; its verdict is on the NAS")
