@@ -4,7 +4,8 @@ today) and may only disappear: a new one fails this test, and so does a listed o
 
 Layers, low to high (a package may import its own layer's core and anything lower):
   0 core        errors, units, names, runner, nic (the NIC model), checkin, panel_files, __version__,
-                changes (a change as data), hostsblock (tengig's lines in hosts files), ping (probe)
+                changes (a change as data), hostsblock (tengig's lines in hosts files), ping (probe),
+                text (remote text as it may be printed)
   1 client      the TrueNAS protocol client (backends use it)
   2 backends    what acts on a system: Linux, TrueNAS, FreeBSD
   3 capabilities, in this order: verdict < results < bench < mesh < lagg
@@ -25,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "middleware" / "tengig"
 
 RANKS = {
     "(root)": 0, "__version__": 0, "errors": 0, "units": 0, "names": 0, "runner": 0, "nic": 0, "checkin": 0,
-    "panel_files": 0, "changes": 0, "hostsblock": 0, "ping": 0,
+    "panel_files": 0, "changes": 0, "hostsblock": 0, "ping": 0, "text": 0,
     "client": 1,
     "backends": 2,
     "verdict": 3.0, "results": 3.1, "bench": 3.2, "mesh": 3.3, "lagg": 3.4,

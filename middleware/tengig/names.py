@@ -21,6 +21,11 @@ FREEBSD_IFNAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,14}$")
 # Windows adapter aliases ("Ethernet 3") go into single-quoted PowerShell strings: no quotes, no
 # leading or trailing blanks, nothing PowerShell or a label printer would trip over.
 WINDOWS_ADAPTER_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9 ()#._-]{0,62}[A-Za-z0-9)])?$")
+# The interface a joining desktop names (shown in the NAS's report and advice): a Linux or macOS name
+# (enp3s0, br0.100, en0) or a Windows alias (Ethernet 2, vEthernet (Default Switch), Local Area
+# Connection* 12). ASCII, so Python, pydantic's and .NET's regex engines read it alike (the Windows kit
+# checks it too); a desktop leaves out a name that does not fit (the NAS then says "unknown").
+DESKTOP_IFNAME_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9 ()#*+.:@_-]{0,62}[A-Za-z0-9()#*+.:@_-])?$")
 
 
 def check(pattern: re.Pattern[str], value: str, *, field: str, what: str) -> str:

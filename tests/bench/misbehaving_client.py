@@ -3,6 +3,7 @@ misbehave as a broken or dishonest desktop would (for tests/bench/test_joined_la
 
 MODE lie: multiplies the bytes in iperf3's JSON by 10 (more than the NAS's port carried).
 MODE garbage: submits text that is not iperf3's output.
+MODE escapes: submits iperf3 output that is terminal escapes (a title, a screen clear, a bidi override).
 MODE vanish: exits without a word when asked for its first SMB copy (mid-run)."""
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import os
 import sys
 
 from tengig.desk.join import Joiner
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\u202egone\x9b31m"
 
 
 class Misbehaving(Joiner):
@@ -24,6 +27,8 @@ class Misbehaving(Joiner):
         result = super()._execute(kind, params)
         if kind == "iperf3" and self.mode == "garbage":
             result["stdout"] = "all good, 100 Gb/s"
+        if kind == "iperf3" and self.mode == "escapes":
+            result["stdout"] = f"{ESCAPES} all good"
         if kind == "iperf3" and self.mode == "lie" and result["exit_code"] == 0:
             doc = json.loads(result["stdout"])
             for key in ("sum_received", "sum_sent"):

@@ -3,6 +3,7 @@ submissions. No Windows here: the script is rendered and read, not run; its subm
 and written samples under fixtures/ (see fixtures/README.md), fed to the NAS's own judging functions."""
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -15,10 +16,15 @@ from tengig.bench.nas_port import NasPort
 from tengig.bench.session import JoinedClient, JoinInfo, Submission
 from tengig.bench.smb_probes import LinkCounters
 from tengig.cli.main import main
-from tengig.desk.instructions import REMOTE_RE, iperf3_argv
+from tengig.api import Registry, ValidationErrors
+from tengig.api.host import Middleware
+from tengig.desk.instructions import FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, MAX_FILE_BYTES, REMOTE_RE, iperf3_argv
 from tengig.desk.kit import FIRST_SLICE, MESSAGE_LIMIT, ps_quote, render_kit
 from tengig.errors import ToolOutputError, ValidationError
-from tengig.names import SHARE_RE
+from tengig.names import DESKTOP_IFNAME_RE, SHARE_RE
+from tengig.text import CONTROL_CLASS
+
+from .powershell import as_powershell_51_reads, commands, functions, parameters, parse, text, top_level_commands
 
 FIX = Path(__file__).parent / "fixtures"
 TOKEN = "tgb-" + "0123456789abcdef" * 3
@@ -68,7 +74,7 @@ def test_the_kit_checks_instructions_with_the_same_patterns_and_argv_as_the_linu
     [line] = [ln for ln in script.splitlines() if ln.strip().startswith("$argv = @($Iperf3")]
     kit_flags = re.findall(r"'(-[A-Za-z])'", line)
     params = {"server": "10.0.0.1", "port": 5201, "streams": 2, "seconds": 5, "omit": 1, "reverse": False}
-    assert kit_flags == [a for a in iperf3_argv(params) if a.startswith("-")]
+    assert kit_flags == [a for a in iperf3_argv(params, frozenset({"10.0.0.1"})) if a.startswith("-")]
     assert "'port' = @(1, 65535)" in script and "'streams' = @(1, 64)" in script
 
 
@@ -135,6 +141,8 @@ def test_a_long_submission_goes_in_parts_with_more_each_measured_as_it_is_sent()
     ("nas", "http://nas:8610"), ("nas", "nas:8610"), ("nas", "ws://nas:8610/other"), ("nas", "ws://nas:0"),
     ("nas", "ws://nas:99999"), ("nas", "ws://na s"), ("nas", "ws://nas';calc;'"), ("nas", "ws://nas\n"),
     ("nas", "ws://user@nas"), ("nas", "ws://[nas]:1"), ("nas", "ws://nas?x=1"),
+    ("nas", "ws://[fe80::1%';calc;']:8610"), ("nas", "ws://[fe80::1%\u2012;calc;\u2012]:8610"),
+    ("nas", "ws://[fe80::1%eth0\u2019]:8610"), ("nas", "ws://[fe80::1%25eth0 x]"), ("nas", "ws://[::1"),
     ("token", "tgb-" + "g" * 48), ("token", TOKEN + "\n"), ("token", TOKEN + "'"), ("token", TOKEN.upper()),
     ("share", "me'dia"), ("share", "media\u2019"), ("share", "media\x00"), ("share", "a b"), ("share", ""),
     ("os", "linux"), ("os", "macos"),
@@ -165,6 +173,109 @@ def test_the_command_sends_other_oses_to_tengig_client_join(tmp_path, capsys):
     assert "tengig client join" in capsys.readouterr().err and not (tmp_path / "x.ps1").exists()
 
 
+# -- the script as PowerShell reads it (tree-sitter-powershell) -----------------------------------------
+
+HOSTILE_NAS = ["ws://[fe80::1%\u2012;calc;\u2012]:8610", "ws://[fe80::1%';calc;']:8610", "ws://[fe80::1%\u2019;calc]:1"]
+
+
+def test_the_kit_parses_and_runs_nothing_but_its_join_at_the_top():
+    root = parse(_kit())
+    assert top_level_commands(root) == ["Join-Path", "Set-StrictMode", "New-Object", "New-Object", "New-Object",
+                                        "Join-Path", "Join-Path", "Join-Path", "Invoke-Join", "Format-Shown",
+                                        "Remove-Item"]
+    assert parameters(root) == {"$Iperf3": "[string]", "$WorkDir": "[string]", "$Name": "[string]",
+                                "$NasAddress": "[string[]]", "$NoSmb": "[switch]"}
+
+
+@pytest.mark.parametrize("nas", HOSTILE_NAS)
+def test_a_zone_id_that_is_not_an_interface_name_is_refused_by_the_kit_and_the_api(nas):
+    with pytest.raises(ValidationError) as err:
+        _kit(nas=nas)
+    assert err.value.errors[0][0] == "nas"
+    with pytest.raises(ValidationErrors) as refused:
+        _panels_kit(nas)
+    assert refused.value.errors[0][0] == "request.nas"
+
+
+def _panels_kit(nas: str) -> str:
+    """The kit as the panel downloads it: tengig.bench.kit's text, saved as it is (no BOM)."""
+    api = Middleware(Registry.default(), lambda *event: None)
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(api.call("tengig.bench.kit", {"nas": nas, "token": TOKEN, "share": "media"}))["text"]
+    finally:
+        loop.close()
+
+
+@pytest.mark.parametrize("nas", [NAS, "wss://10.0.0.1", "ws://[fd00::1]:8610/api/current", "ws://[fe80::1%eth0]:1",
+                                 "ws://[fe80::1%12]:8610", "ws://NAS-1.example.LAN:8610"])
+def test_every_kit_is_ascii_so_windows_powershell_51_reads_what_was_written(nas):
+    """A .ps1 without a BOM is read in the ANSI code page: only ASCII reads the same in every one. As
+    cp1252 reads it (where a curly quote ends a string), it is the same script, running the same commands."""
+    script = _kit(nas=nas)
+    assert script.isascii() and _panels_kit(nas) == script
+    as_read = as_powershell_51_reads(script.replace("\n", "\r\n").encode("ascii")).replace("\r\n", "\n")
+    assert as_read == script and commands(parse(as_read)) == commands(parse(_kit()))
+
+
+def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joined():
+    script = _kit()
+    fns = functions(parse(script))
+    # the NAS's address as the desktop resolves the URL's host, and those the user lists with -NasAddress
+    allowed = text(fns["Get-NasAddresses"])
+    assert "[System.Net.Dns]::GetHostAddresses($NasHost)" in allowed and "foreach ($listed in $NasAddress)" in allowed
+    assert "ConvertTo-IPAddress" in commands(fns["Get-NasAddresses"])
+    assert "throw \"-NasAddress: '$listed' is not an IP address" in allowed  # stops the kit before it connects
+    join = text(fns["Invoke-Join"])
+    assert join.index("$script:NasAddresses = Get-NasAddresses") < join.index(".ConnectAsync(")
+    # every instruction's server goes through Get-Address, which refuses another host in words
+    assert [name for name, fn in fns.items() if "'server'" in text(fn)] == ["Get-Address"]
+    assert "Get-Address" in commands(fns["Get-Iperf3Argv"]) and "Get-Address" in commands(fns["Get-SmbOp"])
+    check = text(fns["Get-Address"])
+    assert commands(fns["Get-Address"]) == ["Get-Field", "ConvertTo-IPAddress", "Stop-Refused", "Format-Value",
+                                            "Test-NasAddress", "Stop-Refused"]
+    assert "is not the NAS this desktop joined" in check and "-NasAddress $value" in check
+    assert check.count("Stop-Refused 'instruction.server'") == 2 and check.index("Test-NasAddress") < check.index(
+        "return $parsed.ToString()")
+    assert "$script:NasAddresses -contains (Get-PlainAddress $ip)" in text(fns["Test-NasAddress"])
+    refused = text(fns["Invoke-Instruction"])  # sent to the NAS, and said to the person at the desktop
+    assert "Write-Say \"refused: $($_.Exception.Message)\"" in refused and "stderr = \"refused: " in refused
+    plain = text(fns["Get-PlainAddress"])  # the same host however written: fe80::1%12, ::ffff:10.0.0.1
+    assert "$ip.IsIPv4MappedToIPv6" in plain and "$text.IndexOf('%')" in plain
+
+
+def test_a_file_is_prepared_only_when_it_fits_the_desktops_free_space_and_the_maximum():
+    script = _kit()
+    fns = functions(parse(script))
+    assert f"$MaxFileBytes = [long]{MAX_FILE_BYTES}\n" in script
+    assert f"$FreeMarginBytes = [long]{FREE_MARGIN_BYTES}\n" in script and f"$FreeMarginShare = {FREE_MARGIN_SHARE}\n" in script
+    smb = commands(fns["Invoke-Smb"])
+    assert smb.index("Assert-Room") < smb.index("New-RandomFile")
+    room = text(fns["Assert-Room"])
+    assert "System.IO.DriveInfo" in room and ".AvailableFreeSpace" in room and "Stop-Refused 'instruction.size'" in room
+    assert "-WorkDir" in room
+
+
+def test_what_the_kit_prints_has_its_control_characters_escaped():
+    script = _kit()
+    root = parse(script)
+    fns = functions(root)
+    assert f"$ControlPattern = {ps_quote(CONTROL_CLASS)}\n" in script
+    assert "Format-Shown" in commands(fns["Write-Say"]) and "[regex]::Replace($line, $ControlPattern" in text(fns["Format-Shown"])
+    printing = [name for name, fn in fns.items() if "Write-Host" in commands(fn)]
+    assert printing == ["Write-Say"]
+    assert [name for name, fn in fns.items() if "[Console]::" in text(fn)] == []
+    assert script.count("[Console]::Error.WriteLine") == 1  # the script's last words, outside its functions
+    assert "[Console]::Error.WriteLine(\"[client] error: $(Format-Shown $_.Exception.Message)\")" in script
+
+
+def test_the_kit_reports_an_interface_name_only_when_the_nas_takes_it():
+    script = _kit()
+    assert f"$InterfacePattern = '\\A(?:' + {ps_quote(DESKTOP_IFNAME_RE.pattern)} + ')\\z'\n" in script
+    info = text(functions(parse(script))["Get-JoinInfo"])
+    assert "if ([regex]::IsMatch($adapter.Name, $InterfacePattern)) { $info.interface = [string]$adapter.Name }" in info
+
+
 # -- its submissions, judged by the NAS ------------------------------------------------------------------
 
 CLIENT = JoinedClient("desk", JoinInfo(hostname="DESK", os="windows", tengig="kit 0.1.0", interface="Ethernet 2",
@@ -179,7 +290,7 @@ def _submission(doc: dict) -> Submission:
 def test_an_iperf3_submission_of_the_kit_is_measured_and_checked_on_the_port():
     stdout = (FIX / "iperf3-write-1-stream.json").read_text()
     params = {"server": "127.0.0.1", "port": 5299, "streams": 1, "seconds": 1, "omit": 0, "reverse": False}
-    argv = [r"C:\Users\ana\Downloads\tengig\iperf3.exe", *iperf3_argv(params)[1:]]
+    argv = [r"C:\Users\ana\Downloads\tengig\iperf3.exe", *iperf3_argv(params, frozenset({"127.0.0.1"}))[1:]]
     sub = _submission({"instruction": 3, "exit_code": 0, "stdout": stdout, "stderr": "", "argv": argv,
                        "seconds": 1.04})
     received = json.loads(stdout)["end"]["sum_received"]["bytes"]

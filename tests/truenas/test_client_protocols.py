@@ -67,6 +67,8 @@ def test_candidate_uris():
     assert candidate_uris("ws://nas/websocket") == ["ws://nas/websocket"]
     with pytest.raises(ClientError):
         candidate_uris("http://nas")
+    with pytest.raises(ClientError, match="is not a host"):  # urlsplit's ValueError, not a traceback
+        candidate_uris("ws://[::1")
 
 
 @pytest.fixture(params=["legacy", "jsonrpc"])

@@ -1,8 +1,10 @@
 """A benchmark report as text for a terminal (pure): per client, the ceilings chain next to the target,
 the verdict and the advice; the pool's tests with median, CV and ARC hit ratio. Units always printed:
-MB/s = 10^6 bytes/s (as disk makers and the targets use), MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s."""
+MB/s = 10^6 bytes/s (as disk makers and the targets use), MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s.
+Names and words from desktops (an interface in the MTU advice, a tool's output) are printed escaped."""
 from __future__ import annotations
 
+from ..text import shown
 from ..units import MiB, format_size
 from ..verdict.models import Ceiling, DirectionVerdict, Verdict
 from .stats import Repeated
@@ -116,4 +118,4 @@ def report_text(report: BenchReport) -> str:
         out += ["", f"bytes written to the NAS's pool by this run: {format_size(report.bytes_written)}"]
     out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
             "(docs/physics.md §1), everything else measured."]
-    return "\n".join(out)
+    return shown("\n".join(out), lines=True)

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import Aborted, TengigError, ValidationError
+from ..names import DESKTOP_IFNAME_RE
 
 ENDED_KEPT_SECONDS = 3600
 MAX_OUTPUT_CHARS = 4 * 1024 * 1024  # what one tool may print into a submission (iperf3 -J of 64 streams: ~2 MB)
@@ -52,7 +53,10 @@ class JoinInfo(BaseModel):
     hostname: str = Field(min_length=1, max_length=253, description="The client's host name.")
     os: Literal["linux", "macos", "windows", "freebsd"] = Field(description="The client's operating system.")
     tengig: str = Field("", max_length=40, description="tengig (or kit) version on the client.")
-    interface: str | None = Field(None, max_length=64, description="The client's interface towards the NAS.")
+    interface: str | None = Field(None, max_length=64, pattern=DESKTOP_IFNAME_RE.pattern,
+                                  description="The client's interface towards the NAS: a Linux or macOS interface "
+                                  "name or a Windows adapter alias (ASCII letters, digits, blanks inside and "
+                                  "()#*+.:@_-).")
     mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
     speed_bps: int | None = Field(None, ge=0, description="That interface's negotiated speed, bits/s.")
     smb: bool = Field(True, description="The client can run the SMB copy (it has an SMB client and credentials).")

@@ -9,6 +9,9 @@ import click
 from ..client.tls import tls_setting
 from ..desk.join import Joiner
 from ..desk.kit import DEFAULT_OUT, how_to_run, render_kit
+from ..errors import ValidationError
+
+KIT_FLAGS = {"os": "--os", "nas": "--nas", "token": "--token", "share": "--share"}
 
 
 @click.group("client")
@@ -32,11 +35,17 @@ def client_group() -> None:
               help="wss://: trust this certificate (PEM), e.g. the NAS's self-signed one as TrueNAS exports it.")
 @click.option("--insecure", is_flag=True,
               help="wss://: do not check the NAS's certificate (anyone on the path could read the run's token).")
+@click.option("--nas-address", "nas_address", multiple=True, metavar="IP",
+              help="Another address of the NAS this desktop may run its tools against (repeat for several), e.g. "
+                   "its address on a mesh link when URL reaches it over another; by default only the addresses "
+                   "URL's host resolves to and the one the connection reached.")
 def join_command(url: str, token: str, smb_auth_file: Path | None, smb_conf: Path | None,
-                 name: str | None, workdir: Path | None, ca_file: Path | None, insecure: bool) -> None:
+                 name: str | None, workdir: Path | None, ca_file: Path | None, insecure: bool,
+                 nas_address: tuple[str, ...]) -> None:
     """Join the run at URL (ws://NAS:PORT, wss://NAS or the NAS's name) and measure until it ends."""
     Joiner(url, token, smb_auth_file=smb_auth_file, smb_conf=smb_conf, workdir=workdir, name=name,
-           say=lambda line: click.echo(f"[client] {line}", err=True), tls=tls_setting(ca_file, insecure)).run()
+           say=lambda line: click.echo(f"[client] {line}", err=True), tls=tls_setting(ca_file, insecure),
+           nas_address=nas_address).run()
 
 
 @client_group.command("kit")
@@ -50,8 +59,11 @@ def join_command(url: str, token: str, smb_auth_file: Path | None, smb_conf: Pat
               help="Where to write the script.")
 def kit_command(os_name: str, nas: str, token: str, share: str, out: Path) -> None:
     """Write the script a desktop runs to join one run (the NAS, token and share baked in)."""
-    text = render_kit(os_name=os_name, nas=nas, token=token, share=share)
-    # CRLF and ASCII: Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page.
+    try:
+        text = render_kit(os_name=os_name, nas=nas, token=token, share=share)
+    except ValidationError as exc:
+        raise ValidationError([(KIT_FLAGS.get(field, field), message) for field, message in exc.errors]) from exc
+    # CRLF and ASCII (render_kit's): Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page.
     try:
         out.write_bytes(text.replace("\n", "\r\n").encode("ascii"))
     except OSError as exc:

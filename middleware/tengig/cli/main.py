@@ -1,4 +1,5 @@
-"""Entry point: `tengig`. Every TengigError becomes a message on stderr and an exit code here, once."""
+"""Entry point: `tengig`. Every TengigError becomes a message on stderr and an exit code here, once,
+with control characters escaped (an error may quote a desktop's tool output or a server's words)."""
 from __future__ import annotations
 
 import sys
@@ -6,6 +7,7 @@ import sys
 import click
 
 from ..errors import TengigError, ValidationError
+from ..text import shown
 from .api_commands import API_COMMANDS
 from .app_commands import app_group
 from .bench_commands import bench_group
@@ -44,10 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         code = cli.main(args=argv, prog_name="tengig", standalone_mode=False)
     except ValidationError as exc:
         for field, message in exc.errors:
-            click.echo(f"error: {field}: {message}", err=True)
+            click.echo(shown(f"error: {field}: {message}", lines=True), err=True)
         return EXIT_BAD_INPUT
     except TengigError as exc:
-        click.echo(f"error: {exc.message}", err=True)
+        click.echo(shown(f"error: {exc.message}", lines=True), err=True)
         return EXIT_FAILED
     except click.ClickException as exc:
         exc.show()

@@ -1,10 +1,13 @@
-"""A progress bar on stderr for long jobs: percent, bar, and what is happening now."""
+"""A progress bar on stderr for long jobs: percent, bar, and what is happening now (a server's words,
+shown escaped)."""
 from __future__ import annotations
 
 import signal
 import sys
 import threading
 import time
+
+from ..text import shown
 
 
 class ProgressBar:
@@ -20,7 +23,7 @@ class ProgressBar:
         percent = max(0.0, min(100.0, float(percent)))
         filled = int(self.width * percent / 100)
         bar = "#" * filled + "-" * (self.width - filled)
-        line = f"{self.label} [{bar}] {percent:5.1f}% {description}"
+        line = f"{self.label} [{bar}] {percent:5.1f}% {shown(description)}"
         if self.tty:
             self.stream.write("\r\033[K" + line)
         elif line != self.last:

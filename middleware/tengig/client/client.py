@@ -74,6 +74,9 @@ class Client:
         self._session: aiohttp.ClientSession | None = None
         self._handshake: asyncio.Future[str] | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
+        # The IP address of the server's end of the connection (None over a unix socket): the host this
+        # client actually reached, whatever the URL's name resolves to later.
+        self.peer_address: str | None = None
         try:
             self._run(self._connect(), timeout=call_timeout)
             if self.wire.name == "jsonrpc":  # 24.10's legacy protocol always answers a job with its id
@@ -162,6 +165,9 @@ class Client:
         except (aiohttp.ClientError, OSError) as exc:
             raise ClientError(f"cannot connect to {self.uri}: {exc}; is `tengig serve` running?",
                               errno=errno.ECONNREFUSED) from exc
+        peer = self._ws.get_extra_info("peername")
+        if isinstance(peer, tuple) and peer and isinstance(peer[0], str):
+            self.peer_address = peer[0]
         self._handshake = asyncio.get_running_loop().create_future()
         asyncio.ensure_future(self._read())
         if (hello := self.wire.hello()) is not None:

@@ -27,9 +27,13 @@ def candidate_uris(target: str) -> list[str]:
         return [target]
     if "://" not in target:
         target = f"ws://{target}"
-    parts = urlsplit(target)
+    usage = f"{target!r} is not a host, host:port or ws(s):// URI"
+    try:
+        parts = urlsplit(target)
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        raise ClientError(usage, errno=errno.EINVAL) from None
     if parts.scheme not in ("ws", "wss") or not parts.netloc:
-        raise ClientError(f"{target!r} is not a host, host:port or ws(s):// URI", errno=errno.EINVAL)
+        raise ClientError(usage, errno=errno.EINVAL)
     if parts.path not in ("", "/"):
         return [target]
     base = f"{parts.scheme}://{parts.netloc}"

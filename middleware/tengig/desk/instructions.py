@@ -1,21 +1,37 @@
 """What the NAS may ask a desktop to run, checked before anything runs: every value that reaches a
 command line is validated here (an address, a port, small integers, a share and a scratch name of
-tengig's own shape). A NAS that asks for anything else gets a refusal, not a command."""
+tengig's own shape). A NAS that asks for anything else gets a refusal, not a command.
+
+The address must be the NAS this desktop joined (``nas``: the addresses its URL's host resolved to, the
+one its socket reached, and those the user listed with --nas-address): a hostile NAS, or anyone on the
+path of a plain ws://, cannot send the desktop's iperf3, nor its SMB client with the user's credentials,
+to another host. A file to copy must fit the desktop's free space with room to spare."""
 from __future__ import annotations
 
 import ipaddress
 import re
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ..errors import ValidationError
 from ..names import SHARE_RE
+from ..units import GiB, format_size
+from .nas_url import ZONE_RE
 
 # A run's directory in the share: a plain one (tengig-bench-...), or a client's inside the run's scratch
 # dataset (tengig-scratch-...\CLIENT); then optionally one of its files.
 REMOTE_RE = re.compile(r"(tengig-bench-[A-Za-z0-9-]{1,80}|tengig-scratch-[A-Za-z0-9-]{1,64}\\[a-z0-9][a-z0-9-]{0,62})"
                        r"(\\(f\d{1,2}|evict)\.dat)?")
 MIN_FILE_BYTES = 1024 * 1024
-MAX_FILE_BYTES = 256 * 1024**3
+# The NAS asks for 64 MiB to 1 GiB per copy (its presets), or 2 x its ARC where it cannot keep the ARC out
+# (cache_policy.py): 64 GiB covers an ARC of 32 GiB, and is already minutes per copy at 10 Gb/s. A NAS that
+# asks for more gets a refusal, not a desktop's disk filled.
+MAX_FILE_BYTES = 64 * GiB
+# A file to copy leaves this much of the desktop's disk free (whichever is more).
+FREE_MARGIN_BYTES = 1 * GiB
+FREE_MARGIN_SHARE = 20  # 1/20 of the disk
 # The bounds of every whole number an iperf3 instruction carries (the Windows kit reads them from here too).
 IPERF3_LIMITS = {"port": (1, 65535), "seconds": (1, 600), "omit": (0, 60), "streams": (1, 64)}
 
@@ -27,22 +43,59 @@ def _int(params: dict[str, Any], name: str, lo: int, hi: int) -> int:
     return value
 
 
-def _address(params: dict[str, Any]) -> str:
+def ip_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """An IP address, its zone (if any) an interface name or index; ValueError otherwise."""
+    address = ipaddress.ip_address(text)
+    zone = getattr(address, "scope_id", None)
+    if zone is not None and not ZONE_RE.fullmatch(zone):
+        raise ValueError(f"{zone!r} is not an interface name or index")
+    return address
+
+
+def plain_address(text: str) -> str:
+    """An IP address as one host has it, whatever its spelling: no zone (fe80::1%eth0 is fe80::1), an
+    IPv4-mapped IPv6 address as IPv4. ValueError when ``text`` is not an IP address."""
+    address = ipaddress.ip_address(str(ip_address(text)).split("%", 1)[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return str(address)
+
+
+def nas_addresses(addresses: Iterable[str]) -> frozenset[str]:
+    """The NAS's addresses, as ``_address`` compares them (anything not an IP address left out)."""
+    out = set()
+    for text in addresses:
+        try:
+            out.add(plain_address(text))
+        except ValueError:
+            pass
+    return frozenset(out)
+
+
+def _address(params: dict[str, Any], nas: frozenset[str]) -> str:
+    value = params.get("server")
     try:
-        return str(ipaddress.ip_address(str(params.get("server"))))
+        address = str(ip_address(str(value)))
     except ValueError:
-        raise ValidationError.one("instruction.server", f"{params.get('server')!r} is not an IP address") from None
+        raise ValidationError.one("instruction.server", f"{value!r} is not an IP address") from None
+    if plain_address(address) not in nas:
+        raise ValidationError.one("instruction.server", (
+            f"{address} is not the NAS this desktop joined ({', '.join(sorted(nas)) or 'no address known'}): "
+            f"nothing runs against another host; if the NAS is also at {address} (another of its links), join "
+            f"again with --nas-address {address}"))
+    return address
 
 
-def iperf3_argv(params: dict[str, Any]) -> list[str]:
-    address = _address(params)
+def iperf3_argv(params: dict[str, Any], nas: frozenset[str]) -> list[str]:
+    """iperf3's argv for an instruction; ``nas``: the addresses it may name (``nas_addresses``)."""
+    address = _address(params, nas)
     n = {name: str(_int(params, name, lo, hi)) for name, (lo, hi) in IPERF3_LIMITS.items()}
     argv = ["iperf3", "-c", address, "-p", n["port"], "-t", n["seconds"], "-O", n["omit"], "-P", n["streams"], "-J"]
     return argv + (["-R"] if params.get("reverse") is True else [])
 
 
-def smb_op(params: dict[str, Any]) -> tuple[str, str, str, str, int]:
-    """(op, server, share, remote, size) of an SMB instruction, validated."""
+def smb_op(params: dict[str, Any], nas: frozenset[str]) -> tuple[str, str, str, str, int]:
+    """(op, server, share, remote, size) of an SMB instruction, validated; ``nas`` as for iperf3_argv."""
     op = params.get("op")
     if op not in ("prepare", "put", "get"):
         raise ValidationError.one("instruction.op", f"{op!r} is not prepare, put or get")
@@ -52,4 +105,19 @@ def smb_op(params: dict[str, Any]) -> tuple[str, str, str, str, int]:
     remote = params.get("remote")
     if not isinstance(remote, str) or not REMOTE_RE.fullmatch(remote):
         raise ValidationError.one("instruction.remote", f"{remote!r} is not a tengig scratch name")
-    return op, _address(params), share, remote, _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
+    return op, _address(params, nas), share, remote, _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
+
+
+def check_room(workdir: Path, size: int) -> None:
+    """A file of ``size`` bytes fits in ``workdir`` and leaves FREE_MARGIN_BYTES or 1/FREE_MARGIN_SHARE of
+    its disk free (ValidationError instruction.size, before anything is written)."""
+    try:
+        disk = shutil.disk_usage(workdir)
+    except OSError as exc:
+        raise ValidationError.one("instruction.size", f"cannot read the free space of {workdir}: {exc.strerror}; "
+                                  "give --workdir a directory on a local disk") from exc
+    margin = max(FREE_MARGIN_BYTES, disk.total // FREE_MARGIN_SHARE)
+    if size + margin > disk.free:
+        raise ValidationError.one("instruction.size", (
+            f"a file of {format_size(size)} does not fit in {workdir}: {format_size(disk.free)} free, of which the "
+            f"file must leave {format_size(margin)}; give --workdir a directory on a disk with room"))

@@ -6,6 +6,11 @@ the NAS asks, one instruction at a time, and sends back what the tool printed, i
 8 KiB (desk/submit_parts.py):
 iperf3 to the NAS's address (1 and N streams, both ways) and timed copies through this desktop's own
 SMB client (Samba's smbclient). The NAS parses the output and checks the bytes on its own port.
+
+It runs its tools only against the NAS it joined: the addresses the URL's host resolved to when it
+connected, the address its socket reached, and those the user listed (--nas-address, e.g. the NAS's
+address on a mesh link when the API was reached over another). Whatever the NAS says is printed with
+its control characters escaped.
 """
 from __future__ import annotations
 
@@ -16,18 +21,19 @@ import socket
 import ssl
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..client.client import Client
-from ..client.connect import candidate_uris
 from ..client.errors import ClientError
 from ..errors import CommandNotFound, CommandTimeout, TengigError, ValidationError
 from ..runner import Runner
-from .instructions import iperf3_argv, smb_op
+from ..text import shown
+from .instructions import check_room, iperf3_argv, nas_addresses, plain_address, smb_op
 from .link_facts import link_towards
+from .nas_url import join_uri
 from .submit_parts import submission_parts
 
 MiB = 1024 * 1024
@@ -56,11 +62,42 @@ def compact_iperf3(stdout: str) -> str:
     return json.dumps(doc)
 
 
+def listed_addresses(addresses: Sequence[str]) -> frozenset[str]:
+    """The NAS's addresses the user listed (--nas-address), each an IP address."""
+    for text in addresses:
+        try:
+            plain_address(text)
+        except ValueError:
+            raise ValidationError.one("--nas-address", f"{text!r} is not an IP address (one address of the NAS "
+                                      "per --nas-address, e.g. 10.250.12.1)") from None
+    return nas_addresses(addresses)
+
+
+def resolved_addresses(host: str) -> frozenset[str]:
+    """Every address ``host`` resolves to here (an IP address: itself); none when it does not resolve
+    (the connection then fails and says so)."""
+    try:
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return frozenset()
+    return nas_addresses(str(info[4][0]) for info in found)
+
+
+def _shaped(answer: Any, fields: dict[str, type], what: str) -> dict[str, Any]:
+    """The NAS's answer, if it has ``fields`` of those types (else JoinError: a NAS that is not tengig's)."""
+    if not isinstance(answer, dict) or any(not isinstance(answer.get(k), t) for k, t in fields.items()):
+        raise JoinError(f"the NAS's answer is not {what} of tengig's join protocol: {shown(repr(answer)[:300])}")
+    return answer
+
+
 class Joiner:
     def __init__(self, url: str, token: str, *, smb_auth_file: Path | None = None, smb_conf: Path | None = None,
                  workdir: Path | None = None, name: str | None = None, runner: Runner | None = None,
-                 say: Callable[[str], None] = print, tls: ssl.SSLContext | bool = True):
-        self.uri = candidate_uris(url)[0]
+                 say: Callable[[str], None] = print, tls: ssl.SSLContext | bool = True,
+                 nas_address: Sequence[str] = ()):
+        self.uri, self.host = join_uri(url)
+        self.listed = listed_addresses(nas_address)
+        self.nas: frozenset[str] = self.listed  # and, once connected, the addresses it joined
         self.tls = tls
         self.token = token
         self.name = name or socket.gethostname()
@@ -68,30 +105,34 @@ class Joiner:
         self.smb_conf = smb_conf
         self.workdir = workdir or Path(tempfile.gettempdir())
         self.runner = runner or Runner()
-        self.say = say
+        self.say = lambda line: say(shown(line))  # lines quote the NAS
         self._source: Path | None = None
 
     def run(self) -> str:
         """Take part until the NAS says done (returns "done") or the run stops (JoinError with why)."""
+        resolved = resolved_addresses(self.host)
         try:
             connection = Client(self.uri, tls=self.tls)
         except ClientError as exc:
             raise JoinError(f"cannot reach the NAS's API: {exc}") from exc
+        reached = {connection.peer_address} if connection.peer_address else set()
+        self.nas = resolved | nas_addresses(reached) | self.listed
         try:
             with connection as client:
-                joined = client.call("tengig.bench.session.join", self.token, self._info())
+                joined = _shaped(client.call("tengig.bench.session.join", self.token, self._info()),
+                                 {"session": int, "name": str, "nas_address": str}, "its join")
                 over = f", over the NAS's address {joined['nas_address']}" if joined["nas_address"] else ""
                 self.say(f"joined run {joined['session']} as {joined['name']}{over}")
+                self.say(f"tools run against the NAS at {', '.join(sorted(self.nas))} only (--nas-address adds "
+                         "another of its addresses)")
                 return self._serve(client)
         except ClientError as exc:
-            raise JoinError(f"the NAS answered: {exc}") from exc
+            raise JoinError(f"the NAS answered: {shown(exc)}") from exc
         finally:
-            if self._source is not None:
-                self._source.unlink(missing_ok=True)
+            self._drop_source()
 
     def _info(self) -> dict[str, Any]:
-        host = self.uri.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
-        facts = link_towards(self.runner, host)
+        facts = link_towards(self.runner, self.host)
         return {"hostname": self.name, "os": _os_name(), "tengig": __version__,
                 "smb": self.smb_auth_file is not None, **facts}
 
@@ -100,12 +141,13 @@ class Joiner:
             instruction = client.call("tengig.bench.session.next", 10)
             if instruction is None:
                 continue
+            instruction = _shaped(instruction, {"id": int, "kind": str, "params": dict}, "an instruction")
             kind, params = instruction["kind"], instruction["params"]
             if kind == "done":
                 self.say("the run is finished; its verdict is on the NAS")
                 return "done"
             if kind == "abort":
-                raise JoinError(f"the NAS stopped the run: {params.get('reason', 'no reason given')}")
+                raise JoinError(f"the NAS stopped the run: {shown(params.get('reason', 'no reason given'))}")
             result = self._execute(kind, params)
             for part in submission_parts({"instruction": instruction["id"], **result}):
                 client.call("tengig.bench.session.submit", part)
@@ -113,12 +155,13 @@ class Joiner:
     def _execute(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
             if kind == "iperf3":
-                argv = iperf3_argv(params)
+                argv = iperf3_argv(params, self.nas)
                 self.say(f"iperf3 {'read' if params.get('reverse') else 'write'} {params['streams']} stream(s)")
                 return self._tool(argv, timeout=params["seconds"] + params["omit"] + 30, compact=compact_iperf3)
             if kind == "smb":
                 return self._smb(params)
         except ValidationError as exc:
+            self.say(f"refused: {exc.message}")  # here too: the person at this desktop may be the one to act
             return {"exit_code": 2, "stderr": f"refused: {exc.message}", "argv": []}
         except (CommandNotFound, CommandTimeout) as exc:
             return {"exit_code": 127 if isinstance(exc, CommandNotFound) else 124, "stderr": exc.message, "argv": []}
@@ -131,15 +174,21 @@ class Joiner:
                 "stderr": done.stderr[-4096:], "argv": list(argv), "seconds": time.monotonic() - started}
 
     def _smb(self, params: dict[str, Any]) -> dict[str, Any]:
-        op, server, share, remote, size = smb_op(params)
+        op, server, share, remote, size = smb_op(params, self.nas)
         if self.smb_auth_file is None:
             return {"exit_code": 2, "stderr": "refused: this desktop joined without SMB credentials "
                     "(--smb-auth-file)", "argv": []}
         base = ["smbclient", f"//{server}/{share}", "-A", str(self.smb_auth_file)]
         base += ["-s", str(self.smb_conf)] if self.smb_conf else []
         if op == "prepare":
+            self._drop_source()
+            check_room(self.workdir, size)
             self.say(f"smb: writing {size // MiB} MiB of random data to copy")
-            self._source = self._random_file(size)
+            try:
+                self._source = self._random_file(size)
+            except OSError as exc:
+                return {"exit_code": 1, "stderr": f"could not write the file to copy in {self.workdir}: "
+                        f"{exc.strerror}", "argv": []}
             return self._tool([*base, "-c", f"mkdir {remote}"], timeout=60)
         if self._source is None or self._source.stat().st_size != size:
             return {"exit_code": 2, "stderr": "refused: no prepared file of that size", "argv": []}
@@ -147,14 +196,21 @@ class Joiner:
         command = f"put {self._source} {remote}" if op == "put" else f"get {remote} {os.devnull}"
         return self._tool([*base, "-c", command], timeout=120 + 2 * size / MiB)
 
-    def _random_file(self, size: int) -> Path:
+    def _drop_source(self) -> None:
         if self._source is not None:
             self._source.unlink(missing_ok=True)
+            self._source = None
+
+    def _random_file(self, size: int) -> Path:
         fd, name = tempfile.mkstemp(prefix="tengig-smb-", suffix=".dat", dir=self.workdir)
-        with os.fdopen(fd, "wb") as out:
-            left = size
-            while left > 0:
-                chunk = os.urandom(min(MiB, left))
-                out.write(chunk)
-                left -= len(chunk)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                left = size
+                while left > 0:
+                    chunk = os.urandom(min(MiB, left))
+                    out.write(chunk)
+                    left -= len(chunk)
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
         return Path(name)

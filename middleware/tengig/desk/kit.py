@@ -7,28 +7,27 @@ and inside TrueNAS's middlewared alike: no login (the token is ``tengig.bench.se
 param), and no message it sends is over MESSAGE_LIMIT bytes (a long submission goes in parts, each with
 ``more``, the last with ``more`` false). Every value is validated here and written into the script as a
 single-quoted PowerShell string; the instruction checks (desk/instructions.py) are written into it from
-the same Python constants, so they exist once."""
+the same Python constants, so they exist once. The script is ASCII, whatever the input: Windows
+PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page (the panel saves it, the CLI writes it,
+both without a BOM)."""
 from __future__ import annotations
 
-import ipaddress
 import re
-import unicodedata
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from .. import __version__
-from ..errors import ValidationError
-from ..names import SHARE_RE
-from .instructions import IPERF3_LIMITS, MAX_FILE_BYTES, MIN_FILE_BYTES, REMOTE_RE
+from ..errors import TengigError, ValidationError
+from ..names import DESKTOP_IFNAME_RE, SHARE_RE
+from ..text import CONTROL_CLASS
+from .instructions import (FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, IPERF3_LIMITS, MAX_FILE_BYTES, MIN_FILE_BYTES,
+                           REMOTE_RE)
 from .join import FRAME_BUDGET
+from .nas_url import nas_uri, no_control
 from .submit_parts import FIRST_SLICE, MESSAGE_LIMIT  # the kit splits its submissions as tengig client join does
 
 TOKEN_RE = re.compile(r"^tgb-[0-9a-f]{48}$")
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-HOST_RE = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*$")
-API_PATH = "/api/current"
 KIT_OSES = ("windows",)
 DEFAULT_OUT = "tengig-join.ps1"
 # PowerShell ends a single-quoted string at any of these, not only at the ASCII quote.
@@ -42,14 +41,6 @@ def ps_quote(value: str) -> str:
     return f"'{value}'"
 
 
-def _no_control(field: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise ValidationError.one(field, f"{value!r} is not text")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
-        raise ValidationError.one(field, f"{value!r} holds control characters")
-    return value
-
-
 def check_os(value: str) -> str:
     if value not in KIT_OSES:
         raise ValidationError.one("os", f"there is no kit for {value!r} (only windows); on Linux or macOS, "
@@ -58,44 +49,15 @@ def check_os(value: str) -> str:
 
 
 def check_token(value: str) -> str:
-    if not TOKEN_RE.fullmatch(_no_control("token", value)):
+    if not TOKEN_RE.fullmatch(no_control("token", value)):
         raise ValidationError.one("token", "not a join token (tgb- and 48 hex digits, as the NAS's run shows it)")
     return value
 
 
 def check_share(value: str) -> str:
-    if not SHARE_RE.fullmatch(_no_control("share", value)):
+    if not SHARE_RE.fullmatch(no_control("share", value)):
         raise ValidationError.one("share", f"{value!r} is not an SMB share name (allowed: {SHARE_RE.pattern})")
     return value
-
-
-def nas_uri(url: str) -> tuple[str, str]:
-    """'ws://nas:8610' -> ('ws://nas:8610/api/current', 'nas'). Only ws:// or wss://, a host name or IP
-    address, an optional port, and no path but the API's."""
-    _no_control("nas", url)
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        raise ValidationError.one("nas", f"{url!r} is not ws://HOST[:PORT] or wss://HOST[:PORT]") from None
-    if parts.scheme not in ("ws", "wss") or not parts.netloc:
-        raise ValidationError.one("nas", f"{url!r} is not ws://HOST[:PORT] or wss://HOST[:PORT]")
-    if parts.path not in ("", "/", API_PATH) or parts.query or parts.fragment or "@" in parts.netloc:
-        raise ValidationError.one("nas", f"{url!r} has more than a host and port (no user, path or query)")
-    try:
-        host, port = parts.hostname or "", parts.port
-    except ValueError:
-        raise ValidationError.one("nas", f"{url!r} has a port that is not a number from 1 to 65535") from None
-    if port == 0:
-        raise ValidationError.one("nas", f"{url!r} has port 0")
-    if parts.netloc.startswith("["):
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError:
-            raise ValidationError.one("nas", f"{host!r} is not an IPv6 address") from None
-    elif not HOST_RE.fullmatch(host):
-        raise ValidationError.one("nas", f"{host!r} is not a host name or IPv4 address")
-    netloc = parts.netloc.lower() if not parts.netloc.startswith("[") else parts.netloc
-    return f"{parts.scheme}://{netloc}{API_PATH}", host
 
 
 @lru_cache(maxsize=1)
@@ -115,8 +77,16 @@ def render_kit(*, os_name: str, nas: str, token: str, share: str) -> str:
         "version": __version__, "remote_re": REMOTE_RE.pattern, "share_re": SHARE_RE.pattern,
         "iperf3_limits": IPERF3_LIMITS, "min_file_bytes": MIN_FILE_BYTES, "max_file_bytes": MAX_FILE_BYTES,
         "frame_budget": FRAME_BUDGET, "message_limit": MESSAGE_LIMIT, "first_slice": FIRST_SLICE,
+        "free_margin_bytes": FREE_MARGIN_BYTES, "free_margin_share": FREE_MARGIN_SHARE,
+        "interface_re": DESKTOP_IFNAME_RE.pattern, "control_class": CONTROL_CLASS,
     }
-    return _environment().get_template("join-windows.ps1.j2").render(context)
+    script = _environment().get_template("join-windows.ps1.j2").render(context)
+    # Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page, where the bytes of a UTF-8
+    # character can read as a quote that ends a string: every value is checked to be ASCII, and so is this.
+    if not script.isascii():
+        raise TengigError("the Windows kit came out with characters that are not ASCII; not given out (a bug of "
+                          "tengig: please report it)")
+    return script
 
 
 def how_to_run(path: str) -> str:
@@ -125,4 +95,6 @@ def how_to_run(path: str) -> str:
             "Windows desktop, then run there:\n"
             f"    powershell -ExecutionPolicy Bypass -File {name}\n"
             "It copies to the share as the Windows user who runs it; if that user cannot write to the share, "
-            "run `net use \\\\NAS\\SHARE /user:NAME` first. The token works for this run only.")
+            "run `net use \\\\NAS\\SHARE /user:NAME` first. It runs its tools against the NAS's own addresses "
+            "only; if the NAS measures over another of its addresses (a mesh link), add -NasAddress IP. The token "
+            "works for this run only.")

@@ -1,5 +1,6 @@
 """This desktop's interface towards the NAS, as its own kernel sees it (Linux: iproute2 and sysfs).
-Facts that cannot be read are left out (the NAS then says they are unknown), never guessed."""
+Facts that cannot be read are left out (the NAS then says they are unknown), never guessed; so is an
+interface name the NAS would refuse (names.DESKTOP_IFNAME_RE)."""
 from __future__ import annotations
 
 import json
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.linux.ip import parse_route_get
+from ..names import DESKTOP_IFNAME_RE
 from ..runner import Runner
 
 
@@ -21,7 +23,7 @@ def link_towards(runner: Runner, host: str) -> dict[str, Any]:
     if found is None:
         return {}
     dev = found["dev"]
-    facts: dict[str, Any] = {"interface": dev}
+    facts: dict[str, Any] = {"interface": dev} if DESKTOP_IFNAME_RE.fullmatch(dev) else {}
     link = runner.run(["ip", "-j", "link", "show", "dev", dev], timeout=10, check=False)
     try:
         facts["mtu"] = int(json.loads(link.stdout)[0]["mtu"])

@@ -1,0 +1,115 @@
+"""A hostile NAS for `tengig client join`: a small websocket server on loopback that speaks the join
+protocol (JSON-RPC 2.0 at /api/current, no login) and hands the desktop whatever instructions a test
+scripts: another host's address, a file bigger than the desktop's disk, an abort reason with terminal
+escapes. It keeps what the desktop submitted (parts put together), so a test reads the refusals.
+
+The desktop is the real command, `tengig client join`, run under strace (execve only): every program it
+started is in ``HostileNas.programs()``, so a test shows that no iperf3 or smbclient ran."""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from tests.bench.joined_harness import ARG, EXECVE
+
+REPO = Path(__file__).resolve().parents[2]
+TOKEN = "tgb-" + "0123456789abcdef" * 3
+
+
+class HostileNas:
+    def __init__(self, instructions: list[tuple[str, dict[str, Any]] | Any], *, name: str = "desk",
+                 nas_address: str = "127.0.0.1", join_answer: Any = None):
+        """``instructions``: (kind, params) each, or anything else sent as it is; ``join_answer``: what
+        join answers instead of a session."""
+        self._ids = itertools.count(1)
+        self.instructions = [{"id": next(self._ids), "kind": i[0], "params": i[1]} if isinstance(i, tuple) else i
+                             for i in instructions]
+        self.name = name
+        self.nas_address = nas_address
+        self.join_answer = join_answer
+        self.joined: list[dict[str, Any]] = []
+        self.submitted: dict[int, dict[str, Any]] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    # -- the server --------------------------------------------------------------------------------------
+
+    def __enter__(self) -> "HostileNas":
+        app = web.Application()
+        app.router.add_get("/api/current", self._peer)
+        self._runner = web.AppRunner(app)
+        self._loop.run_until_complete(self._runner.setup())
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        self.url = f"ws://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    async def _peer(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        async for msg in ws:
+            call = json.loads(msg.data)
+            await ws.send_str(json.dumps({"jsonrpc": "2.0", "id": call["id"],
+                                          "result": self._answer(call["method"], call["params"])}))
+        return ws
+
+    def _answer(self, method: str, params: list[Any]) -> Any:
+        if method == "core.set_options":
+            return params[0]
+        if method == "tengig.bench.session.join":
+            self.joined.append(params[1])
+            if self.join_answer is not None:
+                return self.join_answer
+            return {"session": 7, "name": self.name, "nas_address": self.nas_address}
+        if method == "tengig.bench.session.next":
+            if self.instructions:
+                return self.instructions.pop(0)
+            return {"id": next(self._ids), "kind": "done", "params": {}}
+        if method == "tengig.bench.session.submit":
+            part = params[0]
+            before = self.submitted.get(part["instruction"])
+            if before is not None:
+                part = {**part, "stdout": before["stdout"] + part.get("stdout", ""),
+                        "stderr": before["stderr"] + part.get("stderr", "")}
+            self.submitted[part["instruction"]] = {"stdout": "", "stderr": "", **part}
+            return True
+        raise AssertionError(f"the desktop called {method}")
+
+    # -- the desktop -------------------------------------------------------------------------------------
+
+    def join(self, tmp_path: Path, *extra: str, url: str | None = None) -> subprocess.CompletedProcess:
+        """`tengig client join` against this NAS, under strace; its output, and its programs in
+        ``programs(tmp_path)``."""
+        env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'middleware'}"}
+        argv = ["strace", "-f", "-qq", "-e", "trace=execve", "-e", "signal=none", "-s", "256",
+                "-o", str(tmp_path / "desk.strace"), sys.executable, "-m", "tengig", "client", "join",
+                url or self.url, "--token", TOKEN, "--name", "desk", *extra]
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+
+
+def programs(tmp_path: Path) -> list[str]:
+    """Every program `tengig client join` started (successful execve), as its argv joined by spaces;
+    the first is the desktop's own Python."""
+    out = []
+    for line in (tmp_path / "desk.strace").read_text().splitlines():
+        m = EXECVE.search(line)
+        if m and line.rstrip().endswith("= 0"):
+            out.append(" ".join(ARG.findall(m.group(1))))
+    return out
