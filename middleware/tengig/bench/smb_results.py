@@ -3,7 +3,7 @@ over several runs) and for several clients at once (the NAS's start barrier). Mo
 measuring is bench/joined.py and bench/joined_concurrent.py."""
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..verdict.models import Ceiling
 from .cache_policy import CachePolicy
@@ -13,6 +13,8 @@ from .stats import Repeated
 
 
 class SmbDirection(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     direction: str
     bytes_per_s: Repeated = Field(description="smbclient's bytes / smbclient's transfer time, per run, bytes/s.")
     bytes_per_run: int
@@ -45,6 +47,8 @@ class SmbBenchResult(BaseModel):
 
 
 class ConcurrentDirection(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     direction: str
     per_client: dict[str, Repeated] = Field(description="Client -> bytes/s per run (fio bytes / fio runtime).")
     aggregate: Repeated = Field(description="All clients' bytes over the time they took together, per run, bytes/s "
