@@ -292,8 +292,13 @@ def test_one_submission_is_bounded_in_bytes_not_characters():
     assert err.value.errors[0][0] == "submission.stdout" and f"{MAX_OUTPUT_BYTES} bytes" in err.value.errors[0][1]
 
 
-def test_seconds_must_be_a_finite_number_in_range():
+def test_a_desktops_numbers_must_be_finite_and_in_range():
     for bad in (float("inf"), float("nan"), -1.0, 1e9):
         with pytest.raises(Exception) as err:
             Submission(instruction=1, exit_code=0, seconds=bad)
         assert "seconds" in str(err.value)
+    for field, bad in (("exit_code", 2**64), ("exit_code", -2**40), ("instruction", 10**400)):
+        with pytest.raises(Exception, match=field):
+            Submission(**{"instruction": 1, "exit_code": 0, field: bad})
+    with pytest.raises(Exception, match="speed_bps"):
+        JoinInfo(hostname="desk", os="linux", speed_bps=10**400)

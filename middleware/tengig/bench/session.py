@@ -66,7 +66,7 @@ class JoinInfo(BaseModel):
     tengig: str = Field("", max_length=40, description="tengig (or kit) version on the client.")
     interface: str | None = Field(None, max_length=64, description="The client's interface towards the NAS.")
     mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
-    speed_bps: int | None = Field(None, ge=0, description="That interface's negotiated speed, bits/s.")
+    speed_bps: int | None = Field(None, ge=0, le=10**13, description="That interface's negotiated speed, bits/s.")
     smb: bool = Field(True, description="The client can run the SMB copy (it has an SMB client and credentials).")
 
 

@@ -52,7 +52,8 @@ class ConcurrentDirection(BaseModel):
     direction: str
     per_client: dict[str, Repeated] = Field(description="Client -> bytes/s per run (fio bytes / fio runtime).")
     aggregate: Repeated = Field(description="All clients' bytes over the time they took together, per run, bytes/s "
-                                "(fio: the slowest client's runtime; joined: first start to last finish).")
+                                "(fio: the slowest client's runtime; joined: from the first copy taken to the "
+                                "last answer, on the NAS's clock).")
     wire_bytes: dict[str, list[int]] = Field(description="Client -> its port's bytes per run (clients sharing "
                                              "a port of the NAS: that port's bytes, the sum of theirs).")
     start_spread_seconds: list[float] | None = Field(
