@@ -58,3 +58,20 @@ def test_netns_wrapping_is_argv_only():
 def test_extra_env_reaches_the_child():
     done = Runner(extra_env={"TENGIG_TEST_MARK": "42"}).run(["sh", "-c", "echo $TENGIG_TEST_MARK"], timeout=5)
     assert done.stdout.strip() == "42"
+
+
+def test_a_spawned_servers_report_is_read_from_its_stdout_and_its_notes_stay_in_the_log(tmp_path):
+    """How the NAS reads its own iperf3 server's -J report (bench/network.server_report): stdout piped,
+    stderr in the log; a server that ended by itself is read whole, one still waiting is stopped first."""
+    import sys
+
+    from tengig.bench.network import server_report
+
+    log = tmp_path / "server.log"
+    big = "x" * 200_000  # more than a pipe holds: read while it ends, not after
+    done = Runner().spawn([sys.executable, "-c", "import sys; print('note', file=sys.stderr); print('x' * 200_000)"],
+                          log_path=log, stdout_pipe=True)
+    assert server_report(done, wait=True) == big + "\n" and done.returncode == 0
+    assert log.read_text() == "note\n"
+    waiting = Runner().spawn([sys.executable, "-c", "import time; time.sleep(600)"], log_path=log, stdout_pipe=True)
+    assert server_report(waiting, wait=False) == "" and waiting.returncode == -15  # stopped with TERM

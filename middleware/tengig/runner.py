@@ -147,22 +147,24 @@ class Runner:
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike | None = None,
         stdin_pipe: bool = False,
+        stdout_pipe: bool = False,
     ) -> subprocess.Popen:
         """Start a long-running program in its own session (it cannot signal our process group),
         stdout and stderr appended to log_path. The caller owns the process and must stop it.
-        ``stdin_pipe`` gives the caller a text pipe to talk to it (an interactive client)."""
+        ``stdin_pipe`` gives the caller a text pipe to talk to it (an interactive client);
+        ``stdout_pipe`` one to read what it prints (a server's report; its stderr still goes to the log)."""
         full = in_netns(argv, netns, mode=netns_mode)
         log = open(log_path, "ab")
         try:
             return subprocess.Popen(
                 full,
                 stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                stdout=subprocess.PIPE if stdout_pipe else log,
+                stderr=log if stdout_pipe else subprocess.STDOUT,
                 env=self._env(env),
                 cwd=cwd,
                 start_new_session=True,
-                text=stdin_pipe or None,
+                text=stdin_pipe or stdout_pipe or None,
             )
         except FileNotFoundError as exc:
             raise CommandNotFound(full) from exc

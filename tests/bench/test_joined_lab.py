@@ -109,17 +109,22 @@ def test_desk_joins_the_nas_run_and_the_1g_link_is_the_bottleneck(shaped_lab, tm
     assert not list(Path("/run/tengig/lab").glob("**/tengig-bench-*"))  # the scratch directory is gone
 
 
-def _misbehave(lab, url: str, token: str, mode: str):
+def _misbehave(lab, url: str, token: str, mode: str, log: str = ""):
     repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": f"{repo}:{repo / 'middleware'}"}
     argv = [sys.executable, "-m", "tests.bench.misbehaving_client", url, token, mode,
             str(lab.paths.samba / "client.auth"), str(samba.client_dir(lab.paths, "desk") / "smb.conf")]
-    return lab.spawn("desk", argv, log_name=f"test-misbehave-{mode}.log", env=env)
+    return lab.spawn("desk", argv, log_name=f"test-misbehave-{mode}{log}.log", env=env)
 
 
 @pytest.mark.parametrize("mode,kind,reason", [
     ("lie", "net", r"desk reports .* received in iperf3 .* but only .* crossed the NAS's port"),
+    ("inflate", "net", r"desk reports 1000 B in iperf3 read .* but the NAS's own iperf3 server sent .* in "),
+    ("invent", "net", r"the NAS's own iperf3 server served no test .*: desk did not run the iperf3 test it was "
+                      r"asked for"),
     ("garbage", "net", r"desk: iperf3 printed no JSON"),
+    ("fastcopy", "smb", r"desk reports an SMB write at .*/s, but the NAS's port \S+ carried .* in .* s on its "
+                        r"own clock"),
     ("vanish", "smb", r"desk left the run \(its connection closed\)"),
 ])
 def test_a_misbehaving_desktop_fails_the_run_with_the_reason(shaped_lab, tmp_path, mode, kind, reason):
@@ -142,3 +147,26 @@ def test_a_misbehaving_desktop_fails_the_run_with_the_reason(shaped_lab, tmp_pat
     share = [line.split("=", 1)[1].strip() for line in (shaped_lab.paths.samba / "smb.conf").read_text().splitlines()
              if line.strip().startswith("path")]
     assert share and not any(list(Path(p).glob("tengig-bench-*")) for p in share), "the scratch directory was left"
+
+
+def test_desktops_at_once_are_timed_on_the_nas_clock_not_theirs(shaped_lab, tmp_path):
+    """Two desktops on desk's 1 Gb/s cable copy at once and each says its copies took a millisecond: the
+    aggregate is their bytes over the NAS's own clock (first copy taken to last answer), so it stays under
+    what the one port they share can carry."""
+    with nas_api(shaped_lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, {"system": "local", "kind": "smb", "join": 2, "share": "share",
+                                          "repeats": 1})
+        clients = [_misbehave(shaped_lab, urls["desk"], outcome["token"], "instant", f"-{n}") for n in (1, 2)]
+        thread.join(600)
+        for n, proc in enumerate(clients, 1):
+            assert proc.wait(30) == 0, (shaped_lab.paths.logs / f"test-misbehave-instant-{n}.log").read_text()
+        assert "error" not in outcome, outcome["error"]
+        run = api.call("tengig.results.get", outcome["result"]["run_id"])
+    report = outcome["result"]["report"]
+    port = report["clients"][0]["nas_port"]
+    assert {c["nas_port"]["ifname"] for c in report["clients"]} == {port["ifname"]}  # one port for both
+    line = report["clients"][0]["link"]["line_rate_bps"] / 8
+    for direction in ("read", "write"):
+        together = report["smb_concurrent"][direction]
+        assert 0 < together["aggregate"]["median"] < line, (direction, together["aggregate"], line)
+    assert any(r["tool"] == "smb copy on desk-2" and r["seconds"] == 0.001 for r in run["raw"])  # what they said

@@ -2,7 +2,10 @@
 client can go wrong, each with the error it must give."""
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
+import tracemalloc
 
 import pytest
 
@@ -159,3 +162,143 @@ def test_a_host_that_stops_with_the_run_waits_until_every_desktop_took_the_end()
     assert session.next(desk).kind == "done"
     session.gone(lab, "its connection closed")  # one that left is not waited for
     assert session.wait_told(0.2) is True
+
+
+# -- memory: what a desktop's parts may hold, and for how long (issue 23) ----------------------------------------
+
+EMOJI = "\U0001F600"  # 4 bytes in UTF-8, and 4 in memory once a str holds one (UCS-4)
+PART = EMOJI * 2000  # 8,000 bytes: about what one 8 KiB message carries
+
+
+@contextlib.contextmanager
+def _python_memory():
+    """A function that says how many bytes of Python memory are allocated now, more than when the block
+    began (tracemalloc: what Python holds, counted exactly; not the process's RSS)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+
+        def now() -> int:
+            gc.collect()
+            return tracemalloc.get_traced_memory()[0] - base
+        yield now
+    finally:
+        tracemalloc.stop()
+
+
+def _parts(session, client, iid, count, text=PART):
+    for _ in range(count):
+        session.submit(client, Submission(instruction=iid, exit_code=0, stdout=text, more=True))
+
+
+def test_a_desktops_parts_are_freed_when_its_connection_closes():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    iid = session.post(client, "iperf3", {})
+    with _python_memory() as held:
+        _parts(session, client, iid, 64)
+        assert held() > 500_000  # 512,000 bytes while it sends
+        session.gone(client, "its connection closed")
+        assert held() < 16_000  # and freed when it leaves
+    with pytest.raises(SessionEnded, match="already dropped"):
+        _parts(session, client, iid, 1)
+
+
+def test_parts_are_refused_after_the_run_ended_and_freed_with_it():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    iid = session.post(client, "iperf3", {})
+    with _python_memory() as held:
+        _parts(session, client, iid, 64)
+        assert held() > 500_000
+        session.end("the run on the NAS stopped: the pool is full")
+        assert held() < 16_000
+    with pytest.raises(SessionEnded, match="has ended"):
+        _parts(session, client, iid, 1)
+    with pytest.raises(SessionEnded, match="has ended"):
+        session.submit(client, Submission(instruction=iid, exit_code=0))
+    assert session.next(client).kind == "abort"  # what an ended session still answers
+
+
+def test_an_answer_the_run_took_is_not_kept_by_the_session():
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    iid = session.post(client, "iperf3", {})
+    with _python_memory() as held:
+        _parts(session, client, iid, 63)
+        session.submit(client, Submission(instruction=iid, exit_code=0, stdout=PART))
+        got = session.wait_result(client, iid, timeout=1, cancel=threading.Event())
+        assert len(got.stdout) == 64 * len(PART) and held() > 500_000
+        del got  # the run has it (and stores it); the session keeps no copy
+        assert held() < 16_000
+    with pytest.raises(ValidationError, match="already answered"):
+        session.submit(client, Submission(instruction=iid, exit_code=0))
+
+
+def _accepted_bytes(session, client, iid, most: int) -> tuple[int, Exception | None]:
+    """Parts of PART sent until refused or ``most`` bytes were accepted -> (bytes accepted, the refusal)."""
+    accepted = 0
+    while accepted < most:
+        try:
+            _parts(session, client, iid, 1)
+        except ValidationError as exc:
+            return accepted, exc
+        accepted += len(PART.encode())
+    return accepted, None
+
+
+def test_a_desktop_may_hold_at_most_its_share_of_bytes_in_parts_counted_in_utf8():
+    from tengig.bench.session import PARTS_BYTES_PER_CLIENT
+
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    first, second = session.post(client, "iperf3", {}), session.post(client, "smb", {})
+    half, refused = _accepted_bytes(session, client, first, PARTS_BYTES_PER_CLIENT // 2)
+    assert refused is None
+    more, refused = _accepted_bytes(session, client, second, PARTS_BYTES_PER_CLIENT)  # both instructions together
+    assert refused is not None and PARTS_BYTES_PER_CLIENT - len(PART.encode()) < half + more <= PARTS_BYTES_PER_CLIENT
+    assert refused.errors[0][0] == "submission.stdout" and f"{PARTS_BYTES_PER_CLIENT} bytes" in refused.errors[0][1]
+    assert session.held_bytes() == half  # the refused answer's parts are freed at once
+    with pytest.raises(ClientGone, match="answer to instruction 2 was refused: .* bytes a desktop may"):
+        session.wait_result(client, second, timeout=30, cancel=threading.Event())  # the run fails with why, now
+    with pytest.raises(ValidationError, match="was refused"):
+        _parts(session, client, second, 1)
+
+
+def test_a_session_holds_at_most_its_bytes_in_parts_whatever_the_number_of_desktops():
+    from tengig.bench.session import MAX_CLIENTS, PARTS_BYTES_PER_CLIENT, PARTS_BYTES_PER_SESSION
+
+    assert PARTS_BYTES_PER_SESSION < MAX_CLIENTS * PARTS_BYTES_PER_CLIENT
+    _, session, _ = _session(expected=MAX_CLIENTS)
+    refusals = 0
+    for n in range(MAX_CLIENTS):  # each stays under its own share
+        client = session.join(JoinInfo(hostname=f"desk{n}", os="linux"), peer=f"10.0.0.{n}", local="10.0.0.254")
+        _, refused = _accepted_bytes(session, client, session.post(client, "iperf3", {}),
+                                     PARTS_BYTES_PER_CLIENT - len(PART.encode()))
+        refusals += refused is not None and "a session may" in refused.errors[0][1]
+    assert PARTS_BYTES_PER_SESSION - len(PART.encode()) < session.held_bytes() <= PARTS_BYTES_PER_SESSION
+    assert refusals == MAX_CLIENTS - PARTS_BYTES_PER_SESSION // PARTS_BYTES_PER_CLIENT
+
+
+def test_one_submission_is_bounded_in_bytes_not_characters():
+    from tengig.bench.session import MAX_OUTPUT_BYTES
+
+    _, session, _ = _session()
+    client = session.join(INFO, peer="a", local="b")
+    iid = session.post(client, "iperf3", {})
+    with pytest.raises(ValidationError) as err:  # fewer characters than bytes allowed, more bytes
+        session.submit(client, Submission(instruction=iid, exit_code=0, stdout=EMOJI * (MAX_OUTPUT_BYTES // 4 + 1)))
+    assert err.value.errors[0][0] == "submission.stdout" and f"{MAX_OUTPUT_BYTES} bytes" in err.value.errors[0][1]
+
+
+def test_a_desktops_numbers_must_be_finite_and_in_range():
+    for bad in (float("inf"), float("nan"), -1.0, 1e9):
+        with pytest.raises(Exception) as err:
+            Submission(instruction=1, exit_code=0, seconds=bad)
+        assert "seconds" in str(err.value)
+    for field, bad in (("exit_code", 2**64), ("exit_code", -2**40), ("instruction", 10**400)):
+        with pytest.raises(Exception, match=field):
+            Submission(**{"instruction": 1, "exit_code": 0, field: bad})
+    with pytest.raises(Exception, match="speed_bps"):
+        JoinInfo(hostname="desk", os="linux", speed_bps=10**400)

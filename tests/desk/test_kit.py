@@ -293,14 +293,17 @@ def test_an_iperf3_submission_of_the_kit_is_measured_and_checked_on_the_port():
     argv = [r"C:\Users\ana\Downloads\tengig\iperf3.exe", *iperf3_argv(params, frozenset({"127.0.0.1"}))[1:]]
     sub = _submission({"instruction": 3, "exit_code": 0, "stdout": stdout, "stderr": "", "argv": argv,
                        "seconds": 1.04})
-    received = json.loads(stdout)["end"]["sum_received"]["bytes"]
+    doc = json.loads(stdout)
+    received = doc["end"]["sum_received"]["bytes"]
+    served = json.dumps({"start": {"cookie": doc["start"]["cookie"], "test_start": doc["start"]["test_start"]},
+                         "end": {"sum_received": doc["end"]["sum_received"]}})  # the NAS's server's count of it
     before = LinkCounters(rx_bytes=10_000, tx_bytes=5_000)
     after = LinkCounters(rx_bytes=10_000 + int(received * 1.03), tx_bytes=5_000 + received // 100)
-    result = _net_result(link_of(CLIENT, "nas", PORT), CLIENT, PORT, "write", 1, sub, before, after)
+    result = _net_result(link_of(CLIENT, "nas", PORT), CLIENT, PORT, "write", 1, 1, sub, before, after, served)
     assert result.goodput_bps == pytest.approx(json.loads(stdout)["end"]["sum_received"]["bits_per_second"])
     short = LinkCounters(rx_bytes=10_000 + received // 2, tx_bytes=after.tx_bytes)
     with pytest.raises(ToolOutputError, match="crossed the NAS's port lo"):
-        _net_result(link_of(CLIENT, "nas", PORT), CLIENT, PORT, "write", 1, sub, before, short)
+        _net_result(link_of(CLIENT, "nas", PORT), CLIENT, PORT, "write", 1, 1, sub, before, short, served)
 
 
 @pytest.mark.parametrize("name, direction, argv, speed", [

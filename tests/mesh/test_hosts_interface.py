@@ -43,8 +43,8 @@ class RecordingRunner:
         self.calls.append(("run", list(argv), {"check": check, "env": env, "cancel": cancel}))
         return Completed(tuple(argv), 0, "", "", 0.0)
 
-    def spawn(self, argv, *, log_path, env=None, stdin_pipe=False):
-        self.calls.append(("spawn", list(argv), {"env": env, "stdin_pipe": stdin_pipe}))
+    def spawn(self, argv, *, log_path, env=None, stdin_pipe=False, stdout_pipe=False):
+        self.calls.append(("spawn", list(argv), {"env": env, "stdin_pipe": stdin_pipe, "stdout_pipe": stdout_pipe}))
         return SimpleNamespace()
 
 
@@ -59,10 +59,11 @@ def test_the_lab_benchmark_hosts_enter_the_nas_with_nsenter_and_the_clients_with
     ctx.run("desk", ["iperf3", "-c", "x"], timeout=5, check=False, env={"A": "1"})
     ctx.spawn("nas", ["iperf3", "-s"], log_name="s.log")
     ctx.spawn("desk", ["fio", "--server"], log_name="f.log", stdin_pipe=True)
-    assert _modes(lab) == [("run", "nas", "nsenter"), ("run", "desk", "exec"),
+    ctx.spawn("nas", ["iperf3", "-s", "-J"], log_name="j.log", stdout_pipe=True)
+    assert _modes(lab)[:4] == [("run", "nas", "nsenter"), ("run", "desk", "exec"),
                            ("spawn", "nas", "nsenter"), ("spawn", "desk", "exec")]
     assert lab.calls[1][3] == {"check": False, "env": {"A": "1"}, "cancel": ctx.cancel, "netns_mode": "exec"}
-    assert lab.calls[3][3]["stdin_pipe"] is True
+    assert lab.calls[3][3]["stdin_pipe"] is True and lab.calls[4][3]["stdout_pipe"] is True
 
 
 def test_the_lab_network_hosts_use_ip_netns_exec_everywhere():
@@ -96,8 +97,10 @@ def test_local_hosts_take_the_generic_options_only(hosts, tmp_path):
     cancel = threading.Event()
     local.run("here", ["true"], timeout=5, check=False, env={"A": "1"}, cancel=cancel)
     local.spawn("here", ["sleep", "1"], log_name="sleep", env={"B": "2"}, stdin_pipe=True)
+    local.spawn("here", ["iperf3", "-s"], log_name="iperf3", stdout_pipe=True)
     assert runner.calls == [("run", ["true"], {"check": False, "env": {"A": "1"}, "cancel": cancel}),
-                            ("spawn", ["sleep", "1"], {"env": {"B": "2"}, "stdin_pipe": True})]
+                            ("spawn", ["sleep", "1"], {"env": {"B": "2"}, "stdin_pipe": True, "stdout_pipe": False}),
+                            ("spawn", ["iperf3", "-s"], {"env": None, "stdin_pipe": False, "stdout_pipe": True})]
     with pytest.raises(TypeError):
         local.run("here", ["true"], timeout=5, netns_mode="nsenter")
     with pytest.raises(TypeError):

@@ -81,6 +81,7 @@ class BenchContext:
         return done
 
     def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
-              stdin_pipe: bool = False) -> subprocess.Popen:
+              stdin_pipe: bool = False, stdout_pipe: bool = False) -> subprocess.Popen:
         self.check_cancel()
-        return self.hosts.spawn(host, argv, log_name=log_name, env=env, stdin_pipe=stdin_pipe)
+        return self.hosts.spawn(host, argv, log_name=log_name, env=env, stdin_pipe=stdin_pipe,
+                                stdout_pipe=stdout_pipe)

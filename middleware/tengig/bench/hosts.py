@@ -20,6 +20,6 @@ class Hosts(Protocol):
         ...
 
     def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
-              stdin_pipe: bool = False) -> subprocess.Popen:
+              stdin_pipe: bool = False, stdout_pipe: bool = False) -> subprocess.Popen:
         """A long-running argv started on ``host``, its output in the log ``log_name`` (runner.Runner.spawn)."""
         ...

@@ -3,7 +3,8 @@
 The NAS runs only its own programs: the iperf3 server bound to the address the client reached, its
 port's byte counters, smbd's CPU time, smbstatus, the ARC counters, and the scratch place of the run in
 the share (bench/share_scratch.py). The client runs iperf3 and its SMB client and submits what they printed; the NAS parses
-that output itself and refuses a number its own port did not carry."""
+that output itself and refuses a number its own port did not carry, or that its own iperf3 server and its own
+clock disagree with (bench/nas_witness.py)."""
 from __future__ import annotations
 
 import threading
@@ -20,7 +21,8 @@ from .copy_parse import exit_ok, parse_copy
 from .iperf3_parse import parse_iperf3_json
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
-from .network import BASE_PORT, LinkUnderTest, NetMeasurement, stop_server, to_measurement, wait_listening
+from .nas_witness import check_copy_on_nas_clock, check_iperf3_served
+from .network import BASE_PORT, LinkUnderTest, NetMeasurement, server_report, to_measurement, wait_listening
 from .cache_policy import file_size, reading
 from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName, smb_copy_size
@@ -48,12 +50,18 @@ def _record(ctx: BenchContext, client: JoinedClient, tool: str, sub: Submission,
 
 def _ask(ctx: BenchContext, session: BenchSession, client: JoinedClient, kind: str, params: dict,
          *, timeout: float, tool: str) -> Submission:
+    return _asked(ctx, session, client, kind, params, timeout=timeout, tool=tool)[1]
+
+
+def _asked(ctx: BenchContext, session: BenchSession, client: JoinedClient, kind: str, params: dict,
+           *, timeout: float, tool: str) -> tuple[int, Submission]:
+    """One instruction to ``client``, its answer waited for and recorded -> (instruction, answer)."""
     ctx.check_cancel()
     started = time.time()
     instruction = session.post(client, kind, params)
     sub = session.wait_result(client, instruction, timeout=timeout, cancel=ctx.cancel)
     _record(ctx, client, tool, sub, started)
-    return sub
+    return instruction, sub
 
 
 def measure_joined_link(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
@@ -75,8 +83,9 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
                            f"{one.percent_of_ceiling:.1f}% of the line's {one.ceiling_bps / 1e9:.3g} Gb/s goodput")
             continue
         ctx.report(100 * i / len(plan), f"iperf3 {link.name} {direction} {n} stream(s)")
-        server = ctx.spawn(nas, ["iperf3", "-s", "-1", "-B", link.server_address, "-p", str(tcp_port)],
-                           log_name=f"iperf3-{client.name}-{tcp_port}")
+        argv = ["iperf3", "-s", "-1", "-J", "-B", link.server_address, "-p", str(tcp_port)]
+        server = ctx.spawn(nas, argv, log_name=f"iperf3-{client.name}-{tcp_port}", stdout_pipe=True)
+        started, answered = time.time(), False
         try:
             wait_listening(ctx, nas, tcp_port, server, program="iperf3 server")
             before = counters(ctx, nas, port)
@@ -85,16 +94,19 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
                         "omit": omit, "reverse": direction == "read"},
                        timeout=seconds + omit + 60, tool="iperf3")
             after = counters(ctx, nas, port)
+            answered = True
         finally:
-            stop_server(server)
-        out.append(_net_result(link, client, port, direction, n, sub, before, after))
+            served = server_report(server, wait=answered)  # after its one test it ends by itself
+            ctx.raw.append(RawOutput(tool="iperf3 server", argv=argv, exit_code=server.returncode, stdout=served,
+                                     started=started, seconds=max(0.0, time.time() - started)))
+        out.append(_net_result(link, client, port, direction, n, seconds, sub, before, after, served))
         ctx.sample(phase=f"network {link.name} {direction} {n} stream(s)", bytes_per_s=out[-1].goodput_bps / 8)
     ctx.report(100, f"iperf3 {link.name} done")
     return out, skipped
 
 
 def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direction: str, streams: int,
-                sub: Submission, before, after) -> NetMeasurement:
+                seconds: int, sub: Submission, before, after, served: str) -> NetMeasurement:
     try:
         result = parse_iperf3_json(sub.stdout)
     except ToolOutputError as exc:
@@ -110,6 +122,7 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
             f"{client.name} reports {format_size(result.receiver_bytes)} received in iperf3 {direction}, but only "
             f"{format_size(max(0, seen))} crossed the NAS's port {port.ifname}: its numbers are not what the link "
             "carried (the run is not trusted)")
+    check_iperf3_served(client.name, direction, streams, seconds, result, served)
     return to_measurement(link, result, direction, sub.stdout)
 
 
@@ -218,8 +231,9 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     before = counters(ctx, nas, port)
     l0 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     t0 = smbd_ticks_on(ctx, nas)
-    sub = _ask(ctx, session, client, "smb", {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
-               timeout=timeout, tool="smb copy")
+    instruction, sub = _asked(ctx, session, client, "smb",
+                              {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
+                              timeout=timeout, tool="smb copy")
     t1 = smbd_ticks_on(ctx, nas)
     l1 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     after = counters(ctx, nas, port)
@@ -229,6 +243,8 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
         raise ToolOutputError(
             f"{client.name} reports an SMB {direction} of {format_size(size)}, but only {format_size(max(0, seen))} "
             f"crossed the NAS's port {port.ifname}: not measured over the link (the run is not trusted)")
+    check_copy_on_nas_clock(client.name, direction, size, result.bytes_per_s, seen,
+                            session.nas_seconds(client, instruction), port)
     wire.append(seen)
     if t0 is not None and t1 is not None:
         ticks.append(t1 - t0)

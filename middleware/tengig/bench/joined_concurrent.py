@@ -2,12 +2,14 @@
 
 Each desktop first prepares its file and its scratch directory and answers; only then does the NAS
 queue every desktop's copy at the same instant (the start barrier, ``BenchSession.post_all``). Each
-desktop takes its copy at its next poll; the NAS notes when, on its own clock, so the aggregate is
-all bytes over the span from the first start to the last finish (each desktop's own command time,
-offset by when it started), and the spread of the starts is reported beside it.
+desktop takes its copy at its next poll; the NAS notes when, and when each answer arrived, on its own
+clock, so the aggregate is all bytes over the span from the first copy taken to the last answer (the
+NAS's clock, never a desktop's: it holds the copies' start and answer too, so it errs low), and the
+spread of the starts is reported beside it.
 
 Every desktop's bytes are checked on the NAS port it reached; desktops that share a port are checked
-together (that port carried the sum of their copies)."""
+together (that port carried the sum of their copies), and each desktop's rate against that port's bytes
+over its own window (bench/nas_witness.py)."""
 from __future__ import annotations
 
 import time
@@ -23,6 +25,7 @@ from .context import BenchContext
 from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, parsed_copy
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
+from .nas_witness import check_copy_on_nas_clock
 from .cache_policy import file_size, reading
 from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
@@ -109,7 +112,8 @@ def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[Joined
 def _round(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], nas: str,
            ports: dict[str, NasPort], smb: dict, remotes: dict[str, str], direction: Literal["read", "write"],
            run: int, size: int, timeout: float) -> tuple[dict[str, float], float, float, dict[str, int]]:
-    """One copy by every client at once -> (per-client bytes/s, aggregate bytes/s, start spread s, wire bytes)."""
+    """One copy by every client at once -> (per-client bytes/s, aggregate bytes/s on the NAS's clock, start
+    spread s, wire bytes)."""
     by_port: dict[str, list[JoinedClient]] = {}
     for c in clients:
         by_port.setdefault(ports[c.name].ifname, []).append(c)
@@ -132,11 +136,9 @@ def _round(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedCli
                 "(the run is not trusted)")
         for c in group:
             wire[c.name] = seen
-    starts = {c.name: c.fetched.get(subs[c.name][0]) for c in clients}
-    first = min(t for t in starts.values() if t is not None) if all(starts.values()) else None
-    if first is None:
-        raise ToolOutputError("the NAS did not see every client take its copy: no start barrier to measure from")
-    span = max(starts[c.name] - first + subs[c.name][1].seconds for c in clients)
-    if span <= 0:
-        raise ToolOutputError("the clients report copies that took no time: nothing to divide by")
+            check_copy_on_nas_clock(c.name, direction, size, speeds[c.name], seen,
+                                    session.nas_seconds(c, subs[c.name][0]), ports[c.name])
+    starts = {c.name: c.fetched[subs[c.name][0]] for c in clients}  # each checked above: taken and answered
+    first = min(starts.values())
+    span = max(starts[c.name] - first + session.nas_seconds(c, subs[c.name][0]) for c in clients)
     return speeds, len(clients) * size / span, max(starts.values()) - first, wire

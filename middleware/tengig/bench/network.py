@@ -6,10 +6,11 @@ with the client on the user's host), "write" = the user's host sends to the NAS.
 One iperf3 server per test and port (iperf3 serves one test at a time), stopped after the test."""
 from __future__ import annotations
 
+import subprocess
 import time
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ToolOutputError
 from ..verdict.ceilings import tcp_goodput_bps
@@ -30,6 +31,8 @@ class LinkUnderTest(BaseModel):
 
 
 class NetMeasurement(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     link: str
     direction: Literal["read", "write"]
     streams: int
@@ -94,6 +97,27 @@ def measure(
         return to_measurement(link, result, direction, done.stdout)
     finally:
         stop_server(server)
+
+
+SERVER_REPORT_WAIT_S = 10
+
+
+def server_report(proc, *, wait: bool) -> str:
+    """What a server started with ``stdout_pipe`` printed, once it has ended: waited for up to
+    SERVER_REPORT_WAIT_S when it should end by itself (iperf3 -s -1 after its test), else stopped at once
+    (TERM, then KILL), its output read either way."""
+    if not wait and proc.poll() is None:
+        proc.terminate()
+    try:
+        out, _ = proc.communicate(timeout=SERVER_REPORT_WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        try:
+            out, _ = proc.communicate(timeout=SERVER_REPORT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+    return out or ""
 
 
 def stop_server(proc) -> None:

@@ -11,6 +11,13 @@ One token per session (the join command the user copies to every desktop); it ca
 and submit to it, nothing else. Tokens are kept as SHA-256 digests. An ended session is remembered
 for an hour, so a desktop that reuses its token is told the session ended rather than "wrong token".
 
+Memory is bounded in bytes (UTF-8, as held: parts are kept encoded): one submission at most
+MAX_OUTPUT_BYTES, everything a desktop has sent that the run has not taken yet at most
+PARTS_BYTES_PER_CLIENT, a whole session PARTS_BYTES_PER_SESSION. An answer the run took is the run's
+(it stores it); a desktop's parts and answers are dropped when its connection closes, everyone's when
+the run ends, and parts after that are refused: an ended session keeps only what its "ended" answers
+need (names, the reason).
+
 Thread model: the run (a job thread) posts instructions and waits for results; the API methods of
 clients (an event loop) poll ``next`` and call ``submit``. One lock guards everything; waits are
 Conditions with deadlines and the run's cancel token.
@@ -32,7 +39,12 @@ from ..errors import Aborted, TengigError, ValidationError
 from ..names import DESKTOP_IFNAME_RE
 
 ENDED_KEPT_SECONDS = 3600
-MAX_OUTPUT_CHARS = 4 * 1024 * 1024  # what one tool may print into a submission (iperf3 -J of 64 streams: ~2 MB)
+# What one tool's answer may hold (stdout, stderr and argv, UTF-8). tengig's client and the Windows kit send
+# at most 48 KiB per tool (iperf3 -J of 64 streams without its per-second intervals: ~100 KB).
+MAX_OUTPUT_BYTES = 1024 * 1024
+PARTS_BYTES_PER_CLIENT = MAX_OUTPUT_BYTES  # all a desktop's answers the run has not taken yet, together
+PARTS_BYTES_PER_SESSION = 4 * 1024 * 1024  # and all its desktops' (16 honest ones: under 1 MiB)
+MAX_SECONDS = 7 * 24 * 3600.0  # a command's wall time: longer than any instruction is waited for
 MAX_CLIENTS = 16
 CLIENT_NAME_CHARS = 32
 
@@ -58,7 +70,7 @@ class JoinInfo(BaseModel):
                                   "name or a Windows adapter alias (ASCII letters, digits, blanks inside and "
                                   "()#*+.:@_-).")
     mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
-    speed_bps: int | None = Field(None, ge=0, description="That interface's negotiated speed, bits/s.")
+    speed_bps: int | None = Field(None, ge=0, le=10**13, description="That interface's negotiated speed, bits/s.")
     smb: bool = Field(True, description="The client can run the SMB copy (it has an SMB client and credentials).")
 
 
@@ -73,12 +85,15 @@ class Submission(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    instruction: int = Field(ge=1, description="The instruction this answers.")
-    exit_code: int = Field(description="The tool's exit code.")
-    stdout: str = Field("", max_length=MAX_OUTPUT_CHARS, description="What the tool printed (parsed on the NAS).")
-    stderr: str = Field("", max_length=MAX_OUTPUT_CHARS, description="What the tool printed on stderr.")
+    instruction: int = Field(ge=1, le=2**31, description="The instruction this answers.")
+    exit_code: int = Field(ge=-2**31, lt=2**32, description="The tool's exit code (Windows: up to 0xFFFFFFFF).")
+    stdout: str = Field("", max_length=MAX_OUTPUT_BYTES, description="What the tool printed (parsed on the NAS); "
+                        f"with stderr and argv at most {MAX_OUTPUT_BYTES} bytes in UTF-8, all parts together.")
+    stderr: str = Field("", max_length=MAX_OUTPUT_BYTES, description="What the tool printed on stderr.")
     argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
-    seconds: float = Field(0.0, ge=0, description="Wall time of the command on the client, s.")
+    seconds: float = Field(0.0, ge=0, le=MAX_SECONDS, allow_inf_nan=False,
+                           description="Wall time of the command on the client, s (a finite number; the NAS "
+                           "times what it uses on its own clock).")
     more: bool = Field(False, description="More parts follow (a message of a client that has not logged in holds "
                        "at most 8 KiB): their stdout and stderr are appended; exit_code, argv and seconds are "
                        "taken from the last part.")
@@ -95,9 +110,13 @@ class JoinedClient:
         self.joined_at = time.time()
         self.queue: deque[Instruction] = deque()
         self.pending: set[int] = set()
-        self.results: dict[int, Submission] = {}
-        self.parts: dict[int, Submission] = {}  # instruction -> what came so far of a submission in parts
+        self.results: dict[int, Submission] = {}  # answers the run has not taken yet
+        self.parts: dict[int, _Parts] = {}  # instruction -> what came so far of a submission in parts
+        self.held = 0  # bytes of the two above
+        self.answered: set[int] = set()
+        self.refused: dict[int, str] = {}  # instruction -> why its answer was refused (the run fails with it)
         self.fetched: dict[int, float] = {}  # instruction -> when the client took it (the NAS's monotonic clock)
+        self.arrived: dict[int, float] = {}  # instruction -> when its whole answer arrived (the same clock)
         self.gone: str | None = None
         self.told_end = False  # it has taken the run's end (done or abort) from next()
 
@@ -150,21 +169,38 @@ class BenchSession:
             return instruction
 
     def submit(self, client: JoinedClient, submission: Submission) -> None:
+        iid = submission.instruction
         with self._cond:
+            if self.ended:
+                raise SessionEnded(f"bench session {self.id} has ended ({self.ended}); it takes no more answers")
             if client.gone:
                 raise SessionEnded(f"{client.name} was already dropped from bench session {self.id} ({client.gone})")
-            if submission.instruction in client.results:
-                raise ValidationError.one("submission.instruction", f"instruction {submission.instruction} was "
-                                          "already answered")
-            if submission.instruction not in client.pending:
-                raise ValidationError.one("submission.instruction", f"no instruction {submission.instruction} is "
-                                          f"waiting for {client.name}")
-            whole = _joined_parts(client.parts.pop(submission.instruction, None), submission)
-            if whole.more:
-                client.parts[submission.instruction] = whole
+            if iid in client.answered:
+                raise ValidationError.one("submission.instruction", f"instruction {iid} was already answered")
+            if iid in client.refused:
+                raise ValidationError.one("submission.instruction", f"the answer to instruction {iid} was refused "
+                                          f"({client.refused[iid]})")
+            if iid not in client.pending:
+                raise ValidationError.one("submission.instruction", f"no instruction {iid} is waiting for "
+                                          f"{client.name}")
+            parts = client.parts.get(iid) or _Parts()
+            out, err, argv = _encoded(submission)
+            grows = len(out) + len(err) + argv - parts.argv_bytes  # the argv is the latest part's
+            try:
+                self._check_room(client, parts.size + grows, grows, submission)
+            except ValidationError as exc:
+                self._refuse(client, iid, exc.errors[0][1])
+                raise
+            parts.add(submission, out, err, argv)
+            client.held += grows
+            if submission.more:
+                client.parts[iid] = parts
                 return
-            client.pending.discard(submission.instruction)
-            client.results[submission.instruction] = whole
+            client.parts.pop(iid, None)
+            client.pending.discard(iid)
+            client.answered.add(iid)
+            client.results[iid] = parts.whole()
+            client.arrived[iid] = time.monotonic()
             self._cond.notify_all()
 
     def gone(self, client: JoinedClient, reason: str) -> None:
@@ -172,6 +208,44 @@ class BenchSession:
             if client.gone is None:
                 client.gone = reason
                 self._cond.notify_all()
+            _drop_answers(client)
+
+    def held_bytes(self) -> int:
+        """Bytes of the desktops' answers this session holds (parts, and answers the run has not taken)."""
+        with self._cond:
+            return sum(c.held for c in self.clients)
+
+    def nas_seconds(self, client: JoinedClient, instruction: int) -> float | None:
+        """How long an answered instruction took on the NAS's clock: from when the desktop took it to when
+        its whole answer arrived (longer than what the desktop did: it holds the delivery and the answer)."""
+        with self._cond:
+            fetched, arrived = client.fetched.get(instruction), client.arrived.get(instruction)
+            return arrived - fetched if fetched is not None and arrived is not None else None
+
+    def _check_room(self, client: JoinedClient, size: int, grows: int, submission: Submission) -> None:
+        """Whether an answer may become ``size`` bytes, ``grows`` more than this session holds of it now."""
+        field = "submission.stdout" if submission.stdout or not submission.stderr else "submission.stderr"
+        if size > MAX_OUTPUT_BYTES:
+            raise ValidationError.one(field, f"the answer to instruction {submission.instruction} adds up to "
+                                      f"{size} bytes (UTF-8), more than the {MAX_OUTPUT_BYTES} bytes one answer "
+                                      "may hold")
+        if client.held + grows > PARTS_BYTES_PER_CLIENT:
+            raise ValidationError.one(field, f"{client.name} would hold {client.held + grows} bytes (UTF-8) of "
+                                      f"answers the run has not taken, more than the {PARTS_BYTES_PER_CLIENT} "
+                                      "bytes a desktop may")
+        session = sum(c.held for c in self.clients) + grows
+        if session > PARTS_BYTES_PER_SESSION:
+            raise ValidationError.one(field, f"bench session {self.id} would hold {session} bytes (UTF-8) of "
+                                      f"answers its run has not taken, more than the {PARTS_BYTES_PER_SESSION} "
+                                      "bytes a session may")
+
+    def _refuse(self, client: JoinedClient, instruction: int, why: str) -> None:
+        """An answer too big to take: its parts are freed, and the run, waiting for it, fails saying why."""
+        dropped = client.parts.pop(instruction, None)
+        client.held -= dropped.size if dropped else 0
+        client.pending.discard(instruction)
+        client.refused[instruction] = why
+        self._cond.notify_all()
 
     # -- the NAS's side (the run) ------------------------------------------------------------------
 
@@ -229,6 +303,9 @@ class BenchSession:
         deadline = time.monotonic() + timeout
         with self._cond:
             while instruction not in client.results:
+                if instruction in client.refused:
+                    raise ClientGone(f"{client.name}'s answer to instruction {instruction} was refused: "
+                                     f"{client.refused[instruction]}")
                 if client.gone:
                     raise ClientGone(f"{client.name} left the run ({client.gone}) before answering")
                 if cancel.is_set():
@@ -239,12 +316,18 @@ class BenchSession:
                     raise ClientGone(f"{client.name} did not answer within {timeout:g} s (instruction {instruction}): "
                                      "it vanished or its tool hung")
                 self._cond.wait(min(left, 0.5))
-            return client.results[instruction]
+            taken = client.results.pop(instruction)  # the run's now: the session keeps no copy
+            client.held -= _size(taken)
+            return taken
 
     def end(self, reason: str) -> None:
         with self._cond:
             if self.ended is None:
                 self.ended, self.ended_at = reason, time.time()
+            for client in self.clients:  # an ended session answers "ended", and needs none of it
+                _drop_answers(client)
+                for kept in (client.pending, client.answered, client.refused, client.fetched, client.arrived):
+                    kept.clear()
             self._cond.notify_all()
 
     def wait_told(self, timeout: float) -> bool:
@@ -275,16 +358,53 @@ class BenchSession:
         raise AssertionError("unreachable")
 
 
-def _joined_parts(before: Submission | None, part: Submission) -> Submission:
-    """A submission in parts, put together: the texts appended in order, the rest from the latest part."""
-    if before is None:
-        return part
-    stdout, stderr = before.stdout + part.stdout, before.stderr + part.stderr
-    for field, text in (("stdout", stdout), ("stderr", stderr)):
-        if len(text) > MAX_OUTPUT_CHARS:
-            raise ValidationError.one(f"submission.{field}", f"the parts of instruction {part.instruction} add up "
-                                      f"to more than {MAX_OUTPUT_CHARS} characters")
-    return part.model_copy(update={"stdout": stdout, "stderr": stderr})
+class _Parts:
+    """A submission as it arrives in parts, held as UTF-8 (what is counted is what is held): the texts
+    appended in order, the rest (exit code, argv, seconds) from the latest part."""
+
+    def __init__(self):
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.last: Submission | None = None  # without its texts
+        self.argv_bytes = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.stdout) + len(self.stderr) + self.argv_bytes
+
+    def add(self, part: Submission, out: bytes, err: bytes, argv_bytes: int) -> None:
+        self.stdout += out
+        self.stderr += err
+        self.last = part.model_copy(update={"stdout": "", "stderr": ""})
+        self.argv_bytes = argv_bytes
+
+    def whole(self) -> Submission:
+        assert self.last is not None
+        return self.last.model_copy(update={"stdout": self.stdout.decode(), "stderr": self.stderr.decode(),
+                                            "argv": [_utf8(a).decode() for a in self.last.argv]})
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` in UTF-8; what is not text (a lone surrogate, which JSON can escape) becomes "?"."""
+    return text.encode("utf-8", "replace")
+
+
+def _encoded(submission: Submission) -> tuple[bytes, bytes, int]:
+    """(stdout, stderr, bytes of argv) of a submission, in UTF-8."""
+    return (_utf8(submission.stdout), _utf8(submission.stderr), sum(len(_utf8(a)) for a in submission.argv))
+
+
+def _size(submission: Submission) -> int:
+    out, err, argv = _encoded(submission)
+    return len(out) + len(err) + argv
+
+
+def _drop_answers(client: JoinedClient) -> None:
+    """Free what a desktop sent that the run has not taken (it left, or the run ended)."""
+    client.parts.clear()
+    client.results.clear()
+    client.queue.clear()
+    client.held = 0
 
 
 def _client_name(hostname: str) -> str:

@@ -3,7 +3,7 @@ over several runs) and for several clients at once (the NAS's start barrier). Mo
 measuring is bench/joined.py and bench/joined_concurrent.py."""
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..verdict.models import Ceiling
 from .cache_policy import CachePolicy
@@ -13,6 +13,8 @@ from .stats import Repeated
 
 
 class SmbDirection(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     direction: str
     bytes_per_s: Repeated = Field(description="smbclient's bytes / smbclient's transfer time, per run, bytes/s.")
     bytes_per_run: int
@@ -45,10 +47,13 @@ class SmbBenchResult(BaseModel):
 
 
 class ConcurrentDirection(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     direction: str
     per_client: dict[str, Repeated] = Field(description="Client -> bytes/s per run (fio bytes / fio runtime).")
     aggregate: Repeated = Field(description="All clients' bytes over the time they took together, per run, bytes/s "
-                                "(fio: the slowest client's runtime; joined: first start to last finish).")
+                                "(fio: the slowest client's runtime; joined: from the first copy taken to the "
+                                "last answer, on the NAS's clock).")
     wire_bytes: dict[str, list[int]] = Field(description="Client -> its port's bytes per run (clients sharing "
                                              "a port of the NAS: that port's bytes, the sum of theirs).")
     start_spread_seconds: list[float] | None = Field(

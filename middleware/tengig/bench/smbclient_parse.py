@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ToolOutputError
 
@@ -37,6 +37,8 @@ def nt_status_error(output: str) -> ToolOutputError | None:
 
 
 class SmbTransfer(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     direction: str = Field(description="read (get from the share) or write (put to the share)")
     bytes: int
     seconds: float = Field(description="smbclient's transfer time, s (connect and logon excluded)")

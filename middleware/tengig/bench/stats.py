@@ -4,13 +4,15 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 CV_UNSTABLE_PERCENT = 3.0
 MIN_RUNS = 2  # a repeated test stops early only once this many runs agree
 
 
 class Repeated(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     values: list[float] = Field(description="Every repeat, in the order measured.")
     median: float
     cv_percent: float | None = Field(description="Sample stdev / mean x 100; None with one value.")

@@ -37,8 +37,8 @@ class LabHosts:
                             netns_mode=self.netns_mode(host))
 
     def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
-              stdin_pipe: bool = False) -> subprocess.Popen:
-        return self.lab.spawn(host, argv, log_name=log_name, env=env, stdin_pipe=stdin_pipe,
+              stdin_pipe: bool = False, stdout_pipe: bool = False) -> subprocess.Popen:
+        return self.lab.spawn(host, argv, log_name=log_name, env=env, stdin_pipe=stdin_pipe, stdout_pipe=stdout_pipe,
                               netns_mode=self.netns_mode(host))
 
 

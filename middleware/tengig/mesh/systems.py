@@ -42,9 +42,10 @@ class LocalHosts:
         return self.runner.run(argv, timeout=timeout, check=check, env=env, cancel=cancel)
 
     def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
-              stdin_pipe: bool = False) -> subprocess.Popen:
+              stdin_pipe: bool = False, stdout_pipe: bool = False) -> subprocess.Popen:
         self.logs.mkdir(parents=True, exist_ok=True)
-        return self.runner.spawn(argv, log_path=self.logs / log_name, env=env, stdin_pipe=stdin_pipe)
+        return self.runner.spawn(argv, log_path=self.logs / log_name, env=env, stdin_pipe=stdin_pipe,
+                                 stdout_pipe=stdout_pipe)
 
 
 class LocalMeshSystem:

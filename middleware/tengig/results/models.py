@@ -67,9 +67,10 @@ class Environment(BaseModel):
 
 
 class RawOutput(BaseModel):
-    """One tool invocation exactly as it happened: kept for failed runs too, so a failure can be read."""
+    """One tool invocation exactly as it happened: kept for failed runs too, so a failure can be read.
+    Its numbers are finite (a desktop's infinite seconds is refused here, before the store)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
 
     tool: str = Field(description="Short tool name, e.g. 'fio', 'iperf3', 'smbclient'.")
     argv: list[str] = Field(description="The exact argv that ran (including any `ip netns exec` prefix).")

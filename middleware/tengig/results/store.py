@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import re
 import sqlite3
@@ -327,7 +328,7 @@ class ResultStore:
                 raw.setdefault(int(r["run_id"]), []).append(
                     RawOutput(
                         tool=r["tool"], argv=json.loads(r["argv"]), exit_code=r["exit_code"], stdout=r["stdout"],
-                        stderr=r["stderr"], started=r["started"], seconds=r["seconds"],
+                        stderr=r["stderr"], started=_finite(r["started"]), seconds=_finite(r["seconds"]),
                     )
                 )
         return [
@@ -368,6 +369,12 @@ def _dump_json(value: Any, field: str) -> str:
         raise ValidationError.one(
             field, f"cannot be stored as JSON ({exc}); NaN and infinity are not measurements"
         ) from exc
+
+
+def _finite(value: float) -> float:
+    """A stored time as read back: what older tengig stored unchecked (a desktop's infinite seconds) reads
+    as 0, so one bad row never fails reading or exporting the whole history."""
+    return value if math.isfinite(value) else 0.0
 
 
 def _load_json(text: str | None) -> Any:

@@ -37,10 +37,11 @@ class LocalHosts:
         return self.runner.run(argv, timeout=timeout, check=check, env=env, cancel=cancel)
 
     def spawn(self, host: str, argv: Sequence[str], *, log_name: str, env: Mapping[str, str] | None = None,
-              stdin_pipe: bool = False) -> subprocess.Popen:
+              stdin_pipe: bool = False, stdout_pipe: bool = False) -> subprocess.Popen:
         self._here(host)
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        return self.runner.spawn(argv, log_path=self.log_dir / f"{log_name}.log", env=env, stdin_pipe=stdin_pipe)
+        return self.runner.spawn(argv, log_path=self.log_dir / f"{log_name}.log", env=env, stdin_pipe=stdin_pipe,
+                                 stdout_pipe=stdout_pipe)
 
 NAS_NAME_ENV = "TENGIG_NAS_NAME"
 
