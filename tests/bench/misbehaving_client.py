@@ -36,7 +36,7 @@ def _invented(params: dict) -> dict:
             "bits_per_second": TERABITS}
     doc = {"start": {"version": "iperf 3.12", "cookie": "x" * 36, "test_start": test},
            "end": {"sum_sent": {**sums, "retransmits": 0}, "sum_received": dict(sums)}}
-    return {"exit_code": 0, "stdout": json.dumps(doc), "stderr": "", "argv": iperf3_argv(params),
+    return {"exit_code": 0, "stdout": json.dumps(doc), "stderr": "", "argv": iperf3_argv(params, frozenset({params["server"]})),
             "seconds": params["seconds"] + params["omit"]}
 
 
