@@ -22,6 +22,12 @@ class LocalFacts:
     pools_error: str | None = None        # why no pool list could be read (zpool missing, failed)
     extra: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def system(self) -> str:
+        """What the machine said it is, in platform.system()'s words (systems/host_os.py picks its OS by it)."""
+        return {"truenas-scale": "Linux", "linux": "Linux", "truenas-core": "FreeBSD", "freebsd": "FreeBSD"}.get(
+            self.flavour, self.flavour)
+
     def describe(self) -> str:
         pools = ", ".join(self.pools) if self.pools else f"no ZFS pool ({self.pools_error or 'zpool list: none'})"
         return f"{self.flavour} ({self.reason}); pools: {pools}"
