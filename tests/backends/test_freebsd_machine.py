@@ -164,3 +164,61 @@ def test_pool_bench_on_freebsd_reads_the_arc_through_the_seam_with_posixaio_and_
     assert len(fio) == 5 and all("--ioengine=posixaio" in a for a in fio)  # 2 writes, 2 reads, the layout
     assert {a[0] for a in machine.argv} == {"fio", "rm"}
     assert storage.primarycache == ["metadata", "all", "metadata"] and not any(p.exists() for p in storage.made)
+
+
+# -- the jail's pool: the dataset delegated to it ---------------------------------------------------------
+
+# `zfs get -H -o name,value,source jailed` inside a jail that iocage gave tank/iocage/jails/tengig/data
+# (jail_zfs=1): CONSTRUCTED in the format zfs(8) documents for -H (no header, one tab between fields); the
+# jail sees the delegated dataset, its children and its ancestors. Only the dataset the property is set on
+# (source "local") is delegated; a child inherits it.
+JAIL_ZFS_GET_JAILED = (
+    "tank\toff\tdefault\ntank/iocage\toff\tdefault\ntank/iocage/jails\toff\tdefault\n"
+    "tank/iocage/jails/tengig\toff\tdefault\ntank/iocage/jails/tengig/data\ton\tlocal\n"
+    "tank/iocage/jails/tengig/data/media\ton\tinherited from tank/iocage/jails/tengig/data\n")
+DELEGATED = "tank/iocage/jails/tengig/data"
+
+
+class JailZfs:
+    """The zfs and zpool programs inside the jail: answers as above, records every argv."""
+
+    def __init__(self):
+        self.argv = []
+
+    def run(self, argv, *, timeout, check=True, **options):
+        argv = list(argv)
+        self.argv.append(argv)
+        if argv == ["zpool", "list", "-H", "-o", "name"]:
+            return Completed(tuple(argv), 0, "tank\n", "", 0.0)
+        if argv == ["zfs", "get", "-H", "-o", "name,value,source", "jailed"]:
+            return Completed(tuple(argv), 0, JAIL_ZFS_GET_JAILED, "", 0.0)
+        if argv[:2] == ["zfs", "create"]:
+            return Completed(tuple(argv), 0, "", "", 0.0)
+        if argv[:2] == ["zfs", "get"] and argv[-1].startswith(f"{DELEGATED}/tengig-scratch-"):
+            return Completed(tuple(argv), 0, f"/mnt/tengig/{argv[-1].rsplit('/', 1)[1]}\n1048576\noff\noff\n", "", 0.0)
+        raise AssertionError(f"not a program this test expected in the jail: {argv}")
+
+
+def test_in_a_jail_the_scratch_dataset_goes_under_the_dataset_delegated_to_it():
+    from tengig.systems.local import this_machine
+
+    programs = JailZfs()
+    facts = this_machine(programs, system="FreeBSD", sysctl=RecordedSysctl("security.jail.jailed: 1\n"))
+    assert facts.flavour == "freebsd" and facts.pools == ("tank",) and facts.scratch_parents == (DELEGATED,)
+    assert f"datasets delegated to it: {DELEGATED}" in facts.describe()
+    system = LocalBenchSystem(facts, "tank", runner=programs, sysctl=RecordedSysctl(recorded(FREEBSD_ARC)))
+    info = system.storage(BenchContext(system.hosts)).create_scratch("tank", "1795257770-42")
+    assert info.name == f"{DELEGATED}/tengig-scratch-1795257770-42"
+    assert info.mountpoint == "/mnt/tengig/tengig-scratch-1795257770-42"
+    create = next(a for a in programs.argv if a[:2] == ["zfs", "create"])
+    assert create[-1] == info.name and "compression=off" in create
+
+
+def test_outside_a_jail_the_jailed_property_is_not_asked():
+    """On a jail host the property marks other jails' datasets: tengig there makes its scratch at the root."""
+    from tengig.systems.local import this_machine
+
+    programs = JailZfs()
+    facts = this_machine(programs, system="FreeBSD", sysctl=RecordedSysctl("security.jail.jailed: 0\n"))
+    assert facts.scratch_parents == () and facts.scratch_parent("tank") is None
+    assert programs.argv == [["zpool", "list", "-H", "-o", "name"]]

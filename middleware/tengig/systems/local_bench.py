@@ -105,7 +105,7 @@ class LocalBenchSystem:
             return TrueNASScratch(self._backend())
         from ..backends.linux.zfs import ZfsCli
 
-        return ZfsCli(ctx, self.nas)
+        return ZfsCli(ctx, self.nas, scratch_parent=self.facts.scratch_parent(self.pool))
 
     def share(self, ctx, name: str):
         """The SMB share desktops copy to: from TrueNAS's API on a TrueNAS, else the running Samba's smb.conf."""
