@@ -16,9 +16,10 @@ from tengig.backends.freebsd.arc import arcstats_from_text
 from tengig.backends.freebsd.ifconfig import parse_media
 from tengig.backends.freebsd.kernel_log import count_link_downs, parse_link_events
 from tengig.backends.freebsd.nics import default_sysctl, freebsd_nics, pci_slot_of_location
-from tengig.bench.arc import ArcSample, parse_sysctl_values, read_arc
+from tengig.bench.arc import ArcSample
 from tengig.errors import TengigError, ToolOutputError
 from tengig.runner import Completed
+from tengig.systems.host_os import FreeBsdHost
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "freebsd"
 NO_DEVICE_TREE = RecordedSysctl("")
@@ -154,35 +155,34 @@ def test_no_arcstats_at_all():
         arc_stats(RecordedSysctl(recorded("sysctl-dev-ix-1-x550t2.txt")))
 
 
-def test_bench_sysctl_parser_is_the_freebsd_one():
+def test_vfs_tunables_are_not_arcstats_counters():
     text = recorded("arcstats-openzfs22-freebsd14.txt")
-    assert parse_sysctl_values(text) == arcstats_from_text(text)
-    assert len(parse_sysctl_values(text)) == 148
+    assert len(arcstats_from_text(text)) == 148
     # vfs.zfs.* tunables are not arcstats counters, whatever their last word
-    assert "arc_max" not in parse_sysctl_values(recorded("sysctl-a-arc-truncated-freebsd11.txt"))
+    assert "arc_max" not in arcstats_from_text(recorded("sysctl-a-arc-truncated-freebsd11.txt"))
 
 
 class SysctlOnlyHost:
-    """A FreeBSD NAS for read_arc: no /proc arcstats, no zfs-fuse kstat mount; `sysctl NAME...` prints
-    the recorded lines for the names asked, in the order asked, as sysctl(8) does."""
+    """A FreeBSD NAS's programs: no /proc arcstats, no zfs-fuse kstat mount; `sysctl NODE` prints the
+    recorded lines under NODE, as sysctl(8) does."""
 
     def __init__(self, text: str):
-        self.lines = {line.partition(":")[0]: line for line in text.splitlines()}
-        self.argv = []
+        self.source, self.argv = RecordedSysctl(text), []
 
-    def run(self, host, argv, **kwargs):
+    def run(self, argv, *, timeout, check=True, **kwargs):
         self.argv.append(list(argv))
         if argv[0] != "sysctl":
             return Completed(tuple(argv), 1, "", "No such file or directory", 0.0)
-        return Completed(tuple(argv), 0, "".join(self.lines[name] + "\n" for name in argv[1:]), "", 0.0)
+        values = self.source.values(argv[1])
+        return Completed(tuple(argv), 0 if values else 1, "".join(f"{k}: {v}\n" for k, v in values.items()), "", 0.0)
 
 
-def test_read_arc_on_freebsd_goes_through_the_freebsd_parser():
+def test_a_freebsd_nas_without_the_library_reads_the_arc_with_the_sysctl_program():
     host = SysctlOnlyHost(recorded("arcstats-legacy-freebsd10.txt"))
-    sample = read_arc(host, "nas")
+    nas = FreeBsdHost(host)  # off FreeBSD (or without freebsd-sysctl): the program, through the runner
+    sample = nas.read_arc(None, "nas")
     assert sample == ArcSample(hits=63068289, misses=9306804, c_max=1572864000, source="sysctl kstat.zfs.misc.arcstats")
-    assert host.argv[-1] == ["sysctl", "kstat.zfs.misc.arcstats.hits", "kstat.zfs.misc.arcstats.misses",
-                             "kstat.zfs.misc.arcstats.c_max"]
+    assert host.argv == [["sysctl", "kstat.zfs.misc.arcstats"]]
 
 
 # -- NICs --------------------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def test_flaps_are_counted_only_from_a_boot_line():
 
 
 class RecordedHost:
-    """A Runner that answers with recorded output: `ifconfig -v` and `sysctl NAME` as recorded,
+    """A Runner that answers with recorded output: `ifconfig -a -v` and `sysctl NAME` as recorded,
     `dmesg` not permitted (a jail, say)."""
 
     def __init__(self, ifconfig: str, sysctl: str):
@@ -295,7 +295,7 @@ class RecordedHost:
     def run(self, argv, *, timeout, check=True, **kwargs):
         self.argv.append(list(argv))
         assert timeout > 0
-        if argv == ["ifconfig", "-v"]:
+        if argv == ["ifconfig", "-a", "-v"]:
             return Completed(tuple(argv), 0, self.ifconfig, "", 0.0)
         if argv[0] == "sysctl" and (values := self.sysctl.values(argv[1])):
             return Completed(tuple(argv), 0, "".join(f"{k}: {v}\n" for k, v in values.items()), "", 0.0)
@@ -306,10 +306,10 @@ class RecordedHost:
 
 def test_freebsd_nics_runs_ifconfig_and_reads_the_device_tree_with_the_sysctl_program():
     host = RecordedHost(recorded("ifconfig-ix1-10gbase-sr-opnsense18.txt"), recorded("sysctl-dev-ix-1-x550t2.txt"))
-    nic, = freebsd_nics(host, session_interface="ix1")
+    nic, = freebsd_nics(host, session_address="10.12.12.1")
     assert (nic.pci_slot, nic.card, nic.kind, nic.carries_session) == ("0000:18:00.1", "0000:18:00", "physical", True)
     assert nic.link_flaps is None and nic.flap_events == []  # dmesg refused: unknown, not zero
-    assert ["ifconfig", "-v"] in host.argv and ["dmesg"] in host.argv
+    assert ["ifconfig", "-a", "-v"] in host.argv and ["dmesg"] in host.argv
     assert ["sysctl", "dev.ix.1.%location"] in host.argv and ["sysctl", "dev.ix.1.%driver"] in host.argv
 
 

@@ -46,10 +46,9 @@ IOCAGE_PROPERTIES = {
     "ip4_addr", "ip6_addr", "defaultrouter", "defaultrouter6", "interfaces", "vnet_default_interface",
     "ip_hostname", "assign_localhost", "allow_raw_sockets", "allow_sysvipc", "allow_mlock", "allow_tun",
     "allow_mount", "allow_mount_nullfs", "allow_mount_tmpfs", "allow_mount_zfs", "allow_socket_af",
-    "mount_procfs", "mount_fdescfs", "jail_zfs", "jail_zfs_dataset", "boot", "notes", "devfs_ruleset",
+    "mount_procfs", "mount_fdescfs", "jail_zfs", "jail_zfs_dataset", "jail_zfs_mountpoint", "boot", "notes",
+    "devfs_ruleset",
 }
-# iocage accepts nat_forwards as proto(jail_port:host_port) items, comma-separated.
-NAT_FORWARD = re.compile(r"^(tcp|udp|tcp/udp)\((\d{1,5})(?::(\d{1,5}))?\)$")
 # FreeBSD's package for each of tengig's Python dependencies (their ports: devel/py-pydantic2,
 # www/py-aiohttp, devel/py-click, devel/py-Jinja2), for Python 3.11 (the py311 flavour).
 FREEBSD_PACKAGE_OF = {"pydantic": "py311-pydantic2", "aiohttp": "py311-aiohttp", "click": "py311-click",
@@ -76,15 +75,6 @@ def rc_default(path: Path, var: str) -> str:
     found = re.findall(rf'^: "\$\{{{var}:=([^}}]*)\}}"$', path.read_text(), flags=re.M)
     assert len(found) == 1, f"{path.name} sets {var}'s default {len(found)} times"
     return found[0]
-
-
-def nat_forwards() -> list[tuple[str, int, int]]:
-    rules = []
-    for item in MANIFEST["properties"]["nat_forwards"].split(","):
-        m = NAT_FORWARD.match(item)
-        assert m, f"nat_forwards item {item!r} is not proto(jail:host)"
-        rules.append((m[1], int(m[2]), int(m[3] or m[2])))
-    return rules
 
 
 # ----- the artifact's files --------------------------------------------------------------------------
@@ -134,8 +124,18 @@ def test_manifest_keys_are_iocages_with_the_required_ones_and_their_types():
 def test_manifest_properties_are_iocage_properties():
     props = MANIFEST["properties"]
     assert set(props) <= IOCAGE_PROPERTIES, set(props) - IOCAGE_PROPERTIES
-    assert props["nat"] == 1
-    assert nat_forwards(), "NAT without a forward leaves the panel unreachable"
+
+
+def test_the_jail_shares_the_nas_network_stack_and_gets_a_dataset_of_its_own():
+    """plugin/iocage/README.md says why: desktops reach iperf3 and the panel on the jail's own address with
+    nothing (NAT, epair, bridge) between them and the NAS's port, and the jail's ifconfig shows that port;
+    the pool is measured on scratch datasets made under the dataset iocage delegates (jail_zfs)."""
+    props = MANIFEST["properties"]
+    assert props["vnet"] == 0 and not {"nat", "nat_forwards", "dhcp", "bpf"} & set(props)
+    assert props["jail_zfs"] == 1 and props["jail_zfs_mountpoint"].startswith("/mnt/")
+    assert props["allow_raw_sockets"] == 1  # ping, which proves a TrueNAS LAGG or mesh change answers
+    readme = (PLUGIN / "README.md").read_text()
+    assert 'ip4_addr="ix0|' in readme and "jail_zfs" in readme and "iperf3" in readme
 
 
 def test_pkgs_are_freebsd_package_names_covering_every_python_dependency():
@@ -163,7 +163,7 @@ def test_artifact_is_the_file_url_make_iocage_artifact_writes_by_default():
 def test_the_port_is_tengig_serves_everywhere():
     port = serve_default("port")
     assert port == 8610
-    assert nat_forwards() == [("tcp", port, port)]
+    assert "nat_forwards" not in MANIFEST["properties"]  # the jail's own address: no forward to keep in step
     assert json.loads((PLUGIN / "ui.json").read_text()) == {"adminportal": f"http://%%IP%%:{port}/"}
     assert rc_default(RC_SCRIPT, "tengig_port") == str(port)
     assert rc_default(WRAPPER, "tengig_port") == str(port)
@@ -388,11 +388,24 @@ def test_assembled_manifest_names_an_artifact_folder_iocage_can_copy(assembled):
         assert stat.S_IMODE((artifact / name).stat().st_mode) == stat.S_IMODE((PLUGIN / name).stat().st_mode), name
 
 
+def test_freebsd_sysctl_is_pinned_once_by_version_and_hash():
+    pinned = iocage_artifact.pinned_freebsd_sysctl()
+    lines = [line for line in iocage_artifact.FREEBSD_REQUIREMENTS.read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert len(lines) == 1 and re.fullmatch(rf"freebsd-sysctl=={re.escape(pinned)} --hash=sha256:[0-9a-f]{{64}}", lines[0])
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["freebsd"]
+    assert extra == [f"freebsd-sysctl=={pinned}; platform_system == 'FreeBSD'"]
+
+
 def test_assembled_artifact_bundles_the_tengig_wheel_it_names(assembled):
     share = assembled / "artifact" / iocage_artifact.WHEEL_DIR
     name = (share / "current-wheel").read_text().strip()
     assert re.fullmatch(r"tengig-[0-9][^-]*-py3-none-any\.whl", name)
-    assert [p.name for p in share.glob("*.whl")] == [name]
+    sysctl = (share / iocage_artifact.SYSCTL_POINTER).read_text().strip()
+    assert sysctl == f"freebsd_sysctl-{iocage_artifact.pinned_freebsd_sysctl()}-py3-none-any.whl"
+    assert sorted(p.name for p in share.glob("*.whl")) == sorted([name, sysctl])
+    with zipfile.ZipFile(share / sysctl) as whl:
+        assert "freebsd_sysctl/__init__.py" in whl.namelist()
     with zipfile.ZipFile(share / name) as whl:
         names = whl.namelist()
         assert "tengig/cli/main.py" in names and "tengig/server/app.py" in names
@@ -423,14 +436,18 @@ def test_post_install_creates_the_user_installs_the_bundled_wheel_makes_a_key_an
     assert calls[3] == ["python3.11", "-m", "venv", "--system-site-packages", "--without-pip", venv]
     pip = calls[4]
     assert pip[:4] == ["venv-python", "-m", "pip", "install"]
-    assert {"--no-index", "--no-deps"} <= set(pip), "pip must install only tengig, offline, from the wheel"
-    assert pip[-1] == f"{root}/usr/local/share/tengig/{wheel}"
+    assert {"--no-index", "--no-deps"} <= set(pip), "pip must install only the bundled wheels, offline"
+    sysctl = (root / "usr/local/share/tengig/current-freebsd-sysctl").read_text().strip()
+    assert pip[-2:] == [f"{root}/usr/local/share/tengig/{wheel}", f"{root}/usr/local/share/tengig/{sysctl}"]
     assert calls[5] == ["venv-python", "-c", "import sqlite3, aiohttp, click, jinja2, pydantic"]
-    assert calls[6] == ["venv-python", "-m", "tengig.cli.main", "--help"]
-    assert calls[7] == ["chroot", "-u", "tengig", "-g", "tengig", "/", "/usr/local/share/tengig/venv/bin/python",
+    # freebsd-sysctl imports, at the version the artifact pinned
+    assert calls[6][:2] == ["venv-python", "-c"] and "import sys, freebsd_sysctl;" in calls[6][2]
+    assert calls[6][3:] == [iocage_artifact.pinned_freebsd_sysctl()]
+    assert calls[7] == ["venv-python", "-m", "tengig.cli.main", "--help"]
+    assert calls[8] == ["chroot", "-u", "tengig", "-g", "tengig", "/", "/usr/local/share/tengig/venv/bin/python",
                         "-m", "tengig.cli.main", "apikey", "create", "admin"]
-    assert calls[8] == ["chroot-env", "TENGIG_DB=/var/db/tengig/results.sqlite3"]
-    assert calls[9:] == [["sysrc", "tengig_enable=YES"], ["service", "tengig", "start"]]
+    assert calls[9] == ["chroot-env", "TENGIG_DB=/var/db/tengig/results.sqlite3"]
+    assert calls[10:] == [["sysrc", "tengig_enable=YES"], ["service", "tengig", "start"]]
     assert names.count("service") == 1
     # The key: in a root-only file, and how to read it is said (printed and in PLUGIN_INFO).
     key_file = root / "root/tengig-api-key"
@@ -449,7 +466,7 @@ def test_post_install_again_keeps_the_user_the_virtualenv_and_the_key(jail):
     out = run(PLUGIN / "post_install.sh", env, STANDIN_USER_EXISTS="1")
     assert out.returncode == 0, out.stderr
     names = [c[0] for c in read_log(log)]
-    assert names == ["pw", "chown", "venv-python", "venv-python", "venv-python", "sysrc", "service"]
+    assert names == ["pw", "chown", "venv-python", "venv-python", "venv-python", "venv-python", "sysrc", "service"]
     assert (root / "root/tengig-api-key").read_text() == STANDIN_KEY + "\n"
 
 
@@ -471,17 +488,29 @@ def test_post_install_refuses_an_artifact_without_its_wheel(jail):
     assert not any(c[0] == "service" for c in read_log(log))
 
 
-def test_post_update_reinstalls_the_new_wheel_and_nothing_else(jail):
+def test_post_update_reinstalls_the_new_wheels_and_nothing_else(jail):
     root, env, log = jail
-    earlier = root / "usr/local/share/tengig/tengig-0.0.9-py3-none-any.whl"  # left by an earlier artifact
-    earlier.write_bytes(b"an older wheel")
+    share = root / "usr/local/share/tengig"
+    earlier = [share / "tengig-0.0.9-py3-none-any.whl", share / "freebsd_sysctl-0.0.6-py3-none-any.whl"]
+    for old in earlier:  # left by an earlier artifact
+        old.write_bytes(b"an older wheel")
     out = run(PLUGIN / "post_update.sh", env)
     assert out.returncode == 0, out.stderr
     calls = read_log(log)
-    wheel = (root / "usr/local/share/tengig/current-wheel").read_text().strip()
-    assert [c[0] for c in calls] == ["python3.11", "venv-python", "venv-python", "venv-python"]
-    assert calls[1][-1] == f"{root}/usr/local/share/tengig/{wheel}" and "--force-reinstall" in calls[1]
-    assert not earlier.exists() and (root / "usr/local/share/tengig" / wheel).is_file()
+    wheel = (share / "current-wheel").read_text().strip()
+    sysctl = (share / "current-freebsd-sysctl").read_text().strip()
+    assert [c[0] for c in calls] == ["python3.11", "venv-python", "venv-python", "venv-python", "venv-python"]
+    assert calls[1][-2:] == [f"{share}/{wheel}", f"{share}/{sysctl}"] and "--force-reinstall" in calls[1]
+    assert not any(old.exists() for old in earlier) and (share / wheel).is_file() and (share / sysctl).is_file()
+
+
+def test_post_install_refuses_an_artifact_without_freebsd_sysctl(jail):
+    root, env, log = jail
+    (root / "usr/local/share/tengig/current-freebsd-sysctl").unlink()
+    out = run(PLUGIN / "post_install.sh", env)
+    assert out.returncode != 0
+    assert "current-freebsd-sysctl is missing" in out.stderr and "make iocage-artifact" in out.stderr
+    assert not any(c[0] in ("service", "venv-python") for c in read_log(log))
 
 
 # ----- settings.json ---------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The ZFS ARC as a benchmark sees it: its size (to size a working set the cache cannot hold) and its
 hit/miss counters (to show the reads came from the disks, docs/physics.md §6).
 
-Read on the NAS host, from whichever source its ZFS offers: OpenZFS on Linux's
-/proc/spl/kstat/zfs/arcstats, zfs-fuse's kstat mount (one file per value), FreeBSD's sysctl."""
+Read on a Linux NAS host here, from whichever source its ZFS offers: OpenZFS's /proc/spl/kstat/zfs/arcstats
+or zfs-fuse's kstat mount (one file per value). A FreeBSD NAS's counters come through the sysctl seam
+(backends.freebsd.arc); systems/host_os.py picks which, by the NAS's OS."""
 from __future__ import annotations
 
 from pydantic import BaseModel
@@ -14,7 +15,6 @@ from .context import BenchContext
 
 PROC_ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
 ZFS_FUSE_KSTAT = "/zfs-kstat/zfs/arcstats"
-FREEBSD_SYSCTL = "kstat.zfs.misc.arcstats"
 
 
 class ArcDelta(BaseModel):
@@ -40,13 +40,6 @@ def parse_grep_values(text: str) -> dict[str, int]:
     return out
 
 
-def parse_sysctl_values(text: str) -> dict[str, int]:
-    """`sysctl kstat.zfs.misc.arcstats.hits ...` -> {"hits": N, ...}: FreeBSD's one arcstats parser."""
-    from ..backends.freebsd.arc import arcstats_from_text
-
-    return arcstats_from_text(text)
-
-
 def _complete(stats: dict[str, int], source: str) -> ArcSample | None:
     if all(k in stats for k in NEEDED):
         return ArcSample(hits=stats["hits"], misses=stats["misses"], c_max=stats["c_max"], source=source)
@@ -54,6 +47,7 @@ def _complete(stats: dict[str, int], source: str) -> ArcSample | None:
 
 
 def read_arc(ctx: BenchContext, host: str) -> ArcSample:
+    """A Linux host's ARC counters (HostOs.read_arc: a FreeBSD host's come through the sysctl seam)."""
     tried = []
     done = ctx.run(host, ["cat", PROC_ARCSTATS], timeout=10, check=False, record=False)
     if done.returncode == 0:
@@ -66,11 +60,6 @@ def read_arc(ctx: BenchContext, host: str) -> ArcSample:
     if done.returncode == 0 and (sample := _complete(parse_grep_values(done.stdout), ZFS_FUSE_KSTAT)):
         return sample
     tried.append(ZFS_FUSE_KSTAT)
-    done = ctx.run(host, ["sysctl", *(f"{FREEBSD_SYSCTL}.{k}" for k in NEEDED)], timeout=10, check=False,
-                   record=False)
-    if done.returncode == 0 and (sample := _complete(parse_sysctl_values(done.stdout), f"sysctl {FREEBSD_SYSCTL}")):
-        return sample
-    tried.append(f"sysctl {FREEBSD_SYSCTL}")
     raise ToolOutputError(
         f"no ARC statistics on {host} (tried {', '.join(tried)}): without them tengig cannot show that reads "
         "came from the disks; is ZFS loaded (zfs-fuse: was it started without --no-kstat-mount)?"

@@ -15,7 +15,7 @@ from ..backends.scratch import ScratchStorage
 from ..errors import TengigError, ToolOutputError
 from ..results.models import RawOutput
 from ..units import MiB, format_size
-from .arc import ArcDelta, delta, read_arc
+from .arc import ArcDelta, delta
 from .context import BenchContext
 from .copy_parse import exit_ok, parse_copy
 from .iperf3_parse import parse_iperf3_json
@@ -24,13 +24,13 @@ from .nas_share import NasShare
 from .nas_witness import check_copy_on_nas_clock, check_iperf3_served
 from .network import BASE_PORT, LinkUnderTest, NetMeasurement, server_report, to_measurement, wait_listening
 from .cache_policy import file_size, reading
-from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName, smb_copy_size
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb_results import SmbBenchResult, SmbDirection
 from .smb_probes import cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
 from .smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
+from ..backends.host_os import HostOs
 from .stats import Threshold, settled, summarize
 
 LINE_FULL_PERCENT = 97.0  # one stream at this share of the line's goodput has filled it
@@ -127,7 +127,7 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
 
 
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
-                       share: NasShare, storage: ScratchStorage, *, preset: PresetName,
+                       share: NasShare, storage: ScratchStorage, *, host_os: HostOs, preset: PresetName,
                        repeats: int | None, against: dict[str, list[Threshold]] | None = None,
                        goodput_bps: float | None = None) -> SmbBenchResult:
     """Timed copies with the client's own SMB client, to the share and back, each checked on the NAS's
@@ -140,7 +140,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
     try:
         policy = scratch.policy
-        size = file_size(policy, read_arc(ctx, nas).c_max, smb_copy_size(preset_, goodput_bps), None,
+        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, smb_copy_size(preset_, goodput_bps), None,
                          field="file_size")
         remote = scratch.remote_dir(client.name)
         clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
@@ -179,11 +179,11 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         with reading(storage, policy, sequential=True):
             for i in range(len(writes)):  # each file written is read once at most
                 ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{len(writes)}")
-                drop_caches(ctx, nas)
-                a0 = read_arc(ctx, nas)
+                host_os.drop_caches(ctx, nas)
+                a0 = host_os.read_arc(ctx, nas)
                 reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
                                    rticks, rwire, copy_timeout, cgroup, rlimits))
-                arc_total = arc_total + delta(a0, read_arc(ctx, nas))
+                arc_total = arc_total + delta(a0, host_os.read_arc(ctx, nas))
                 if adaptive and (enough_r := settled(reads, len(writes), (against or {}).get("read"))):
                     break
         ctx.report(100, f"smb {client.name} done")

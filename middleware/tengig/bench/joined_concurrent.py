@@ -20,18 +20,18 @@ from typing import Literal
 from ..backends.scratch import ScratchStorage
 from ..errors import ToolOutputError
 from ..units import MiB, format_size
-from .arc import ArcDelta, delta, read_arc
+from .arc import ArcDelta, delta
 from .context import BenchContext
 from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, parsed_copy
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
 from .nas_witness import check_copy_on_nas_clock
 from .cache_policy import file_size, reading
-from .pool import drop_caches
 from .pool_presets import PRESETS, PresetName
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb_results import ConcurrentDirection, SmbConcurrentResult
+from ..backends.host_os import HostOs
 from .stats import summarize
 
 ENGINE = "each desktop's own SMB client, started together by the NAS (start barrier)"
@@ -39,12 +39,12 @@ ENGINE = "each desktop's own SMB client, started together by the NAS (start barr
 
 def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient],
                                   nas: str, ports: dict[str, NasPort], share: NasShare, storage: ScratchStorage, *,
-                                  preset: PresetName, repeats: int | None) -> SmbConcurrentResult:
+                                  host_os: HostOs, preset: PresetName, repeats: int | None) -> SmbConcurrentResult:
     repeats = repeats or PRESETS[preset].repeats
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-all")
     try:
         policy = scratch.policy
-        size = file_size(policy, read_arc(ctx, nas).c_max, PRESETS[preset].smb_file, None, field="file_size")
+        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, PRESETS[preset].smb_file, None, field="file_size")
         remotes = {c.name: scratch.remote_dir(c.name) for c in clients}
         timeout = 120 + 2 * len(clients) * size / MiB
         smb = {c.name: {"server": c.local_address, "share": share.name, "size": size} for c in clients}
@@ -70,12 +70,12 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
                     ctx.report((0 if direction == "write" else 50) + 50 * i / repeats,
                                f"smb {len(clients)} clients at once {direction} run {i + 1}/{repeats}")
                     if direction == "read":
-                        drop_caches(ctx, nas)
-                    a0 = read_arc(ctx, nas) if direction == "read" else None
+                        host_os.drop_caches(ctx, nas)
+                    a0 = host_os.read_arc(ctx, nas) if direction == "read" else None
                     speeds, total, spread, wire = _round(ctx, session, clients, nas, ports, smb, remotes, direction,
                                                          i, size, timeout)
                     if a0 is not None:
-                        arc_total = arc_total + delta(a0, read_arc(ctx, nas))
+                        arc_total = arc_total + delta(a0, host_os.read_arc(ctx, nas))
                     for c in clients:
                         per[c.name].append(speeds[c.name])
                         wires[c.name].append(wire[c.name])

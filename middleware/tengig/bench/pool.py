@@ -6,8 +6,10 @@ Honest by construction (docs/physics.md §6):
   the run is refused before writing anything if the files would fill the pool past 80%;
 - data is incompressible (fio's random buffers, refilled) on a dataset with compression off, and the
   dataset's compressratio is checked after the writes;
-- before every read the host's page cache is dropped (Linux), and the ARC hit ratio of each read is
-  measured from arcstats: a sequential read that the ARC served fails the run instead of reporting RAM;
+- before every read the host's page cache is dropped where ZFS reads pass through one (Linux; FreeBSD has
+  none in a ZFS read's path: systems/host_os.py), and the ARC hit ratio of each read is measured from the
+  NAS's arcstats: a sequential read that the ARC served fails the run instead of reporting RAM;
+- fio's ioengine is the NAS OS's asynchronous one: libaio on Linux, posixaio on FreeBSD;
 - every repeat has its own file (run i writes file i, and later reads it once): re-reading one file
   lets the ARC promote its blocks to the MFU list, and measured on the lab, three reads of one file
   2.5 x the ARC went 0% -> 16% -> 31% hits and 340 -> 813 MB/s: the cache, not the pool;
@@ -24,6 +26,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import nullcontext
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,13 +34,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import BenchRefused, TengigError, ToolOutputError
 from ..units import MiB, format_size
 from ..verdict.models import Ceiling
-from .arc import ArcDelta, delta, read_arc
+from .arc import ArcDelta, delta
 from .cache_policy import CachePolicy, file_size, keep_arc_out, reading
 from .context import BenchContext
 from .fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, SEQ1M_Q8T1, PoolPreset, PoolTest, PresetName
 from ..backends.scratch import MAX_FILL, ScratchStorage
 from .stats import Repeated, Threshold, settled, summarize
+from ..backends.host_os import HostOs, all_dropped
 
 MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
 MAX_COMPRESSRATIO = 1.02
@@ -54,7 +58,8 @@ class PoolBenchRequest(BaseModel):
     working_set: int | None = Field(
         None, gt=0, description="Test file size, bytes (default: the preset's; at least 64 MiB, and at least 2 x "
         "the ARC where the ARC cannot be kept out by uncached writes).")
-    ioengine: Literal["libaio", "posixaio", "psync"] = Field("libaio", description="fio ioengine (posixaio on FreeBSD).")
+    ioengine: Literal["libaio", "posixaio", "psync"] | None = Field(
+        None, description="fio ioengine (default: the NAS OS's own, libaio on Linux and posixaio on FreeBSD).")
 
 
 class PoolPhase(BaseModel):
@@ -68,7 +73,9 @@ class PoolPhase(BaseModel):
     arc_hit_ratio: float | None = Field(None, description="ARC hits / (hits + misses) during the reads (None for writes).")
     arc_hits: int | None = None
     arc_misses: int | None = None
-    page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each run.")
+    page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each "
+                                            "run; null for writes, and on FreeBSD, whose ZFS reads pass through no "
+                                            "page cache (the ARC is kept out by the cache policy and counted).")
 
 
 class PoolBenchResult(BaseModel):
@@ -118,17 +125,19 @@ def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
     return 120 + preset.random_seconds + preset.ramp_seconds
 
 
-def drop_caches(ctx: BenchContext, host: str) -> bool:
-    """Linux: write dirty pages, then drop the page cache (the ARC is handled by bench/cache_policy.py)."""
-    ctx.run(host, ["sync"], timeout=300, tool="sync")
-    done = ctx.run(host, ["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=60, check=False, tool="sysctl")
-    return done.returncode == 0
+@dataclass(frozen=True)
+class _Nas:
+    """Where the pool is measured: the host's name, its OS (systems/host_os.py) and fio's ioengine there."""
+
+    host: str
+    os: HostOs
+    ioengine: str
 
 
-def _fio(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, test: PoolTest, direction: str,
+def _fio(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest, direction: str,
          path: str, size: int, *, what: str):
     """One fio run of ``test`` on ``path``, checked: its exit code, its JSON and the I/O it did."""
-    done = ctx.run(host, fio_argv(test, direction, path, size, preset, req.ioengine),
+    done = ctx.run(nas.host, fio_argv(test, direction, path, size, preset, nas.ioengine),
                    timeout=_timeout(test, size, preset), check=False, tool="fio")
     jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
     if done.returncode != 0 or not jobs:
@@ -139,7 +148,7 @@ def _fio(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset
     return require_io(jobs[0], direction)
 
 
-def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, test: PoolTest,
+def _run_phase(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest,
                direction: str, paths: list[str], size: int, *, adaptive: bool,
                against: list[Threshold] | None) -> PoolPhase:
     """Up to len(paths) runs; ``adaptive``: fewer once they are enough (stats.settled, ``against`` the figures
@@ -148,15 +157,15 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
     enough = None
     speeds, iops, lats, moved = [], [], [], []
     arc_total = ArcDelta(hits=0, misses=0)
-    dropped = True
+    dropped: bool | None = True
     for i in range(repeats):
         ctx.report(100 * i / repeats, f"pool {test.name} {direction} run {i + 1}/{repeats}")
         if direction == "read":
-            dropped = drop_caches(ctx, host) and dropped
-            before = read_arc(ctx, host)
-        io = _fio(ctx, host, req, preset, test, direction, paths[i], size, what=f"fio {test.name} {direction}")
+            dropped = all_dropped(dropped, nas.os.drop_caches(ctx, nas.host))
+            before = nas.os.read_arc(ctx, nas.host)
+        io = _fio(ctx, nas, preset, test, direction, paths[i], size, what=f"fio {test.name} {direction}")
         if direction == "read":
-            d = delta(before, read_arc(ctx, host))
+            d = delta(before, nas.os.read_arc(ctx, nas.host))
             arc_total = arc_total + d
         speeds.append(io.bytes_per_s)
         iops.append(io.iops)
@@ -185,9 +194,10 @@ def _run_phase(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: Pool
 
 
 def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: PoolBenchRequest, *,
-                   default_size: int | None = None,
+                   host_os: HostOs, default_size: int | None = None,
                    against: dict[str, list[Threshold]] | None = None) -> PoolBenchResult:
-    """Measure `req.pool` on `host`. Raises (and leaves no scratch dataset) if anything could not be measured.
+    """Measure `req.pool` on `host`, whose OS is ``host_os`` (its ARC counters, cache drop and fio ioengine).
+    Raises (and leaves no scratch dataset) if anything could not be measured.
     ``default_size``: the system's file size when the request names none (else the preset's). ``against``:
     per direction, the figures the verdict will compare the ceiling test with (verdict/thresholds.py); a
     phase stops repeating once its median can no longer cross one, and in quick the tests the verdict does
@@ -198,7 +208,8 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
     swept = storage.find_scratch(req.pool)
     for name in swept:
         storage.destroy(name)
-    arc = read_arc(ctx, host)
+    nas = _Nas(host, host_os, req.ioengine or host_os.fio_ioengine)
+    arc = host_os.read_arc(ctx, host)
     space = storage.space(req.pool)
     info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
     try:
@@ -229,13 +240,13 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
             if policy.uncached and direction == "write" and test.sequential:
                 ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
             if policy.uncached and not test.sequential and not laid_out:
-                laid_out = _lay_out(part, host, req, preset, random[0], size)
+                laid_out = _lay_out(part, nas, preset, random[0], size)
             if test == CEILING_TEST:
                 phase_against = against.get(direction, []) if against is not None else None
             else:
                 phase_against = [] if preset.name == "quick" else None
             with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
-                phases.append(_run_phase(part, host, req, preset, test, direction, paths, size,
+                phases.append(_run_phase(part, nas, preset, test, direction, paths, size,
                                          adaptive=req.repeats is None, against=phase_against))
             if direction == "write" and test.sequential:
                 written = paths[:len(phases[-1].bytes_moved)]
@@ -256,11 +267,11 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         _destroy_quietly_if_failing(storage, info.name)
 
 
-def _lay_out(ctx: BenchContext, host: str, req: PoolBenchRequest, preset: PoolPreset, path: str, size: int) -> int:
+def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: int) -> int:
     """Write the random tests' file in full, sequentially and uncached (not timed, not reported as a figure);
     the bytes written."""
     ctx.report(0, f"writing the random tests' {format_size(size)} file")
-    io = _fio(ctx, host, req, preset, SEQ1M_Q8T1, "write", path, size, what="fio writing the random tests' file")
+    io = _fio(ctx, nas, preset, SEQ1M_Q8T1, "write", path, size, what="fio writing the random tests' file")
     if io.bytes < size:
         raise ToolOutputError(f"fio wrote {format_size(io.bytes)} of the random tests' {format_size(size)} file")
     return io.bytes

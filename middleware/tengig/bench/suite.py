@@ -18,6 +18,7 @@ from ..results.models import Environment
 from ..verdict.judge import judge
 from ..verdict.models import Ceiling, Facts, Target, Verdict
 from ..verdict.targets import DEFAULT_TARGET, find_target
+from ..backends.host_os import HostOs
 from ..verdict.thresholds import link_ceilings, pool_thresholds
 from .context import BenchContext, Progress
 from .hosts import Hosts
@@ -39,6 +40,7 @@ class BenchSystem(Protocol):
     nas: str
     pool: str
     hosts: Hosts
+    os: HostOs  # the NAS's OS: its ARC counters, cache drop and fio ioengine (systems/host_os.py)
 
     def storage(self, ctx: BenchContext) -> ScratchStorage: ...
 
@@ -143,7 +145,7 @@ def pool_step(ctx: BenchContext, system: Any, req: BenchRunRequest, target: Targ
     known = [c for link in links if link for c in link_ceilings(link.line_rate_bps, link.mtu)]
     return run_pool_bench(ctx, system.storage(ctx), system.nas,
                           PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats,
-                                           working_set=req.working_set),
+                                           working_set=req.working_set), host_os=system.os,
                           default_size=getattr(system, "pool_working_set", None),
                           against={d: pool_thresholds(target, d, known) for d in ("read", "write")})
 

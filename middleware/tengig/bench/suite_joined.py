@@ -56,8 +56,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
             if kind == "smb-concurrent":
                 concurrent = measure_joined_concurrent_smb(part, session, clients, system.nas,
                                                            {n: r.nas_port for n, r in reports.items()}, share,
-                                                           system.storage(part), preset=req.preset,
-                                                           repeats=req.repeats)
+                                                           system.storage(part), host_os=system.os,
+                                                           preset=req.preset, repeats=req.repeats)
                 continue
             report = reports[client.name]
             if kind == "net":
@@ -71,7 +71,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                 if one_stream is None and report.link and report.link.line_rate_bps:  # an SMB-only run: the line's
                     one_stream = tcp_goodput_bps(report.link.line_rate_bps, report.link.mtu)
                 report.smb = measure_joined_smb(part, session, client, system.nas, report.nas_port, share,
-                                                system.storage(part), preset=req.preset, repeats=req.repeats,
+                                                system.storage(part), host_os=system.os, preset=req.preset,
+                                                repeats=req.repeats,
                                                 against={d: smb_thresholds(target, d, known) for d in DIRECTIONS},
                                                 goodput_bps=one_stream)
         for r in reports.values():

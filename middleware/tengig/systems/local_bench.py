@@ -8,12 +8,16 @@ import re
 import socket
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
 from ..errors import ValidationError
 from ..runner import CancelToken, Completed, Runner
+from .host_os import host_os
 from .local import LocalFacts
+
+if TYPE_CHECKING:
+    from ..backends.freebsd.sysctl import SysctlSource
 
 NAS_NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 
@@ -73,15 +77,18 @@ class LocalBenchSystem:
     accepts_joins = True
 
     def __init__(self, facts: LocalFacts, pool: str, runner: Runner | None = None,
-                 truenas: Callable[[], Any] | None = None):
+                 truenas: Callable[[], Any] | None = None, sysctl: "SysctlSource | None" = None):
         """``truenas``: opens a client of this TrueNAS's middlewared (default on TrueNAS: its unix socket,
         where root is logged in); the scratch dataset and the share then go through its API, as TrueNAS
-        wants its datasets and shares handled. Elsewhere the zfs CLI and the running Samba's smb.conf."""
+        wants its datasets and shares handled. Elsewhere the zfs CLI and the running Samba's smb.conf.
+        ``os``: this machine's OS as ``facts`` say it (systems/host_os.py: ARC counters, cache drop, fio's
+        ioengine); ``sysctl`` replaces a FreeBSD machine's sysctl tree (recorded output in tests)."""
         self.facts = facts
         self.nas = nas_name()
         self.pool = pool
         self.default_clients: list[str] = []
         self.runner = runner or Runner()
+        self.os = host_os(facts.system, runner=self.runner, sysctl=sysctl)
         self.hosts = LocalHosts(self.nas, self.runner)
         if truenas is None and facts.flavour.startswith("truenas"):
             truenas = _this_truenas
@@ -99,7 +106,7 @@ class LocalBenchSystem:
             return TrueNASScratch(self._backend())
         from ..backends.linux.zfs import ZfsCli
 
-        return ZfsCli(ctx, self.nas)
+        return ZfsCli(ctx, self.nas, scratch_parent=self.facts.scratch_parent(self.pool))
 
     def share(self, ctx, name: str):
         """The SMB share desktops copy to: from TrueNAS's API on a TrueNAS, else the running Samba's smb.conf."""

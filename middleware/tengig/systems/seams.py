@@ -11,6 +11,8 @@ with them (``Registry.default(seams=...)``, ``TengigServer(seams=...)``); nothin
   (tengig runs on the NAS in the plugin and as its app): this machine.
 - ``lagg_probe(name, address)``: the probe that proves a new TrueNAS LAGG answers (a ping to
   ``address`` through ``name``), run where the NAS is: this machine.
+- ``host_os()``: this machine's OS (systems/host_os.py), whose tools tengig.nic.query reads: Linux's
+  or FreeBSD's, by what the machine says it is.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..runner import Completed, Runner
+from .host_os import HostOs, host_os
 from .resolve import bench_system, lagg_system, mesh_system
 
 if TYPE_CHECKING:
@@ -48,6 +51,7 @@ class Seams:
     mesh_system: "Callable[[str, list[str]], MeshSystem]" = mesh_system
     run_on_nas: Callable[[Sequence[str]], Completed] = run_here
     lagg_probe: "Callable[[str, str], Callable[[], ProbeResult]]" = ping_here
+    host_os: Callable[[], HostOs] = host_os
 
 
 DEFAULT_SEAMS = Seams()

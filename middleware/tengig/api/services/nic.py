@@ -4,8 +4,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ...backends.linux.ip import LinuxNetwork
-from ...backends.linux.nics import linux_nics
 from ...backends.truenas.connection import configured_truenas
 from ...errors import ValidationError
 from ...lab import Lab
@@ -15,12 +13,6 @@ from ..exceptions import api_errors
 from ..models.nic import TenGigNicQueryArgs, TenGigNicQueryOptions, TenGigNicQueryResult
 from ..params import typed
 from ..service import Service
-
-
-def ssh_session_interface() -> str | None:
-    """The port an SSH session arrived on (SSH_CONNECTION's server address), when there is one."""
-    parts = os.environ.get("SSH_CONNECTION", "").split()
-    return LinuxNetwork().route_source_interface(parts[0]) if len(parts) == 4 else None
 
 
 class TenGigNicService(Service):
@@ -49,7 +41,9 @@ class TenGigNicService(Service):
                     with configured_truenas() as backend:
                         nics = backend.nics()
                 else:
-                    nics = linux_nics(session_interface=ssh_session_interface())
+                    # this machine's OS reads its ports (self.seams.host_os: Linux's or FreeBSD's tools),
+                    # and marks the one an SSH session arrived on
+                    nics = self.seams.host_os().nics(os.environ.get("SSH_CONNECTION"))
         if not options.include_virtual:
             nics = [n for n in nics if n.kind != "virtual"]
         return nics

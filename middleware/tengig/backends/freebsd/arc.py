@@ -2,8 +2,8 @@
 
 Key names differ between FreeBSD's own ZFS (<= 12: recycle_miss, arc_meta_*; printed last-to-first)
 and OpenZFS (13+: 2.2 adds iohits, pm/pd for p). The ones read here exist in all of them: hits,
-misses, c_max, c_min, c, size. This is the one parser of FreeBSD arcstats: the benchmark's ARC check
-(tengig.bench.arc, `sysctl` run on the NAS) goes through it too.
+misses, c_max, c_min, c, size. This is the one parser of FreeBSD arcstats: the benchmark's ARC reads on a
+FreeBSD NAS (tengig.systems.host_os.FreeBsdHost.read_arc) are ``arc_sample`` of the NAS's sysctl seam.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The NIC inventory of a FreeBSD host (TrueNAS CORE) as tengig.nic.Nic.
 
 - name, MTU, MAC, addresses, carrier (`status:`), negotiated speed and duplex (`media:`), lagg and
-  bridge membership: `ifconfig -v` (tengig.backends.freebsd.ifconfig);
+  bridge membership: `ifconfig -a -v` (tengig.backends.freebsd.ifconfig);
 - driver: the interface name's (ix0 -> ix; cloned interfaces too: lagg0 -> lagg), or the device
   tree's `dev.ix.0.%driver` when it has the node. An interface renamed with `ifconfig ix0 name lan0`
   reads as driver "lan", not physical: FreeBSD keeps no link from the new name to the device;
@@ -29,6 +29,7 @@ from .kernel_log import count_link_downs, parse_link_events
 from .sysctl import LibrarySysctl, ProgramSysctl, SysctlSource
 
 TOOL_TIMEOUT = 10
+IFCONFIG_ALL = ["ifconfig", "-a", "-v"]
 _UNIT = re.compile(r"^(?P<driver>[a-z_]+?)(?P<unit>\d+)$")
 _DBSF = re.compile(r"(?:^|\s)dbsf=pci(?P<domain>\d+):(?P<bus>\d+):(?P<slot>\d+):(?P<function>\d+)(?:\s|$)")
 
@@ -127,17 +128,28 @@ def default_sysctl(runner: Runner, *, library: Callable[[], SysctlSource] = Libr
     return _program_sysctl(runner)
 
 
+def interface_with_address(ifconfig_text: str, address: str) -> str | None:
+    """The interface that holds ``address`` (e.g. this host's end of an SSH session), or None."""
+    for entry in parse_ifconfig(ifconfig_text):
+        if any(held.split("/")[0] == address for held in entry.addresses):
+            return entry.name
+    return None
+
+
 def freebsd_nics(runner: Runner | None = None, *, sysctl: SysctlSource | None = None,
-                 session_interface: str | None = None, include_loopback: bool = False) -> list[Nic]:
-    """Run `ifconfig -v` and `dmesg` (the message buffer: its boot line tells whether flaps can be
-    counted) and read the device tree; a kernel log that cannot be read leaves flaps unknown. Without
-    a runner this host is read (its sysctl tree through freebsd-sysctl when installed); a given runner
-    may reach another host, so `sysctl` runs through it too."""
+                 session_address: str | None = None, include_loopback: bool = False) -> list[Nic]:
+    """Run `ifconfig -a -v` (every interface, with lagg members' states) and `dmesg` (the message buffer:
+    its boot line tells whether flaps can be counted) and read the device tree; a kernel log that cannot
+    be read (a jail may not read the message buffer) leaves flaps unknown. Without a runner this host is
+    read (its sysctl tree through freebsd-sysctl when installed); a given runner may reach another host,
+    so `sysctl` runs through it too. ``session_address``: this host's address of the caller's session
+    (SSH_CONNECTION's third word); the interface holding it carries the session."""
     if sysctl is None:
         sysctl = default_sysctl(Runner()) if runner is None else _program_sysctl(runner)
     runner = runner or Runner()
-    ifconfig = runner.run(["ifconfig", "-v"], timeout=TOOL_TIMEOUT)
+    ifconfig = runner.run(IFCONFIG_ALL, timeout=TOOL_TIMEOUT)
     log = runner.run(["dmesg"], timeout=TOOL_TIMEOUT, check=False)
+    session = interface_with_address(ifconfig.stdout, session_address) if session_address else None
     return nics_from_ifconfig(ifconfig.stdout, sysctl,
                               log.stdout if log.returncode == 0 else "",
-                              session_interface=session_interface, include_loopback=include_loopback)
+                              session_interface=session, include_loopback=include_loopback)

@@ -56,8 +56,12 @@ def iostat_write_bps(text: str, pool: str) -> int | None:
 
 
 class ZfsCli:
-    def __init__(self, ctx: CommandContext, host: str):
-        self.ctx, self.host = ctx, host
+    """The zfs and zpool programs (OpenZFS on Linux and FreeBSD, zfs-fuse). ``scratch_parent``: a dataset
+    of the pool under which scratch datasets are made instead of the pool's root (a FreeBSD jail may only
+    create datasets under the one delegated to it)."""
+
+    def __init__(self, ctx: CommandContext, host: str, *, scratch_parent: str | None = None):
+        self.ctx, self.host, self.scratch_parent = ctx, host, scratch_parent
 
     def _zfs(self, *args: str, check: bool = True, ctx: CommandContext | None = None):
         return (ctx or self.ctx).run(self.host, ["zfs", *args], timeout=T, check=check, tool="zfs")
@@ -79,6 +83,8 @@ class ZfsCli:
 
     def create_scratch(self, pool: str, tag: str) -> ScratchInfo:
         self._check_pool(pool)
+        if self.scratch_parent is not None and self.scratch_parent.split("/")[0] == pool:
+            return self.create_scratch_under(self.scratch_parent, tag)
         return self._create(pool, tag)
 
     def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
