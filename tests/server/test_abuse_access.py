@@ -228,6 +228,35 @@ def test_failures_for_one_key_id_do_not_delay_another_keys_first_login(tmp_path)
     assert last == (after_valid[0] + 1, after_valid[1] + 1)  # the attacked id waits its turn
 
 
+def test_guessing_a_known_runs_secret_is_as_slow_as_guessing_a_keys(tmp_path):
+    """Counted, not timed: someone who knows a run's label (the token's public part) and guesses its
+    secret from an address gets one comparison at once, then every next guess waits its turn in the
+    address's back-off (as a key's secret does); the right token still joins, after its turn."""
+    run, token = SESSIONS.create(1, join_timeout=60)
+    guess = token[:12] + ("0" if token[12] != "0" else "1") + token[13:]
+    with running_server(tmp_path) as srv:
+        gate = srv.server.middleware.login_gate
+
+        async def join(which: str) -> dict:
+            async with aiohttp.ClientSession() as session:
+                conn = await open_raw(srv.url, session)
+                return await conn.call("tengig.bench.session.join", which, {"hostname": "desk", "os": "linux"})
+
+        async def body(_):
+            answers, counts = [], []
+            for _ in range(4):
+                answers.append((await join(guess))["error"]["data"]["error"])
+                counts.append((gate.verified, gate.delayed))
+            return answers, counts, await join(token)
+        answers, counts, right = _run(body)
+    run.end("finished")
+    assert answers == [13] * 4  # EACCES: the NAS refused the token
+    verified, delayed = zip(*counts)
+    assert delayed[0] == 0 and verified == tuple(verified[0] + i for i in range(4))  # each guess compared once
+    assert [d - delayed[0] for d in delayed[1:]] == [1, 2, 3]  # the first at once, every later one after its turn
+    assert right["result"]["name"] == "desk"
+
+
 # -- item 11: deleting a key ends its sessions before the delete returns ------------------------------------
 
 def _apikey_cli(srv, *args: str) -> subprocess.CompletedProcess:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import re
 import secrets
 import threading
 import time
@@ -46,6 +47,8 @@ PARTS_BYTES_PER_CLIENT = MAX_OUTPUT_BYTES  # all a desktop's answers the run has
 PARTS_BYTES_PER_SESSION = 4 * 1024 * 1024  # and all its desktops' (16 honest ones: under 1 MiB)
 MAX_SECONDS = 7 * 24 * 3600.0  # a command's wall time: longer than any instruction is waited for
 MAX_CLIENTS = 16
+LABEL_HEX, SECRET_HEX = 8, 40  # a join token: tgb- + a public label (which run) + the secret
+TOKEN_RE = re.compile(rf"tgb-[0-9a-f]{{{LABEL_HEX + SECRET_HEX}}}")
 CLIENT_NAME_CHARS = 32
 
 
@@ -126,11 +129,13 @@ class JoinedClient:
 
 
 class BenchSession:
-    def __init__(self, session_id: int, token_digest: bytes, expected: int, *, join_timeout: float):
+    def __init__(self, session_id: int, token_digest: bytes, expected: int, *, join_timeout: float,
+                 token_label: str = ""):
         if not 1 <= expected <= MAX_CLIENTS:
             raise ValidationError.one("join", f"between 1 and {MAX_CLIENTS} clients can join a run, not {expected}")
         self.id = session_id
         self.token_digest = token_digest
+        self.token_label = token_label  # the token's public part: which run (SessionRegistry.create)
         self.expected = expected
         self.join_timeout = join_timeout
         self.created = time.time()
@@ -423,12 +428,25 @@ class SessionRegistry:
         self._lock = threading.Lock()
 
     def create(self, expected: int, *, join_timeout: float) -> tuple[BenchSession, str]:
-        token = f"tgb-{secrets.token_hex(24)}"
+        """A new session and its token: ``tgb-`` + a public label of LABEL_HEX hex digits (which run; unique
+        among the sessions kept) + SECRET_HEX hex digits of secret (160 random bits)."""
         with self._lock:
             self._sweep()
-            session = BenchSession(next(self._ids), _digest(token), expected, join_timeout=join_timeout)
+            taken = {s.token_label for s in self._sessions.values()}
+            while (label := secrets.token_hex(LABEL_HEX // 2)) in taken:
+                pass
+            token = f"tgb-{label}{secrets.token_hex(SECRET_HEX // 2)}"
+            session = BenchSession(next(self._ids), _digest(token), expected, join_timeout=join_timeout,
+                                   token_label=label)
             self._sessions[session.id] = session
         return session, token
+
+    def knows_label(self, token: str) -> bool:
+        """Whether ``token``'s public label names a session kept here (its secret is not looked at): the
+        login gate lets a token whose label is known be compared at once, the first time from an address."""
+        label = token_label(token)
+        with self._lock:
+            return label is not None and any(s.token_label == label for s in self._sessions.values())
 
     def by_token(self, token: str) -> BenchSession | None:
         digest = _digest(token)
@@ -448,6 +466,11 @@ class SessionRegistry:
         now = time.time()
         for sid in [s.id for s in self._sessions.values() if s.ended_at and now - s.ended_at > ENDED_KEPT_SECONDS]:
             del self._sessions[sid]
+
+
+def token_label(token: str) -> str | None:
+    """The public part of a join token (which run it names), or None if it is not a token's shape."""
+    return token[4:4 + LABEL_HEX] if TOKEN_RE.fullmatch(token) else None
 
 
 def _digest(token: str) -> bytes:

@@ -13,11 +13,12 @@ threads that run every method, nor let one source queue hundreds of checks. So:
 - a credential that has not failed from that source (its label: an API key's id) is checked at once,
   one check at a time per credential, without waiting in the lane (``check``): a valid key is not held
   up by other clients' failures at its address. Once it fails there, it waits in the lane too;
-- a failure found without a check here (a join token that names no run: the service compares every
-  token at once, a SHA-256 away, so that the right one never waits) is answered after its turn in
-  the lane (``failed``), or at once when the lane is full. A join token carries no part that could
-  tell a right one from a guess before comparing it; its 192 random bits, not the pace, make guessing
-  hopeless.
+- a join token is checked the same way, its label being the token's public part (which run it names,
+  bench/session.token_label): a token whose label names a run is compared at once the first time from
+  an address; after a wrong secret for that run it waits in the lane, so guessing a run's secret is as
+  slow as guessing a key's. A token whose label names no run is a failure found without a check
+  (``failed``): answered after its turn in the lane, or at once when the lane is full. So a right token
+  is held up only by someone at its address who knows its run's label and guesses its secret.
 
 Only checks that hash pass through ``check`` (ApiKeyStore.check_fast answers the rest: a key verified
 before, an unknown id, and they are only ``record``ed); a logged-in admin's calls never do.

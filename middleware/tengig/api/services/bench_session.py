@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from ...bench.nas_port import proxied
-from ...bench.session import SESSIONS, JoinInfo, SessionEnded, Submission
+from ...bench.session import SESSIONS, JoinInfo, SessionEnded, Submission, token_label
 from ..decorators import api_method
 from ..exceptions import CallError, api_errors
 from ..models.bench import (
@@ -47,14 +47,19 @@ class TenGigBenchSessionService(Service):
         cli_namespace = "tengig.bench.session"
 
     async def _find(self, app: Any, token: str):
-        """The run ``token`` belongs to, at once; None after a wrong token's turn in its address's back-off
-        (tengig's host: server/login_gate.py), so one client's wrong tokens never hold up another's right
-        one. Under middlewared, its own rate limit of unauthenticated calls per address applies."""
-        session = SESSIONS.by_token(token)
+        """The run ``token`` belongs to, or None. Under tengig's host (server/login_gate.py) a token whose
+        public label names a run kept here is compared at once the first time from an address, so one
+        client's wrong tokens never hold up another's right one; after a wrong secret for that run, or with
+        a label that names no run, it waits its turn in the address's back-off, so guessing is as slow as
+        it always was. Under middlewared, its own rate limit of unauthenticated calls per address applies."""
         gate = getattr(self.middleware, "login_gate", None)
-        if session is None and gate is not None:
-            await gate.failed(getattr(app, "source", None) or app.peer_address or "")
-        return session
+        if gate is None:
+            return SESSIONS.by_token(token)
+        source = getattr(app, "source", None) or app.peer_address or ""
+        if not SESSIONS.knows_label(token):
+            await gate.failed(source)
+            return None
+        return await gate.check(source, ("join", token_label(token)), SESSIONS.by_token, token)
 
     @api_method(TenGigBenchSessionJoinArgs, TenGigBenchSessionJoinResult, authentication_required=False,
                 pass_app=True)
