@@ -117,6 +117,7 @@ def _misbehave(lab, url: str, token: str, mode: str, log: str = ""):
     return lab.spawn("desk", argv, log_name=f"test-misbehave-{mode}{log}.log", env=env)
 
 
+@pytest.mark.abuse
 @pytest.mark.parametrize("mode,kind,reason", [
     ("lie", "net", r"desk reports .* received in iperf3 .* but only .* crossed the NAS's port"),
     ("inflate", "net", r"desk reports 1000 B in iperf3 read .* but the NAS's own iperf3 server sent .* in "),
@@ -149,6 +150,7 @@ def test_a_misbehaving_desktop_fails_the_run_with_the_reason(shaped_lab, tmp_pat
     assert share and not any(list(Path(p).glob("tengig-bench-*")) for p in share), "the scratch directory was left"
 
 
+@pytest.mark.abuse
 def test_desktops_at_once_are_timed_on_the_nas_clock_not_theirs(shaped_lab, tmp_path):
     """Two desktops on desk's 1 Gb/s cable copy at once and each says its copies took a millisecond: the
     aggregate is their bytes over the NAS's own clock (first copy taken to last answer), so it stays under

@@ -17,6 +17,8 @@ from tengig.bench.nas_witness import (
 from tengig.errors import ToolOutputError
 from tengig.units import MiB
 
+pytestmark = pytest.mark.abuse
+
 FIX = Path(__file__).parent.parent / "fixtures" / "iperf3"
 
 

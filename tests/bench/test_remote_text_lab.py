@@ -16,7 +16,7 @@ from .misbehaving_client import ESCAPES
 from .test_bench_join_command import JOIN_LINE
 from .test_joined_lab import _misbehave
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.abuse]
 SHOWN = "\\x1b]0;owned\\x07\\x1b[2J\\u202egone\\x9b31m all good"
 RAW = "\x1b\x07\u202e\x9b"
 

@@ -192,6 +192,7 @@ def _parts(session, client, iid, count, text=PART):
         session.submit(client, Submission(instruction=iid, exit_code=0, stdout=text, more=True))
 
 
+@pytest.mark.abuse
 def test_a_desktops_parts_are_freed_when_its_connection_closes():
     _, session, _ = _session()
     client = session.join(INFO, peer="a", local="b")
@@ -205,6 +206,7 @@ def test_a_desktops_parts_are_freed_when_its_connection_closes():
         _parts(session, client, iid, 1)
 
 
+@pytest.mark.abuse
 def test_parts_are_refused_after_the_run_ended_and_freed_with_it():
     _, session, _ = _session()
     client = session.join(INFO, peer="a", local="b")
@@ -221,6 +223,7 @@ def test_parts_are_refused_after_the_run_ended_and_freed_with_it():
     assert session.next(client).kind == "abort"  # what an ended session still answers
 
 
+@pytest.mark.abuse
 def test_an_answer_the_run_took_is_not_kept_by_the_session():
     _, session, _ = _session()
     client = session.join(INFO, peer="a", local="b")
@@ -248,6 +251,7 @@ def _accepted_bytes(session, client, iid, most: int) -> tuple[int, Exception | N
     return accepted, None
 
 
+@pytest.mark.abuse
 def test_a_desktop_may_hold_at_most_its_share_of_bytes_in_parts_counted_in_utf8():
     from tengig.bench.session import PARTS_BYTES_PER_CLIENT
 
@@ -266,6 +270,7 @@ def test_a_desktop_may_hold_at_most_its_share_of_bytes_in_parts_counted_in_utf8(
         _parts(session, client, second, 1)
 
 
+@pytest.mark.abuse
 def test_a_session_holds_at_most_its_bytes_in_parts_whatever_the_number_of_desktops():
     from tengig.bench.session import MAX_CLIENTS, PARTS_BYTES_PER_CLIENT, PARTS_BYTES_PER_SESSION
 
@@ -281,6 +286,7 @@ def test_a_session_holds_at_most_its_bytes_in_parts_whatever_the_number_of_deskt
     assert refusals == MAX_CLIENTS - PARTS_BYTES_PER_SESSION // PARTS_BYTES_PER_CLIENT
 
 
+@pytest.mark.abuse
 def test_one_submission_is_bounded_in_bytes_not_characters():
     from tengig.bench.session import MAX_OUTPUT_BYTES
 
@@ -292,6 +298,7 @@ def test_one_submission_is_bounded_in_bytes_not_characters():
     assert err.value.errors[0][0] == "submission.stdout" and f"{MAX_OUTPUT_BYTES} bytes" in err.value.errors[0][1]
 
 
+@pytest.mark.abuse
 def test_a_desktops_numbers_must_be_finite_and_in_range():
     for bad in (float("inf"), float("nan"), -1.0, 1e9):
         with pytest.raises(Exception) as err:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.abuse
+
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "tgb-" + "0123456789abcdef" * 3
 BAD_URLS = ["ws://[::1", "ws://[fe80::1%';calc;']:8610", "ws://[fe80::1%\u2012;calc;\u2012]:8610",

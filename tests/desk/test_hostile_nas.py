@@ -15,6 +15,8 @@ from tengig.units import GiB, MiB
 
 from .hostile_nas import HostileNas, programs
 
+pytestmark = pytest.mark.abuse
+
 ELSEWHERE = "127.0.0.2"  # loopback too, but not the address the desktop joined
 IPERF3 = {"server": ELSEWHERE, "port": 5299, "streams": 1, "seconds": 1, "omit": 0, "reverse": False}
 SMB = {"op": "prepare", "server": ELSEWHERE, "share": "share", "remote": "tengig-bench-1-1-desk", "size": 4 * MiB}

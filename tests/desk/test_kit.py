@@ -137,6 +137,8 @@ def test_a_long_submission_goes_in_parts_with_more_each_measured_as_it_is_sent()
     assert "$script:CallId++" in _function(script, "Invoke-Nas")  # the id Format-Call was measured with
 
 
+@pytest.mark.abuse
+@pytest.mark.abuse
 @pytest.mark.parametrize("field, value", [
     ("nas", "http://nas:8610"), ("nas", "nas:8610"), ("nas", "ws://nas:8610/other"), ("nas", "ws://nas:0"),
     ("nas", "ws://nas:99999"), ("nas", "ws://na s"), ("nas", "ws://nas';calc;'"), ("nas", "ws://nas\n"),
@@ -218,6 +220,7 @@ def test_every_kit_is_ascii_so_windows_powershell_51_reads_what_was_written(nas)
     assert as_read == script and commands(parse(as_read)) == commands(parse(_kit()))
 
 
+@pytest.mark.abuse
 def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joined():
     script = _kit()
     fns = functions(parse(script))
@@ -244,6 +247,7 @@ def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joine
     assert "$ip.IsIPv4MappedToIPv6" in plain and "$text.IndexOf('%')" in plain
 
 
+@pytest.mark.abuse
 def test_a_file_is_prepared_only_when_it_fits_the_desktops_free_space_and_the_maximum():
     script = _kit()
     fns = functions(parse(script))
@@ -256,6 +260,7 @@ def test_a_file_is_prepared_only_when_it_fits_the_desktops_free_space_and_the_ma
     assert "-WorkDir" in room
 
 
+@pytest.mark.abuse
 def test_what_the_kit_prints_has_its_control_characters_escaped():
     script = _kit()
     root = parse(script)

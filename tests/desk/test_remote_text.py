@@ -22,6 +22,8 @@ from tengig.verdict.targets import builtin_targets
 
 from ..server.harness import running_server
 
+pytestmark = pytest.mark.abuse
+
 TITLE = "\x1b]0;owned\x07"  # OSC 0: sets the terminal's title
 ALL = "a\x00b\x1b[2Jc\rd\ne\tf\x7fg\x85h\x9b31mi\u202ej\u2066k\u200fl\u061cm\u2028n"
 

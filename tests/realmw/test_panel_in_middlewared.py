@@ -10,6 +10,8 @@ import json
 import urllib.request
 from urllib.parse import quote
 
+import pytest
+
 from tengig.server.security_headers import HEADERS
 
 from ..ui.browser import SCREENSHOTS, UI_DIST, outside_origin, run_scenario
@@ -43,6 +45,7 @@ def test_middlewared_serves_this_checkouts_build_of_the_panel(truenas):
         assert response.read() == (UI_DIST / "index.html").read_bytes()
 
 
+@pytest.mark.abuse
 def test_the_panel_route_sends_the_security_headers_of_tengig_serve(truenas):
     """The page, a script and a 404 each carry every header `tengig serve` sends (one list:
     tengig/server/security_headers.py), among them the Content-Security-Policy that keeps the panel on
@@ -55,6 +58,7 @@ def test_the_panel_route_sends_the_security_headers_of_tengig_serve(truenas):
         assert {header: headers.get(header) for header in HEADERS} == HEADERS, name
 
 
+@pytest.mark.abuse
 def test_a_link_naming_another_server_gets_no_password(truenas):
     """The genuine panel on TrueNAS, opened from a link that adds `?api=<a logger on another port>`:
     the typed password goes to middlewared only; the logger gets not even a connection."""

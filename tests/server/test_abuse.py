@@ -26,6 +26,8 @@ from tengig.server.apikeys import ApiKeyStore
 from .harness import RawConnection, open_raw, running_server
 from .rawws import RawWebsocket, closed_by_server
 
+pytestmark = pytest.mark.abuse
+
 REPO = Path(__file__).resolve().parents[2]
 MIB = 1024 * 1024
 

@@ -23,6 +23,8 @@ from tengig.server.login_gate import LOGIN_THREADS
 
 from .harness import RawConnection, open_raw, running_server
 
+pytestmark = pytest.mark.abuse
+
 REPO = Path(__file__).resolve().parents[2]
 CLOSED = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
 NOT_AUTHENTICATED = 207  # ENOTAUTHENTICATED

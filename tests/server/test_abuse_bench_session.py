@@ -18,6 +18,8 @@ from tengig.results.store import ResultStore
 
 from .harness import open_raw, running_server
 
+pytestmark = pytest.mark.abuse
+
 INFO = {"hostname": "desk", "os": "linux"}
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
+import pytest
+
 from .browser import outside_origin, run_scenario
 from .conftest import page_url
+
+pytestmark = pytest.mark.abuse
 
 NO_PASSWORD_LOGIN = ("This server does not log in with a password (it takes: API key): choose “API key” "
                      "and log in with a key (for tengig serve: tengig apikey create NAME).\ndismiss")
