@@ -17,7 +17,7 @@ from tengig.bench.nas_witness import (
 from tengig.errors import ToolOutputError
 from tengig.units import MiB
 
-pytestmark = pytest.mark.abuse
+pytestmark = [pytest.mark.abuse, pytest.mark.no_lab]  # pure: no lab
 
 FIX = Path(__file__).parent.parent / "fixtures" / "iperf3"
 

@@ -49,6 +49,12 @@ class BenchContext:
         mounts, lab.hosts)."""
         return BenchContext(hosts, self.progress, self.cancel, self.raw, self.live, self._span)
 
+    def port_reader(self, host: str, ifname: str):
+        """A function giving ``host``'s port ``ifname`` (rx, tx) bytes without starting a program, where its
+        Hosts can read them so (the NAS's own machine: systems.local_bench), else None."""
+        reader = getattr(self.hosts, "port_reader", None)
+        return reader(host, ifname) if reader else None
+
     def report(self, percent: float, description: str) -> None:
         lo, hi = self._span
         self.progress(round(lo + (hi - lo) * max(0.0, min(100.0, percent)) / 100, 1), description)

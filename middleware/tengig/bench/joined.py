@@ -21,10 +21,11 @@ from .copy_parse import exit_ok, parse_copy
 from .iperf3_parse import parse_iperf3_json
 from .nas_port import NasPort, counters
 from .nas_share import NasShare
-from .nas_witness import check_copy_on_nas_clock, check_iperf3_served
+from .nas_witness import check_copy_on_nas_clock, check_copy_on_port_timeline, check_iperf3_served
 from .network import BASE_PORT, LinkUnderTest, NetMeasurement, server_report, to_measurement, wait_listening
 from .cache_policy import file_size, reading
 from .pool_presets import PRESETS, PresetName, smb_copy_size
+from .port_timeline import PortTimeline, busy_seconds
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb_results import SmbBenchResult, SmbDirection
@@ -231,9 +232,14 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     before = counters(ctx, nas, port)
     l0 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     t0 = smbd_ticks_on(ctx, nas)
-    instruction, sub = _asked(ctx, session, client, "smb",
-                              {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
-                              timeout=timeout, tool="smb copy")
+    reader = ctx.port_reader(nas, port.ifname)
+    timeline = PortTimeline(reader) if reader else None
+    try:
+        instruction, sub = _asked(ctx, session, client, "smb",
+                                  {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
+                                  timeout=timeout, tool="smb copy")
+    finally:
+        samples = timeline.stop() if timeline else []
     t1 = smbd_ticks_on(ctx, nas)
     l1 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     after = counters(ctx, nas, port)
@@ -245,6 +251,8 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
             f"crossed the NAS's port {port.ifname}: not measured over the link (the run is not trusted)")
     check_copy_on_nas_clock(client.name, direction, size, result.bytes_per_s, seen,
                             session.nas_seconds(client, instruction), port)
+    check_copy_on_port_timeline(client.name, direction, size, result.bytes_per_s,
+                                busy_seconds(samples, direction), port)
     wire.append(seen)
     if t0 is not None and t1 is not None:
         ticks.append(t1 - t0)

@@ -16,7 +16,9 @@ answer arrived (bench/session.py, the NAS's monotonic clock). The copy happened 
   way to the desktop, its SMB client starting and logging on (smbclient and robocopy time only the
   transfer), the answer's way back, at most SMB_START_SLACK_S; so the rate is at most the port's bytes /
   (window - SMB_START_SLACK_S);
-- and never above the port's line rate.
+- and never above the port's line rate;
+- where the NAS can sample its port's counter (bench/port_timeline.py), the copy took at least as long
+  as the port was seen carrying the middle of its bytes: its rate is at most size / that time.
 """
 from __future__ import annotations
 
@@ -92,3 +94,17 @@ def check_copy_on_nas_clock(client: str, direction: str, size: int, bytes_per_s:
             raise ToolOutputError(f"{said}, but the NAS's port {port.ifname} carried {format_size(seen)} in "
                                   f"{window:.2f} s on its own clock (from when it took the copy to its answer): "
                                   f"at most {why} (the run is not trusted)")
+
+
+def check_copy_on_port_timeline(client: str, direction: str, size: int, bytes_per_s: float,
+                                busy: float | None, port: NasPort) -> None:
+    """A desktop's SMB copy against ``busy``: the least time the NAS's ``port`` was seen carrying it
+    (port_timeline.busy_seconds; None: the samples could not tell, and the window's checks stand alone)."""
+    if busy is None:
+        return
+    said = size / bytes_per_s
+    if said < busy * (1 - SMB_CLOCK_TOLERANCE):
+        raise ToolOutputError(
+            f"{client} reports an SMB {direction} of {format_size(size)} at {bytes_per_s / MB:.1f} MB/s "
+            f"({said:.2f} s), but the NAS's port {port.ifname} was still carrying it {busy:.2f} s after it "
+            f"had begun, on the NAS's own clock: at most {size / busy / MB:.1f} MB/s (the run is not trusted)")

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
+from ..backends.linux.proc_net_dev import counter_reader
 from ..errors import ValidationError
 from ..runner import CancelToken, Completed, Runner
 from .host_os import host_os
@@ -46,6 +47,12 @@ class LocalHosts:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         return self.runner.spawn(argv, log_path=self.log_dir / f"{log_name}.log", env=env, stdin_pipe=stdin_pipe,
                                  stdout_pipe=stdout_pipe)
+
+    def port_reader(self, host: str, ifname: str):
+        """This machine's port counters from /proc/net/dev (bench/port_timeline.py samples a copy with it);
+        None where there is none (FreeBSD)."""
+        self._here(host)
+        return counter_reader(ifname)
 
 NAS_NAME_ENV = "TENGIG_NAS_NAME"
 
