@@ -10,13 +10,13 @@ import time
 import pytest
 
 from tengig.backends.linux.zfs import ZfsCli
-from tengig.bench import pool as pool_mod
 from tengig.bench.suite import BenchRunRequest, run_and_record
 from tengig.errors import Aborted, BenchRefused, CommandFailed, ToolOutputError
 from tengig.lab import Lab, build_spec
 from tengig.lab.nas_run import LabNas
 from tengig.lab.plan import POOL_NAME
 from tengig.results.store import ResultStore
+from tengig.systems.host_os import LinuxHost
 from tengig.systems.local import this_machine
 from tengig.systems.local_bench import LocalBenchSystem
 from tengig.units import MiB
@@ -145,9 +145,9 @@ def test_the_arc_kept_out_with_bounded_files_and_refusals_before_writing(lab, st
         assert isinstance(err, BenchRefused) and "2 x the ARC" in str(err) and "operation not supported" in str(err)
         _only_failed_row(s)
 
-        real = pool_mod.read_arc
-        monkeypatch.setattr(pool_mod, "read_arc",
-                            lambda ctx, host: real(ctx, host).model_copy(update={"c_max": 4 * MiB}))
+        real = LinuxHost.read_arc  # the NAS's ARC, as the pool bench reads it on Linux
+        monkeypatch.setattr(LinuxHost, "read_arc",
+                            lambda self, ctx, host: real(self, ctx, host).model_copy(update={"c_max": 4 * MiB}))
         s = next(stores)
         err = _fail(lab, s, BenchRunRequest(kind="pool", repeats=1, working_set=128 * MiB), _local(_NoPrimarycache))
         assert isinstance(err, BenchRefused) and "served from the ARC (hit ratio" in str(err)
