@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .api.decorators import JobOptions, job_options, method_spec
+from .api.models.base import ApiOutput
 from .api.service import Service, public_method_names
 
 PLUGIN_MODEL_MODULE = "middlewared.api.tengig"
@@ -45,6 +46,10 @@ def reparent(model: type[BaseModel], module: str = PLUGIN_MODEL_MODULE,
     if key not in _reparented:
         bases = (model,) if model_base is None else (model, model_base)
         namespace = {"__module__": module, "__qualname__": model.__name__, "__doc__": model.__doc__}
+        if model_base is not None and issubclass(model, ApiOutput):
+            # middlewared's BaseModel caps every string at 1024 characters, which would then cap a result's
+            # own text (tengig.results.export's document): a result's strings are as long as tengig made them
+            namespace["model_config"] = {**model_base.model_config, "str_max_length": None}
         _reparented[key] = types.new_class(model.__name__, bases, {}, lambda ns: ns.update(namespace))
     return _reparented[key]
 

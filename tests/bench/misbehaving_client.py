@@ -8,6 +8,7 @@ MODE garbage: submits text that is not iperf3's output.
 MODE escapes: submits iperf3 output that is terminal escapes (a title, a screen clear, a bidi override).
 MODE fastcopy: its SMB copies say they went 100 times faster than smbclient measured.
 MODE instant: its SMB copies say the command took a millisecond.
+MODE infinite: runs iperf3, then says it took an infinite time (sent as JSON's Infinity).
 MODE vanish: exits without a word when asked for its first SMB copy (mid-run)."""
 from __future__ import annotations
 
@@ -63,6 +64,8 @@ class Misbehaving(Joiner):
                 doc["end"][key]["bytes"] *= 10
                 doc["end"][key]["bits_per_second"] *= 10
             result["stdout"] = json.dumps(doc)
+        if kind == "iperf3" and self.mode == "infinite":
+            result["seconds"] = float("inf")
         copy = kind == "smb" and params.get("op") in ("get", "put")
         if copy and self.mode == "fastcopy":
             for key in ("stdout", "stderr"):

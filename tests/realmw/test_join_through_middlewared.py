@@ -15,6 +15,7 @@ import threading
 import pytest
 
 from ..bench.joined_harness import join
+from ..bench.test_joined_lab import _misbehave
 from .conftest import TEST_API_KEY, installer_for
 from .session_stop import semaphores_of, session_pids
 from .harness import MiddlewaredSystem, middlewared_build
@@ -34,6 +35,54 @@ def _watch_for_token(proc: subprocess.Popen, lines: list[str], found: threading.
     found.set()
 
 
+def _run_through_midclt(system: MiddlewaredSystem, request: dict):
+    """`midclt call -j tengig.bench.run REQUEST` at the NAS: (the process, its progress lines as they come,
+    the token, the thread that reads them). stderr is that thread's alone (a second reader, as
+    communicate() would be, takes lines from it)."""
+    run = subprocess.Popen([str(system.build.midclt), "-u", system.socket_uri, "call", "-j", "-jp", "description",
+                            "tengig.bench.run", json.dumps(request)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    steps: list[str] = []
+    token: list[str] = []
+    shown = threading.Event()
+    watcher = threading.Thread(target=_watch_for_token, args=(run, steps, shown, token), daemon=True)
+    watcher.start()
+    assert shown.wait(120) and token, steps
+    return run, steps, token[0], watcher
+
+
+DISHONEST = {  # issue 23, items 2 and 3, on the plugin's host: what the NAS answers each desktop
+    "inflate": r"desk reports 1000 B in iperf3 read .* but the NAS's own iperf3 server sent .* in ",
+    "infinite": r"desk left the run",
+}
+
+
+def _dishonest_desktops_are_refused_through_middlewared(lab, system: MiddlewaredSystem) -> None:
+    """Through middlewared, as through tengig serve (tests/bench/test_joined_lab.py): a desktop that says
+    it moved 1,000 bytes at 9.9 Tb/s fails the run, naming the NAS's own iperf3 server's figure; one that
+    says its test took an infinite time is refused naming the field (middlewared's JSON parser takes
+    Infinity: the plugin's models must refuse it), nothing infinite is stored, and every run still exports."""
+    url = f"ws://{lab.plan().address_of('nas', 'desk')}:{system.port}"
+    for mode, reason in DISHONEST.items():
+        run, steps, token, watcher = _run_through_midclt(system, {"system": "local", "kind": "net", "join": 1,
+                                                                  "net_seconds": 1})
+        desk = _misbehave(lab, url, token, mode)
+        run.wait(timeout=300)
+        watcher.join(30)
+        run.stdout.read()
+        desk.wait(30)
+        err = "\n".join(steps)
+        assert run.returncode != 0 and re.search(reason, err), (mode, err[-2000:])
+        if mode == "infinite":
+            log = (lab.paths.logs / "test-misbehave-infinite.log").read_text()
+            assert "seconds" in log and "finite" in log.lower(), log[-2000:]
+    exported = system.midclt("call", "tengig.results.export", "json")
+    assert exported.returncode == 0, exported.stderr
+    document = json.loads(exported.stdout)  # midclt prints a string result as it is
+    assert "Infinity" not in exported.stdout and len(document["runs"]) >= 1 + len(DISHONEST), document.keys()
+
+
+@pytest.mark.abuse  # and, with the same middlewared, the dishonest desktops of issue 23
 def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path):
     system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path / "truenas", api_key=TEST_API_KEY,
                                netns=shaped_lab.netns("nas"))
@@ -44,18 +93,9 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
         # 7 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB. The
         # network alone: the pool and SMB take the same path through tengig serve (tests/bench/test_joined_lab.py)
         request = {"system": "local", "kind": "net", "join": 1, "net_seconds": 7}
-        run = subprocess.Popen([str(system.build.midclt), "-u", system.socket_uri, "call", "-j", "-jp", "description",
-                                "tengig.bench.run", json.dumps(request)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-        steps: list[str] = []
-        token: list[str] = []
-        shown = threading.Event()
-        watcher = threading.Thread(target=_watch_for_token, args=(run, steps, shown, token), daemon=True)
-        watcher.start()
-        assert shown.wait(120) and token, steps
+        run, steps, token, watcher = _run_through_midclt(system, request)
         url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
-        desk = join(shaped_lab, "desk", url, token[0])
-        # stderr is the watcher's alone (a second reader, as communicate() would be, takes lines from it)
+        desk = join(shaped_lab, "desk", url, token)
         stdout: list[str] = []
         reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
         reader.start()
@@ -72,6 +112,7 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
         got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
         assert got.returncode == 0, got.stderr
         stored = json.loads(got.stdout)
+        _dishonest_desktops_are_refused_through_middlewared(shaped_lab, system)
         semaphores = semaphores_of(session_pids(system.pid()))
     finally:
         system.stop()
