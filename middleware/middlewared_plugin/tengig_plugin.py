@@ -7,7 +7,8 @@ middlewared's own BaseModel, tengig's roles) and, for jobs, ``@job`` with tengig
 lock_queue_size and abortable. What to declare is computed by tengig.plugin_spec (tested without
 middlewared); this file only turns it into classes. It also serves the built panel at
 ``/_plugins/tengig/`` (middleware.plugin_route_add), where the panel talks to middlewared's own
-``/api/current`` and logs in as TrueNAS users do.
+``/api/current`` and logs in as TrueNAS users do. tengig's services get the middleware object in their
+seams (tengig.systems.seams.inside_middlewared): ``system: truenas`` is middlewared itself.
 
 - Sync bodies stay sync, so middlewared runs them in its thread pool; async bodies stay async.
 - A job body gets a ``TenGigJob`` adapter (set_progress, aborted, check_aborted, on_abort) around
@@ -248,8 +249,12 @@ def _make_service(plan, add_routes):
     source = plan.source
 
     def __init__(self, middleware):
+        from tengig.systems.seams import inside_middlewared
+
         Service.__init__(self, middleware)
-        self._tengig = source(middleware)
+        # system truenas is this middlewared itself (its own methods, nothing to configure), and this
+        # machine is a TrueNAS: tengig never changes its interfaces behind middlewared's back
+        self._tengig = source(middleware, seams=inside_middlewared(middleware))
         if add_routes:
             _add_panel_route(middleware)
 

@@ -11,15 +11,24 @@ with them (``Registry.default(seams=...)``, ``TengigServer(seams=...)``); nothin
   (tengig runs on the NAS in the plugin and as its app): this machine.
 - ``lagg_probe(name, address)``: the probe that proves a new TrueNAS LAGG answers (a ping to
   ``address`` through ``name``), run where the NAS is: this machine.
+- ``truenas()``: the TrueNAS ``system: truenas`` means, as a ``with`` giving a TrueNASBackend
+  (systems/truenas.py): the configured one, or this machine's middlewared when it is a TrueNAS.
+- ``truenas_here()``: why this machine is a TrueNAS (None: it is not); there, an apply that would
+  change interfaces with iproute2 is refused (resolve.refuse_iproute2_on_truenas).
+
+Inside TrueNAS's middlewared the plugin builds the services with ``inside_middlewared(middleware)``:
+``truenas`` is middlewared itself (its own methods, no configuration), and this machine is a TrueNAS.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..runner import Completed, Runner
+from .local import truenas_here
 from .resolve import bench_system, lagg_system, mesh_system
+from .truenas import INSIDE_MIDDLEWARED, TrueNASOpener, outside_truenas, through_middlewared
 
 if TYPE_CHECKING:
     from ..backends.truenas import ProbeResult
@@ -48,6 +57,14 @@ class Seams:
     mesh_system: "Callable[[str, list[str]], MeshSystem]" = mesh_system
     run_on_nas: Callable[[Sequence[str]], Completed] = run_here
     lagg_probe: "Callable[[str, str], Callable[[], ProbeResult]]" = ping_here
+    truenas: TrueNASOpener = outside_truenas
+    truenas_here: Callable[[], str | None] = truenas_here
 
 
 DEFAULT_SEAMS = Seams()
+
+
+def inside_middlewared(middleware: Any) -> Seams:
+    """The seams of tengig's services when TrueNAS's middlewared hosts them (the plugin hands over its
+    middleware object): system truenas is middlewared itself, and this machine is that TrueNAS."""
+    return replace(DEFAULT_SEAMS, truenas=through_middlewared(middleware), truenas_here=lambda: INSIDE_MIDDLEWARED)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...backends.linux.bond import apply_bond, bonding_support
-from ...backends.truenas.connection import configured_truenas
 from ...bench.context import BenchContext
 from ...errors import ValidationError
 from ...lagg import analyse, plan_lagg, render
 from ...lagg.apply_truenas import apply_lagg_truenas
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
+from ...systems.resolve import refuse_iproute2_on_truenas
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
@@ -56,6 +56,9 @@ class TenGigLaggService(Service):
             plan = plan_lagg(request)
         if options.system == "truenas":
             return self._apply_truenas(job, plan, options)
+        with api_errors():
+            refuse_iproute2_on_truenas(self.seams.truenas_here(), field="options.system",
+                                       instead="system: truenas (its interface.create, with TrueNAS's rollback)")
         with api_errors(prefix="request"):
             if plan.platform != "linux":
                 raise ValidationError.one("platform", f"system 'local' applies Linux plans; this plan is for "
@@ -74,7 +77,7 @@ class TenGigLaggService(Service):
         cancel = cancel_event(job)
         await_checkin = waiter(job, "tengig.lagg", options, cancel)
         probe = self.seams.lagg_probe(plan.name, options.probe_address)
-        with api_errors(), configured_truenas() as backend:
+        with api_errors(), self.seams.truenas() as backend:
             result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.checkin_timeout,
                                         confirm_session_interface=options.confirm_session_interface,
                                         progress=progress_callback(job), cancel=cancel,
