@@ -15,6 +15,7 @@ from tengig.client.client import Client
 from tengig.client.errors import ClientError
 from tengig.plugin_spec import build_plan, method_names
 
+from ..api.test_seams import LAGG_REQUEST
 from ..mesh.layouts import THREE_HOSTS_10G
 
 MESH_REQUEST = THREE_HOSTS_10G
@@ -113,3 +114,36 @@ def test_the_conformance_check_agrees_with_real_middlewared(truenas):
     assert done.returncode == 0, done.stderr[-2000:]
     verdict = json.loads(done.stdout.strip().splitlines()[-1])
     assert verdict == {"with_base": [], "plain": ["model-base"]}
+
+
+def _environment_of(pid: int) -> dict[str, str]:
+    from pathlib import Path
+
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+
+
+def test_system_truenas_is_middlewared_itself_with_no_environment_variable(truenas):
+    """Inside middlewared nothing names a TrueNAS (no TENGIG_TRUENAS_*: middlewared never sets them), and
+    system truenas still reaches one: middlewared's own methods (the plugin hands its middleware object to
+    the services' seams). This TrueNAS loads no interface plugin (tests/realmw/test_network_in_middlewared.py
+    loads TrueNAS's own), so middlewared's own answer to interface.query comes back: its ENOMETHOD, not
+    tengig's "no TrueNAS configured"."""
+    assert not [name for name in _environment_of(truenas.pid()) if name.startswith("TENGIG_TRUENAS")]
+    done = truenas.midclt("call", "tengig.nic.query", json.dumps({"system": "truenas"}))
+    assert done.returncode != 0
+    assert "no TrueNAS configured" not in done.stderr, done.stderr
+    assert "interface.query" in done.stderr and "ENOMETHOD" in done.stderr, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("method,request_,options", [
+    ("tengig.mesh.apply", MESH_REQUEST, {"system": "local", "hosts": ["nas"]}),
+    ("tengig.lagg.apply", LAGG_REQUEST, {"system": "local"}),
+])
+def test_an_apply_with_iproute2_inside_middlewared_is_refused_naming_system_truenas(truenas, method, request_, options):
+    """tengig runs inside this TrueNAS's middlewared: changing its interfaces with iproute2 would go
+    behind TrueNAS's back (its next interface.sync undoes it); the job fails naming system: truenas."""
+    done = truenas.midclt("call", "-j", method, json.dumps(request_), json.dumps(options), timeout=120)
+    assert done.returncode != 0
+    assert "options.system" in done.stderr and "system: truenas" in done.stderr, done.stderr[-2000:]
+    assert "inside this TrueNAS's middlewared" in done.stderr and "iproute2" in done.stderr

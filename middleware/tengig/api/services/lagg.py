@@ -52,13 +52,14 @@ class TenGigLaggService(Service):
     def apply(self, job, request: dict[str, Any], options: TenGigLaggApplyOptions | dict[str, Any] | None = None):
         """Create the LAGG. Linux: iproute2 bond, refused plainly where the kernel has no bonding driver."""
         options = typed(TenGigLaggApplyOptions, options, "options")
+        if options.system == "local":
+            with api_errors():
+                refuse_iproute2_on_truenas(self.seams.truenas_here(), field="options.system",
+                                           instead="system: truenas (its interface.create, with TrueNAS's rollback)")
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         if options.system == "truenas":
             return self._apply_truenas(job, plan, options)
-        with api_errors():
-            refuse_iproute2_on_truenas(self.seams.truenas_here(), field="options.system",
-                                       instead="system: truenas (its interface.create, with TrueNAS's rollback)")
         with api_errors(prefix="request"):
             if plan.platform != "linux":
                 raise ValidationError.one("platform", f"system 'local' applies Linux plans; this plan is for "
