@@ -14,6 +14,9 @@ What is ours (test scaffolding, named as stand-ins) and what is middlewared's:
   PAM); and ``auth.login_ex`` / ``auth.me`` for TCP clients against one test user and one API key
   (--user NAME:PASSWORD, --api-key ID-KEY), because TrueNAS's auth plugin needs PAM, its users
   database and utmp. The models of auth.login_ex are middlewared's own.
+- 26 only: a private ``system.vendor.is_vendored`` (False: a plain TrueNAS), the TCP site (26 opens
+  none unless vendored: nginx is its door, not here), and a TCP connection's addresses read from the
+  socket itself (26 asks the kernel through sock_diag in its native truenas_pynetif).
 """
 from __future__ import annotations
 
@@ -48,12 +51,38 @@ def configure_paths(run_dir: Path, version: str) -> None:
     manifest = run_dir / "manifest.json"
     manifest.write_text(json.dumps({"version": version, "codename": "tengig-test", "buildtime": 0}))
     mw_utils.MIDDLEWARE_RUN_DIR = str(run_dir)
+    mw_utils.MIDDLEWARE_NGINX_SOCK = str(run_dir / "middlewared-nginx.sock")  # 26: nginx's private socket
     mw_utils.MIDDLEWARE_STARTED_SENTINEL_PATH = str(run_dir / "middlewared-started")
     mw_utils.MANIFEST_FILE = str(manifest)
     mw_utils.BOOTREADY = str(run_dir / ".bootready")
     import middlewared.utils.db as mw_db  # the datastore plugin's sqlite file (/data/freenas-v1.db)
 
     mw_db.FREENAS_DATABASE = str(run_dir / "freenas-v1.db")
+
+
+def serve_tcp(mw_main, args) -> None:
+    """middlewared's TCP site on --port (and --tcp-host). 25.x opens 127.0.0.1:6000 itself (start_tcp_site);
+    26 opens no TCP site unless the system is vendored (HexOS) and is reached through nginx, which is not
+    here: its SiteManager gets this one TCP site beside its unix sockets."""
+    from aiohttp import web
+
+    if hasattr(mw_main.Middleware, "start_tcp_site"):  # 25.x
+        async def start_tcp_site(self, host):
+            site = web.TCPSite(self.runner, args.tcp_host or host, args.port, reuse_address=True)
+            await site.start()
+            return site
+
+        mw_main.Middleware.start_tcp_site = start_tcp_site
+        return
+    from middlewared.utils.web_app import SiteManager
+
+    original_start = SiteManager.start_sites
+
+    async def start_sites(self, runner):
+        await self.add_site(web.TCPSite, args.tcp_host or "127.0.0.1", args.port, reuse_address=True)
+        return await original_start(self, runner)
+
+    SiteManager.start_sites = start_sites
 
 
 def main() -> None:
@@ -74,14 +103,7 @@ def main() -> None:
 
     LoadPluginsMixin._load_plugins = load_only
 
-    async def start_tcp_site(self, host):
-        from aiohttp import web
-
-        site = web.TCPSite(self.runner, args.tcp_host or host, args.port, reuse_address=True)
-        await site.start()
-        return site
-
-    mw_main.Middleware.start_tcp_site = start_tcp_site
+    serve_tcp(mw_main, args)
     sys.argv = ["middlewared", "--disable-loop-monitor", "--debug-level", "INFO"]
     mw_main.main()
 

@@ -6,6 +6,7 @@ middlewared's own, so a client sees TrueNAS's schemas."""
 from __future__ import annotations
 
 import hmac
+import socket
 
 
 def install_standins(middleware, args) -> None:
@@ -34,8 +35,11 @@ def install_standins(middleware, args) -> None:
             return {"username": self.user["username"]}
 
     def log_in(app, name):
-        app.authenticated = True
         app.authenticated_credentials = TestAdminCredentials(name)
+        try:  # 25.x keeps a flag beside the credentials; 26 derives it from them (a read-only property)
+            app.authenticated = True
+        except AttributeError:
+            pass
 
     class SystemService(Service):  # stand-in
         class Config:
@@ -80,14 +84,46 @@ def install_standins(middleware, args) -> None:
             log_in(app, data["username"])
             return {"response_type": "SUCCESS", "user_info": None, "authenticator": "LEVEL_1"}
 
-    services = [SystemService(middleware), SystemGeneralService(middleware),
+    class SystemVendorService(Service):  # stand-in
+        class Config:
+            namespace = "system.vendor"
+            private = True
+
+        @private
+        async def is_vendored(self):  # 26 asks at start: a plain TrueNAS, not a vendor's (HexOS) build
+            return False
+
+    services = [SystemService(middleware), SystemGeneralService(middleware), SystemVendorService(middleware),
                 AuthService(middleware)]
     for service in services:
         middleware.add_service(service)
-    middleware._resolve_methods(services, [])
+    if hasattr(middleware, "_resolve_methods"):  # 25.x's legacy schemas; 26 has none
+        middleware._resolve_methods(services, [])
+    direct_tcp_origin()
 
     async def unix_socket_is_root(middleware_, app):
         if app.origin is not None and app.origin.is_unix_family:
             log_in(app, "root")
 
     middleware.register_hook("core.on_connect", unix_socket_is_root)
+
+
+def direct_tcp_origin() -> None:
+    """26 finds a TCP connection's addresses through sock_diag (truenas_pynetif, stubbed here: every TCP
+    connection would be closed at once). Stand-in: the socket's own peer and local addresses, which is
+    what sock_diag answers for a direct connection (nginx's X-Real-Remote-* headers are not used here)."""
+    try:
+        from middlewared.utils import origin
+    except ImportError:
+        return
+    if not hasattr(origin, "get_tcp_ip_info") or not hasattr(origin, "netlink_diag"):
+        return  # 25.x reads the peer itself
+
+    def get_tcp_ip_info(sock, request):
+        if sock.family not in (socket.AF_INET, socket.AF_INET6):
+            return None
+        remote, local = sock.getpeername(), sock.getsockname()
+        return origin.ConnectionOrigin(family=sock.family, loc_addr=local[0], loc_port=local[1],
+                                       rem_addr=remote[0], rem_port=remote[1])
+
+    origin.get_tcp_ip_info = get_tcp_ip_info
