@@ -51,6 +51,9 @@ SCALE_VERSIONS = ("25.10.6", "25.04.2.6")
 PLUGIN_VERSIONS = (*SCALE_VERSIONS, NEXT_VERSION)   # where the plugin's own module runs (test_plugin_in_middlewared)
 # Plugins loaded beside tengig's: 25.04's core.get_jobs takes its query-filters schema from datastore.
 NEEDED_PLUGINS = {"25.04.2.6": ("datastore",)}
+# TrueNAS's own network code: its database layer, network.configuration & co (network.py, network_/), and
+# interface.* (network.py's InterfaceService with the interface/ package: netif over pyroute2 on 25.x).
+NETWORK_PLUGINS = ("datastore", "network", "interface")
 START_TIMEOUT = 180.0
 
 
@@ -181,9 +184,12 @@ class MiddlewaredSystem:
     """One test's TrueNAS running real middlewared (see the module docstring)."""
 
     def __init__(self, build: MiddlewaredBuild, root: Path, *, api_key: str = "", extra_plugins: tuple[str, ...] = (),
-                 netns: str | None = None):
+                 netns: str | None = None, network: bool = False):
         """``netns``: run middlewared (and its restarts) in that network namespace, as the NAS of the lab,
-        with its TCP site on every address there (where TrueNAS's nginx listens; see launch.py)."""
+        with its TCP site on every address there (where TrueNAS's nginx listens; see launch.py).
+        ``network``: TrueNAS's own ``datastore`` (its database built by its own migrations, migrate.py),
+        ``network`` and ``interface`` plugins run too, acting on ``netns``'s interfaces; in a mount
+        namespace of its own where /etc/resolv.conf and /etc/hosts are this test's files."""
         self.build = build
         self.netns = netns
         self.root = root
@@ -201,7 +207,12 @@ class MiddlewaredSystem:
         self.run_dir = root / "run"
         self.port = free_port()
         self.api_key = api_key
-        self.plugins = ("tengig_plugin", *NEEDED_PLUGINS.get(build.version, ()), *extra_plugins)
+        if network and not netns:
+            raise ValueError("TrueNAS's network plugins act on the interfaces they see: give them a netns")
+        self.network = network
+        plugins = ("tengig_plugin", *NEEDED_PLUGINS.get(build.version, ()), *(NETWORK_PLUGINS if network else ()),
+                   *extra_plugins)
+        self.plugins = tuple(dict.fromkeys(plugins))
         self.db = root / "results.sqlite3"
         self.log_path = root / "middlewared.log"
         self.proc: subprocess.Popen | None = None
@@ -231,15 +242,38 @@ class MiddlewaredSystem:
             argv += ["--plugin", plugin]
         if self.api_key:
             argv += ["--api-key", self.api_key]
+        if self.network:
+            argv += ["--network", "--private-etc", str(self.root / "etc")]
         if self.netns:
             argv = ["nsenter", f"--net=/run/netns/{self.netns}", "--", *argv, "--tcp-host", "0.0.0.0"]
+        if self.network:
+            argv = ["unshare", "--mount", "--propagation", "private", "--", *argv]
         return argv
 
     def restart_argv(self) -> list[str]:
         """What an installer runs to restart this middlewared (``systemctl restart middlewared`` on SCALE)."""
         return [sys.executable, str(HERE / "restart.py"), str(self.root)]
 
+    def install_database(self) -> None:
+        """TrueNAS's configuration database, migrated by its own alembic migrations (migrate.py) once per
+        build and copied for this TrueNAS (its datastore plugin then reads and writes the copy)."""
+        cached = self.build.venv.parent / "freenas-v1.db"
+        if not cached.is_file():
+            with open(self.build.venv.parent.parent / f".db-{self.build.version}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not cached.is_file():
+                    partial = cached.with_suffix(".partial")
+                    partial.unlink(missing_ok=True)
+                    done = subprocess.run([str(self.python), "-P", str(HERE / "migrate.py"), str(self.source),
+                                           str(partial)], capture_output=True, text=True, timeout=600)
+                    assert done.returncode == 0, f"TrueNAS's migrations failed:\n{done.stderr[-3000:]}"
+                    partial.rename(cached)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cached, self.run_dir / "freenas-v1.db")
+
     def start(self) -> None:
+        if self.network and not (self.run_dir / "freenas-v1.db").exists():
+            self.install_database()
         (self.root / "launch.json").write_text(json.dumps({"argv": self.launch_argv(), "env": self.env(),
                                                             "log": str(self.log_path)}))
         subprocess.run(self.restart_argv(), check=True, timeout=60)
