@@ -139,3 +139,29 @@ def test_a_probe_that_fails_leaves_truenas_rollback_to_restore_kernel_and_databa
     assert _kernel(lab) == before_kernel
     assert _database(nas) == before_database
     assert _call(nas, "interface.has_pending_changes") is False and _call(nas, "interface.checkin_waiting") is None
+
+
+def test_a_lagg_on_a_kernel_without_bonding_fails_with_truenas_reason_and_leaves_nothing(nas, bare_lab):
+    """tengig.lagg.apply through TrueNAS: the members' own config cleared (interface.delete) and the bond
+    created (interface.create LINK_AGGREGATION), committed. This kernel has no bonding driver, so TrueNAS's
+    interface.sync cannot make bond0 (it logs why and goes on); interface.query then shows bond0 only from
+    its saved configuration ('fake'). The job fails at once saying so, TrueNAS's rollback puts the members'
+    addresses back, and no bond0 is left in the kernel or the database."""
+    lab = bare_lab
+    before_kernel, before_database = _kernel(lab), _database(nas)
+    nics = _call(nas, "tengig.nic.query", json.dumps({"system": "truenas", "include_virtual": True}))
+    request = {"nics": nics, "platform": "truenas-scale", "topology": "lacp-switch",
+               "goal": "aggregate-many-clients",
+               "options": {"members": list(NAS_PORTS), "address": "10.77.0.1/24", "clear_member_config": True}}
+    done = nas.midclt("call", "-j", "tengig.lagg.apply", json.dumps(request),
+                      json.dumps({"system": "truenas", "probe_address": "10.77.0.2", "checkin_timeout": 30}),
+                      timeout=300)
+    assert done.returncode != 0
+    assert "could not create bond0 in the kernel" in done.stderr, done.stderr[-2000:]
+    assert "has no bonding driver" in done.stderr and "did not answer" not in done.stderr, done.stderr[-2000:]
+    assert _kernel(lab) == before_kernel and _database(nas) == before_database
+    assert not [i for i in _call(nas, "interface.query") if i["name"].startswith("bond")]
+    links = subprocess.run(["ip", "-n", lab.netns("nas"), "-j", "link", "show"], capture_output=True, text=True,
+                           check=True, timeout=30)
+    assert not [i for i in json.loads(links.stdout) if i["ifname"].startswith("bond")]
+    assert _call(nas, "interface.has_pending_changes") is False and _call(nas, "interface.checkin_waiting") is None

@@ -8,7 +8,7 @@ from ...backends.linux.bond import apply_bond, bonding_support
 from ...bench.context import BenchContext
 from ...errors import ValidationError
 from ...lagg import analyse, plan_lagg, render
-from ...lagg.apply_truenas import apply_lagg_truenas
+from ...lagg.apply_truenas import apply_lagg_truenas, bonding_here
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
 from ...systems.resolve import refuse_iproute2_on_truenas
@@ -79,10 +79,13 @@ class TenGigLaggService(Service):
         await_checkin = waiter(job, "tengig.lagg", options, cancel)
         probe = self.seams.lagg_probe(plan.name, options.probe_address)
         with api_errors(), self.seams.truenas() as backend:
+            # where tengig runs on the TrueNAS, its kernel says why a bond TrueNAS could not create is missing
+            on_the_nas = self.seams.truenas_here() is not None
             result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.checkin_timeout,
                                         confirm_session_interface=options.confirm_session_interface,
                                         progress=progress_callback(job), cancel=cancel,
-                                        await_checkin=await_checkin)
+                                        await_checkin=await_checkin,
+                                        kernel_reason=bonding_here if on_the_nas else None)
         return {"name": result.name, "ran": [], "api_calls": result.api_calls}
 
     @api_method(TenGigLaggCheckinArgs, TenGigLaggCheckinResult, roles=["NETWORK_INTERFACE_WRITE"])
