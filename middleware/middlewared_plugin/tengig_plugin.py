@@ -70,6 +70,12 @@ class TenGigJob:
     def set_progress(self, percent=None, description=None, extra=None):
         self._job.set_progress(percent, description, extra)
 
+    @property
+    def app(self):
+        """The connection that started the job (None for an internal call): what TrueNAS methods that
+        take the caller's connection (interface.websocket_interface) are given."""
+        return getattr(self._job, "app", None)
+
     def _abort_seen(self):
         event = getattr(self._job, "aborted_event", None)
         if event is not None and event.is_set():

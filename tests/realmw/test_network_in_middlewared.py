@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -50,9 +52,9 @@ def nas(bare_lab, tmp_path_factory):
         system.stop()
 
 
-def _request(lab, prefix=30):
+def _request(lab, prefix=30, existing_networks=()):
     """The lab's mesh with nas as a TrueNAS SCALE (jumbo frames: the MTU is part of what is applied)."""
-    doc = lab_mesh_request(lab, prefix=prefix, mtu=9000).model_dump(mode="json")
+    doc = lab_mesh_request(lab, prefix=prefix, mtu=9000, existing_networks=existing_networks).model_dump(mode="json")
     for host in doc["hosts"]:
         if host["name"] == "nas":
             host["kind"] = "truenas-scale"
@@ -83,6 +85,14 @@ def _database(nas) -> dict[str, dict]:
             for i in _call(nas, "interface.query") if i["name"] in NAS_PORTS}
 
 
+def _network_of(ports: dict[str, dict]) -> str:
+    """The /24 the current links are in (the planner then puts a new plan's links elsewhere)."""
+    import ipaddress
+
+    address = next(a for port in ports.values() for a in port["inet"])
+    return str(ipaddress.ip_interface(address.split("/")[0] + "/24").network)
+
+
 def _planned(plan) -> dict[str, dict]:
     nas_ends = {c.end_of("nas").port: c.end_of("nas") for c in plan.cables_of("nas")}
     prefix = {c.end_of("nas").port: c.prefix for c in plan.cables_of("nas")}
@@ -94,7 +104,12 @@ def _peers_ready(lab, request):
     """desk and lab take their ends of the plan (plain Linux, iproute2): nas's probe has someone to ping."""
     plan = plan_mesh(request)
     for host in ("desk", "lab"):
-        apply_linux(request, plan, host, lab_network(lab, host), lab_hosts_file(lab, host))
+        network = lab_network(lab, host)
+        for cable in plan.cables_of(host):  # an earlier plan's addresses go first: a mesh port carries one link
+            port = cable.end_of(host).port
+            for address in network.interface(port).ipv4:
+                network.delete_address(port, address)
+        apply_linux(request, plan, host, network, lab_hosts_file(lab, host))
     return plan
 
 
@@ -122,15 +137,88 @@ def test_mesh_apply_through_truenas_puts_the_plan_in_nas_kernel_and_database(nas
     assert ping.returncode == 0, ping.stdout + ping.stderr
 
 
+SESSION_APPLY = """
+import json, sys
+from tengig.client import connect
+from tengig.client.errors import ClientError
+url, key, user, request, options = sys.argv[1:6]
+with connect(url, key, username=user) as client:
+    try:
+        client.call("tengig.mesh.apply", json.loads(request), json.loads(options), job=True)
+        print(json.dumps({"fields": []}))
+    except ClientError as exc:
+        print(json.dumps({"fields": [f for f, _ in exc.field_errors], "error": str(exc)}))
+"""
+
+
+def test_an_apply_from_a_session_on_a_port_it_changes_is_refused_unless_confirmed(nas, bare_lab):
+    """A person on desk, logged in to this TrueNAS over desk's cable (as the panel is), asks for a new plan:
+    it would change eth-desk, the interface that person's session arrives on (TrueNAS's
+    interface.websocket_interface, given the caller's connection), so it is refused naming
+    confirm_session_interface, and nothing is staged."""
+    from .conftest import TEST_USER
+
+    lab = bare_lab
+    before = _kernel(lab)
+    address = next(a.split("/")[0] for a in before["eth-desk"]["inet"])
+    done = lab.run("desk", [sys.executable, "-c", SESSION_APPLY, f"ws://{address}:{nas.port}", TEST_API_KEY, TEST_USER,
+                            json.dumps(_request(lab, prefix=31)),
+                            json.dumps({"system": "truenas", "hosts": ["nas"], "checkin_timeout": 20})],
+                   timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answer["fields"] == ["confirm_session_interface"], answer
+    assert "eth-desk" in answer["error"], answer
+    assert _kernel(lab) == before and _call(nas, "interface.has_pending_changes") is False
+
+
+def _job(nas, method):
+    jobs = _call(nas, "core.get_jobs", json.dumps([["method", "=", method]]))
+    return jobs[-1] if jobs else None
+
+
+def test_the_panels_countdown_path_keeps_the_change_when_confirmed(nas, bare_lab):
+    """wait_for_checkin, as the panel applies: TrueNAS commits, tengig's probe answers, then the job counts
+    down in progress.extra.checkin until tengig.mesh.checkin arrives; TrueNAS then gets interface.checkin."""
+    lab = bare_lab
+    request = _request(lab, prefix=31)
+    plan = _peers_ready(lab, MeshRequest.model_validate(request))
+    started = _job(nas, "tengig.mesh.apply")
+    run = subprocess.Popen([str(nas.build.midclt), "-u", nas.socket_uri, "call", "-j", "tengig.mesh.apply",
+                            json.dumps(request), json.dumps({"system": "truenas", "hosts": ["nas"],
+                                                             "checkin_timeout": 60, "wait_for_checkin": True})],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        countdown = None
+        for _ in range(240):
+            job = _job(nas, "tengig.mesh.apply")
+            if job and job["id"] != (started or {}).get("id") and (job["progress"].get("extra") or {}).get("checkin"):
+                countdown = job["progress"]["extra"]["checkin"]
+                break
+            time.sleep(0.25)
+        assert countdown and 0 < countdown["seconds_left"] <= 60, countdown
+        assert _kernel(lab) == _planned(plan)  # committed while it waits
+        assert _call(nas, "tengig.mesh.checkin") is True
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 0, err[-2000:]
+    assert _kernel(lab) == _database(nas) == _planned(plan)
+    assert _call(nas, "interface.checkin_waiting") is None
+
+
 def test_a_probe_that_fails_leaves_truenas_rollback_to_restore_kernel_and_database(nas, bare_lab):
-    """A new plan (/31 links) while desk's end is down: nas's ping to desk gets no answer, the job fails
-    naming that cable, and TrueNAS's interface.rollback puts the previous addresses back."""
+    """A new plan (its links moved out of the current ones' range) while desk's end is down: nas's ping to
+    desk gets no answer, the job fails naming that cable, and TrueNAS's interface.rollback puts the previous
+    addresses back."""
     lab = bare_lab
     before_kernel, before_database = _kernel(lab), _database(nas)
     assert before_kernel == before_database and all(v["inet"] for v in before_kernel.values())
     lab_network(lab, "desk").set_up("eth-nas", False)
     try:
-        done = nas.midclt("call", "-j", "tengig.mesh.apply", json.dumps(_request(lab, prefix=31)),
+        moved = _request(lab, prefix=30, existing_networks=[_network_of(before_kernel)])
+        done = nas.midclt("call", "-j", "tengig.mesh.apply", json.dumps(moved),
                           json.dumps({"system": "truenas", "hosts": ["nas"], "checkin_timeout": 20}), timeout=300)
     finally:
         lab_network(lab, "desk").set_up("eth-nas", True)

@@ -22,7 +22,7 @@ from .test_mesh_apply import REQUEST, _plan_for_nas
 
 def _opener(nas):
     @contextlib.contextmanager
-    def opened():
+    def opened(session=None):
         with nas.client() as client:
             yield TrueNASBackend(client)
     return opened

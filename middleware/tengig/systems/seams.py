@@ -11,8 +11,9 @@ with them (``Registry.default(seams=...)``, ``TengigServer(seams=...)``); nothin
   (tengig runs on the NAS in the plugin and as its app): this machine.
 - ``lagg_probe(name, address)``: the probe that proves a new TrueNAS LAGG answers (a ping to
   ``address`` through ``name``), run where the NAS is: this machine.
-- ``truenas()``: the TrueNAS ``system: truenas`` means, as a ``with`` giving a TrueNASBackend
-  (systems/truenas.py): the configured one, or this machine's middlewared when it is a TrueNAS.
+- ``truenas(session=None)``: the TrueNAS ``system: truenas`` means, as a ``with`` giving a TrueNASBackend
+  (systems/truenas.py): the configured one, or this machine's middlewared when it is a TrueNAS;
+  ``session`` is the job it serves (inside middlewared it carries the caller's connection).
 - ``truenas_here()``: why this machine is a TrueNAS (None: it is not); there, an apply that would
   change interfaces with iproute2 is refused (resolve.refuse_iproute2_on_truenas).
 

@@ -8,7 +8,10 @@
   TrueNAS itself, its middlewared's unix socket, where root is logged in by its credentials (as
   midclt is).
 
-An opener is called once per use and gives a TrueNASBackend for as long as its ``with`` lasts.
+An opener is called once per use, with the job it serves when there is one (``session``), and gives a
+TrueNASBackend for as long as its ``with`` lasts. Inside middlewared the job carries the caller's
+connection (``app``): TrueNAS's interface.websocket_interface then names the interface that person
+arrives on, which an apply never takes away unconfirmed.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from ..backends.truenas import THIS_TRUENAS, MiddlewareCaller, TrueNASBackend
 from ..backends.truenas.connection import KEY_FILE_ENV, URL_ENV, configured_truenas
 from .local import truenas_here
 
-TrueNASOpener = Callable[[], AbstractContextManager[TrueNASBackend]]
+TrueNASOpener = Callable[..., AbstractContextManager[TrueNASBackend]]   # (session=None)
 
 INSIDE_MIDDLEWARED = "tengig runs inside this TrueNAS's middlewared (the tengig plugin)"
 
@@ -35,7 +38,7 @@ def this_truenas_socket() -> Iterator[TrueNASBackend]:
         yield TrueNASBackend(client)
 
 
-def outside_truenas() -> AbstractContextManager[TrueNASBackend]:
+def outside_truenas(session: Any = None) -> AbstractContextManager[TrueNASBackend]:
     """The TrueNAS seen from a process of its own: the configured one, else this machine's middlewared
     when this machine is a TrueNAS (else the error saying what to configure)."""
     named = os.environ.get(URL_ENV) or os.environ.get(KEY_FILE_ENV)
@@ -47,6 +50,6 @@ def outside_truenas() -> AbstractContextManager[TrueNASBackend]:
 def through_middlewared(middleware: Any) -> TrueNASOpener:
     """The opener inside middlewared: its own methods, called from the service's worker thread."""
     @contextlib.contextmanager
-    def opener() -> Iterator[TrueNASBackend]:
-        yield TrueNASBackend(MiddlewareCaller(middleware))
+    def opener(session: Any = None) -> Iterator[TrueNASBackend]:
+        yield TrueNASBackend(MiddlewareCaller(middleware, app=getattr(session, "app", None)))
     return opener

@@ -78,7 +78,7 @@ class TenGigLaggService(Service):
         cancel = cancel_event(job)
         await_checkin = waiter(job, "tengig.lagg", options, cancel)
         probe = self.seams.lagg_probe(plan.name, options.probe_address)
-        with api_errors(), self.seams.truenas() as backend:
+        with api_errors(), self.seams.truenas(job) as backend:
             # where tengig runs on the TrueNAS, its kernel says why a bond TrueNAS could not create is missing
             on_the_nas = self.seams.truenas_here() is not None
             result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.checkin_timeout,

@@ -81,7 +81,7 @@ class TenGigMeshService(Service):
             if not plan.host(hosts[0]).kind.startswith("truenas"):
                 raise ValidationError.one("hosts.0", f"{hosts[0]} is a {plan.host(hosts[0]).kind} host in the plan; "
                                           "make it truenas-scale or truenas-core")
-        with api_errors(), self.seams.truenas() as backend:
+        with api_errors(), self.seams.truenas(job) as backend:
             return apply_truenas(plan, hosts[0], backend, self.seams.run_on_nas,
                                  checkin_timeout=options.checkin_timeout,
                                  confirm_session_interface=options.confirm_session_interface,
