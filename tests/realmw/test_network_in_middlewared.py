@@ -208,6 +208,19 @@ def test_the_panels_countdown_path_keeps_the_change_when_confirmed(nas, bare_lab
     assert _call(nas, "interface.checkin_waiting") is None
 
 
+def test_a_replan_that_moves_subnets_between_ports_goes_through(nas, bare_lab):
+    """Back from /31 links to /30: a port's new subnet covers what another port holds now. TrueNAS checks
+    each staged update against the others' saved addresses; tengig empties the re-addressed ports first in
+    the same staged change, so the one commit goes through."""
+    lab = bare_lab
+    request = _request(lab, prefix=30)
+    plan = _peers_ready(lab, MeshRequest.model_validate(request))
+    result = _call(nas, "-j", "tengig.mesh.apply", json.dumps(request),
+                   json.dumps({"system": "truenas", "hosts": ["nas"], "checkin_timeout": 60}), timeout=300)
+    assert result[0]["changed"], result
+    assert _kernel(lab) == _database(nas) == _planned(plan)
+
+
 def test_a_probe_that_fails_leaves_truenas_rollback_to_restore_kernel_and_database(nas, bare_lab):
     """A new plan (its links moved out of the current ones' range) while desk's end is down: nas's ping to
     desk gets no answer, the job fails naming that cable, and TrueNAS's interface.rollback puts the previous

@@ -8,7 +8,8 @@
    unless ``confirm_session_interface``: the change could cut us off before we can check in.
 3. If the saved config already is what the calls ask for, do nothing (``changed`` false): re-applying
    is idempotent.
-4. Stage the interface calls; ``interface.commit({"rollback": true, "checkin_timeout": N})``.
+4. Stage the interface calls (ports that all get new addresses are emptied first: TrueNAS checks each
+   update against the others' saved addresses); ``interface.commit({"rollback": true, "checkin_timeout": N})``.
    An interface the calls create must then be in the kernel: TrueNAS's interface.sync logs a failure to
    create one (a LAGG on a kernel without a bonding driver) and goes on, and interface.query lists it only
    from its saved configuration (``fake``); that is rolled back at once and raised as NotCreated.
@@ -105,6 +106,18 @@ def _check_created(backend: TrueNASBackend, names: Sequence[str], checkin_timeou
                      f"setting up LAG {missing[0]}' in /var/log/middlewared.log); {back}", missing)
 
 
+def _aliases_cleared_first(calls: Sequence[ApiCall]) -> list[ApiCall]:
+    """TrueNAS checks each staged interface.update against the other interfaces' saved configuration, so a
+    plan that moves subnets between ports (a /30 mesh re-planned as /31, or back) is refused halfway
+    through ("The network ... is already in use by another interface"). When two or more ports get new
+    addresses, their aliases are emptied first, in the same staged change: one commit, one rollback."""
+    readdressed = [c for c in calls if c.method == "interface.update" and len(c.params) > 1
+                   and isinstance(c.params[1], dict) and "aliases" in c.params[1]]
+    if len(readdressed) < 2:
+        return list(calls)
+    return [*(ApiCall(method="interface.update", params=[c.params[0], {"aliases": []}]) for c in readdressed), *calls]
+
+
 def _check_calls(calls: Sequence[ApiCall]) -> None:
     problems = [(f"calls.{i}.method", f"{c.method} is not a network change apply_staged can make "
                  f"(allowed: {', '.join((*INTERFACE_METHODS, HOSTS_METHOD))})")
@@ -170,7 +183,7 @@ def apply_staged(
     if to_stage:
         tell(10, f"Staging {len(to_stage)} interface change(s)")
         try:
-            for call in to_stage:
+            for call in _aliases_cleared_first(to_stage):
                 backend.call(call.method, *call.params)
                 _abort_if(cancel, backend)
         except BaseException:
