@@ -7,7 +7,8 @@ middlewared's own BaseModel, tengig's roles) and, for jobs, ``@job`` with tengig
 lock_queue_size and abortable. What to declare is computed by tengig.plugin_spec (tested without
 middlewared); this file only turns it into classes. It also serves the built panel at
 ``/_plugins/tengig/`` (middleware.plugin_route_add), where the panel talks to middlewared's own
-``/api/current`` and logs in as TrueNAS users do.
+``/api/current`` and logs in as TrueNAS users do. tengig's services get the middleware object in their
+seams (tengig.systems.seams.inside_middlewared): ``system: truenas`` is middlewared itself.
 
 - Sync bodies stay sync, so middlewared runs them in its thread pool; async bodies stay async.
 - A job body gets a ``TenGigJob`` adapter (set_progress, aborted, check_aborted, on_abort) around
@@ -68,6 +69,12 @@ class TenGigJob:
 
     def set_progress(self, percent=None, description=None, extra=None):
         self._job.set_progress(percent, description, extra)
+
+    @property
+    def app(self):
+        """The connection that started the job (None for an internal call): what TrueNAS methods that
+        take the caller's connection (interface.websocket_interface) are given."""
+        return getattr(self._job, "app", None)
 
     def _abort_seen(self):
         event = getattr(self._job, "aborted_event", None)
@@ -248,8 +255,12 @@ def _make_service(plan, add_routes):
     source = plan.source
 
     def __init__(self, middleware):
+        from tengig.systems.seams import inside_middlewared
+
         Service.__init__(self, middleware)
-        self._tengig = source(middleware)
+        # system truenas is this middlewared itself (its own methods, nothing to configure), and this
+        # machine is a TrueNAS: tengig never changes its interfaces behind middlewared's back
+        self._tengig = source(middleware, seams=inside_middlewared(middleware))
         if add_routes:
             _add_panel_route(middleware)
 

@@ -17,7 +17,9 @@ from tengig.errors import ValidationError
 from tengig.server.apikeys import ApiKeyStore
 from tengig.server.app import TengigServer
 from tengig.systems import resolve
-from tengig.systems.seams import DEFAULT_SEAMS, Seams, ping_here, run_here
+from tengig.systems.local import truenas_here
+from tengig.systems.seams import DEFAULT_SEAMS, Seams, inside_middlewared, ping_here, run_here
+from tengig.systems.truenas import outside_truenas
 
 from ..mesh.layouts import THREE_HOSTS_10G
 
@@ -98,13 +100,57 @@ def test_tengig_server_gives_its_seams_parameter_to_the_services(tmp_path):
     assert default.middleware.methods["tengig.mesh.apply"].function.__self__.seams is DEFAULT_SEAMS
 
 
-def test_built_as_middlewared_builds_them_the_services_act_through_the_real_seams():
-    """The plugin's classes construct tengig's as ``source(middleware)``: no seams given, the real ones."""
+def test_built_with_no_seams_the_services_act_through_the_real_seams():
     for cls in default_services():
         assert cls(object()).seams is DEFAULT_SEAMS
     assert DEFAULT_SEAMS.bench_system is resolve.bench_system and DEFAULT_SEAMS.mesh_system is resolve.mesh_system
     assert DEFAULT_SEAMS.lagg_system is resolve.lagg_system
     assert DEFAULT_SEAMS.run_on_nas is run_here and DEFAULT_SEAMS.lagg_probe is ping_here
+    assert DEFAULT_SEAMS.truenas is outside_truenas and DEFAULT_SEAMS.truenas_here is truenas_here
+
+
+def test_inside_middlewared_system_truenas_is_middlewared_itself_and_this_machine_a_truenas():
+    """What the plugin hands its services (seams.inside_middlewared): its middleware object is the TrueNAS,
+    called through call_sync; nothing else differs from the real seams."""
+    called = []
+
+    class Middleware:
+        def call_sync(self, method, *params):
+            called.append((method, *params))
+            return [] if method == "interface.query" else None
+
+    seams = inside_middlewared(Middleware())
+    with seams.truenas() as backend:
+        assert backend.nics() == []
+    assert called == [("interface.query",), ("interface.websocket_interface",)]
+    assert "inside this TrueNAS's middlewared" in seams.truenas_here()
+    assert seams.mesh_system is resolve.mesh_system and seams.run_on_nas is run_here
+
+
+TRUENAS_HERE = "this machine is TrueNAS (the test's seam)"
+
+
+@pytest.mark.parametrize("method,request_,options", [
+    ("tengig.mesh.apply", THREE_HOSTS_10G, {"system": "local", "hosts": ["desk"]}),
+    ("tengig.lagg.apply", LAGG_REQUEST, {"system": "local"}),
+])
+def test_on_a_truenas_an_apply_with_iproute2_is_refused_naming_system_truenas(api_with, method, request_, options):
+    """TrueNAS owns its network configuration: system local would change interfaces behind middlewared's
+    back (its next interface.sync undoes it). Refused before any system is resolved or touched."""
+    asked = []
+    api = api_with(Seams(truenas_here=lambda: TRUENAS_HERE, mesh_system=_refusing(asked, "mesh seam")))
+    job = api.run_job(method, request_, options)
+    assert job.state == JobState.FAILED, job.result
+    assert job.exc_info["extra"][0][0] == "options.system", job.exc_info
+    assert TRUENAS_HERE in job.error and "system: truenas" in job.error and "iproute2" in job.error
+    assert asked == []
+
+
+def test_off_a_truenas_system_local_is_not_refused_for_it(api_with):
+    asked = []
+    api = api_with(Seams(truenas_here=lambda: None, mesh_system=_refusing(asked, "mesh seam")))
+    job = api.run_job("tengig.mesh.apply", THREE_HOSTS_10G, {"system": "local", "hosts": ["desk"]})
+    assert "mesh seam" in job.error and asked == [("local", ["desk"])]
 
 
 def test_no_service_class_carries_a_seam_to_patch():

@@ -1,11 +1,13 @@
-"""TrueNAS's real middlewared (25.10.6 and 25.04.2.6, built from the vendor snapshots) for tests.
+"""TrueNAS's real middlewared (25.10.6, 25.04.2.6 and 26.0.0-BETA.3, built from the vendor snapshots) for tests.
 
 - The snapshots are test inputs, found in ``$TENGIG_VENDOR_DIR``, else ``<checkout>/../shared/vendor``,
   else ``/work/shared/vendor``; without them the tests skip with one line saying so.
 - ``middlewared_build(version)``: a virtualenv with middlewared's Python dependencies
-  (requirements-middlewared.lock) and the official API client (``midclt``), and the unpacked
-  source, built once per archive and lock hash under ``$TENGIG_TEST_CACHE`` (default
-  /var/cache/tengig-tests), outside the checkout, under a file lock.
+  (requirements-middlewared.lock; 26's: requirements-middlewared-26.lock) and the official API client
+  (``midclt``), and the unpacked source, built once per archive and lock hash under
+  ``$TENGIG_TEST_CACHE`` (default /var/cache/tengig-tests), outside the checkout, under a file lock.
+  25.x runs on Python 3.11 (Debian bookworm's, as on SCALE 25.x), 26 on 3.13 (SCALE 26 is built on
+  trixie; here from pyenv): without that interpreter the tests of that version skip with one line.
 - ``MiddlewaredSystem``: one test's TrueNAS: its own copy of middlewared's source (so a plugin
   installed into its ``plugins/`` directory stays in that test), its own interpreter (a pip-less
   venv that sees the cached dependencies; its site-packages is where an installer puts tengig),
@@ -34,15 +36,24 @@ from .session_stop import stop_session
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parents[1]
 LOCK_FILE = HERE / "requirements-middlewared.lock"
+NEXT_VERSION = "26.0.0-BETA.3"
 ARCHIVES = {
     "25.10.6": "truenas-middleware-TS-25.10.6.tar.gz",
     "25.04.2.6": "truenas-middleware-TS-25.04.2.6.tar.gz",
+    NEXT_VERSION: "truenas-middleware-TS-26.0.0-BETA.3.tar.gz",
     "13.3": "truenas-middleware-TN-13.3-U1.2.tar.gz",
 }
+# 26: pydantic 2.10 and aiohttp 3.11 (trixie's lines; 26's code needs them, 25.x's CRUDService breaks on 2.10).
+LOCK_FILES = {NEXT_VERSION: HERE / "requirements-middlewared-26.lock"}
+PYTHONS = {NEXT_VERSION: (3, 13)}   # PEP 695 generics in 26's api/base/decorator.py; 25.x: 3.11
 API_CLIENT = "truenas-api_client-TS-25.10.5.tar.gz"
 SCALE_VERSIONS = ("25.10.6", "25.04.2.6")
+PLUGIN_VERSIONS = (*SCALE_VERSIONS, NEXT_VERSION)   # where the plugin's own module runs (test_plugin_in_middlewared)
 # Plugins loaded beside tengig's: 25.04's core.get_jobs takes its query-filters schema from datastore.
 NEEDED_PLUGINS = {"25.04.2.6": ("datastore",)}
+# TrueNAS's own network code: its database layer, network.configuration & co (network.py, network_/), and
+# interface.* (network.py's InterfaceService with the interface/ package: netif over pyroute2 on 25.x).
+NETWORK_PLUGINS = ("datastore", "network", "interface")
 START_TIMEOUT = 180.0
 
 
@@ -73,14 +84,39 @@ def unpack(archive: Path, dest: Path) -> Path:
     return top
 
 
+def _is_python(candidate: str, wanted: tuple[int, int]) -> bool:
+    if not candidate or not Path(candidate).exists():
+        return False
+    done = subprocess.run([candidate, "-c", "import sys; print(tuple(sys.version_info[:2]))"], capture_output=True,
+                          text=True, timeout=30)
+    return done.stdout.strip() == str(wanted)
+
+
+def _pyenv_pythons(wanted: tuple[int, int]) -> list[str]:
+    pyenv = shutil.which("pyenv")
+    root = os.environ.get("PYENV_ROOT") or (subprocess.run([pyenv, "root"], capture_output=True, text=True,
+                                                           timeout=30).stdout.strip() if pyenv else "")
+    name = "python{}.{}".format(*wanted)
+    return [str(p) for p in sorted(Path(root).glob(f"versions/{wanted[0]}.{wanted[1]}.*/bin/{name}"), reverse=True)
+            ] if root else []
+
+
+def python_for(version: str) -> str:
+    """The interpreter middlewared ``version`` runs on here (3.11 for 25.x, 3.13 for 26): the system's,
+    else pyenv's; without one the test skips with one line saying which."""
+    wanted = PYTHONS.get(version, (3, 11))
+    name = "python{}.{}".format(*wanted)
+    for candidate in (f"/usr/bin/{name}", shutil.which(name) or "", *_pyenv_pythons(wanted),
+                      *(["/usr/bin/python3"] if wanted == (3, 11) else [])):
+        if _is_python(candidate, wanted):
+            return candidate
+    pytest.skip(f"no Python {wanted[0]}.{wanted[1]} to build middlewared {version}'s virtualenv with "
+                f"(TrueNAS {version.split('.')[0]} runs on {wanted[0]}.{wanted[1]}; `pyenv install "
+                f"{wanted[0]}.{wanted[1]}` gives one)")
+
+
 def python311() -> str:
-    for candidate in ("/usr/bin/python3.11", "/usr/bin/python3", shutil.which("python3.11") or ""):
-        if candidate and Path(candidate).exists():
-            version = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 11))"],
-                                     capture_output=True, text=True, timeout=30).stdout.strip()
-            if version == "True":
-                return candidate
-    pytest.skip("no Python 3.11 to build middlewared's virtualenv with (TrueNAS 25.x runs on 3.11)")
+    return python_for("25.10.6")
 
 
 @dataclass(frozen=True)
@@ -98,15 +134,22 @@ class MiddlewaredBuild:
         return self.venv / "bin" / "midclt"
 
     @property
+    def python_dir(self) -> str:
+        """'python3.11' or 'python3.13': the lib/ directory name of this build's interpreter."""
+        return "python{}.{}".format(*PYTHONS.get(self.version, (3, 11)))
+
+    @property
     def site_packages(self) -> Path:
-        return self.venv / "lib" / "python3.11" / "site-packages"
+        return self.venv / "lib" / self.python_dir / "site-packages"
 
 
 def middlewared_build(version: str) -> MiddlewaredBuild:
     vendor = require_vendor()
     archive, client = vendor / ARCHIVES[version], vendor / API_CLIENT
+    lock_file = LOCK_FILES.get(version, LOCK_FILE)
+    python = python_for(version) if version in PYTHONS else None
     digest = hashlib.sha256()
-    for path in (archive, client, LOCK_FILE):
+    for path in (archive, client, lock_file):
         digest.update(path.read_bytes())
     root = cache_root() / f"middlewared-{version}-{digest.hexdigest()[:16]}"
     build = MiddlewaredBuild(version, root / "venv", root / "src")
@@ -122,9 +165,9 @@ def middlewared_build(version: str) -> MiddlewaredBuild:
         top = unpack(archive, root / "unpacked")
         (top / "src" / "middlewared").rename(build.source)
         shutil.rmtree(root / "unpacked")
-        subprocess.run([python311(), "-m", "venv", str(build.venv)], check=True, timeout=300)
+        subprocess.run([python or python_for(version), "-m", "venv", str(build.venv)], check=True, timeout=300)
         pip = [str(build.python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        subprocess.run([*pip, "-r", str(LOCK_FILE)], check=True, timeout=1800)
+        subprocess.run([*pip, "-r", str(lock_file)], check=True, timeout=1800)
         client_top = unpack(client, root / "client")
         subprocess.run([*pip, "--no-deps", str(client_top)], check=True, timeout=600)
         (root / "ready").write_text(json.dumps({"version": version, "archive": archive.name}))
@@ -141,9 +184,12 @@ class MiddlewaredSystem:
     """One test's TrueNAS running real middlewared (see the module docstring)."""
 
     def __init__(self, build: MiddlewaredBuild, root: Path, *, api_key: str = "", extra_plugins: tuple[str, ...] = (),
-                 netns: str | None = None):
+                 netns: str | None = None, network: bool = False):
         """``netns``: run middlewared (and its restarts) in that network namespace, as the NAS of the lab,
-        with its TCP site on every address there (where TrueNAS's nginx listens; see launch.py)."""
+        with its TCP site on every address there (where TrueNAS's nginx listens; see launch.py).
+        ``network``: TrueNAS's own ``datastore`` (its database built by its own migrations, migrate.py),
+        ``network`` and ``interface`` plugins run too, acting on ``netns``'s interfaces; in a mount
+        namespace of its own where /etc/resolv.conf and /etc/hosts are this test's files."""
         self.build = build
         self.netns = netns
         self.root = root
@@ -156,12 +202,17 @@ class MiddlewaredSystem:
         site = self.site_packages
         # The source, the cached dependencies, and the native-module stand-ins (stubs.py) loaded at
         # interpreter start, as the real modules are present on a TrueNAS for any process.
-        (site / "_middlewared_test_base.pth").write_text(
-            f"{self.source}\n{build.site_packages}\n{HERE}\nimport stubs\n")
+        stubs = "import stubs; stubs.ROOTS.update(stubs.NEXT_ROOTS)" if build.version == NEXT_VERSION else "import stubs"
+        (site / "_middlewared_test_base.pth").write_text(f"{self.source}\n{build.site_packages}\n{HERE}\n{stubs}\n")
         self.run_dir = root / "run"
         self.port = free_port()
         self.api_key = api_key
-        self.plugins = ("tengig_plugin", *NEEDED_PLUGINS.get(build.version, ()), *extra_plugins)
+        if network and not netns:
+            raise ValueError("TrueNAS's network plugins act on the interfaces they see: give them a netns")
+        self.network = network
+        plugins = ("tengig_plugin", *NEEDED_PLUGINS.get(build.version, ()), *(NETWORK_PLUGINS if network else ()),
+                   *extra_plugins)
+        self.plugins = tuple(dict.fromkeys(plugins))
         self.db = root / "results.sqlite3"
         self.log_path = root / "middlewared.log"
         self.proc: subprocess.Popen | None = None
@@ -174,7 +225,7 @@ class MiddlewaredSystem:
 
     @property
     def site_packages(self) -> Path:
-        return self.interpreter_dir / "lib" / "python3.11" / "site-packages"
+        return self.interpreter_dir / "lib" / self.build.python_dir / "site-packages"
 
     @property
     def socket_uri(self) -> str:
@@ -191,15 +242,38 @@ class MiddlewaredSystem:
             argv += ["--plugin", plugin]
         if self.api_key:
             argv += ["--api-key", self.api_key]
+        if self.network:
+            argv += ["--network", "--private-etc", str(self.root / "etc")]
         if self.netns:
             argv = ["nsenter", f"--net=/run/netns/{self.netns}", "--", *argv, "--tcp-host", "0.0.0.0"]
+        if self.network:
+            argv = ["unshare", "--mount", "--propagation", "private", "--", *argv]
         return argv
 
     def restart_argv(self) -> list[str]:
         """What an installer runs to restart this middlewared (``systemctl restart middlewared`` on SCALE)."""
         return [sys.executable, str(HERE / "restart.py"), str(self.root)]
 
+    def install_database(self) -> None:
+        """TrueNAS's configuration database, migrated by its own alembic migrations (migrate.py) once per
+        build and copied for this TrueNAS (its datastore plugin then reads and writes the copy)."""
+        cached = self.build.venv.parent / "freenas-v1.db"
+        if not cached.is_file():
+            with open(self.build.venv.parent.parent / f".db-{self.build.version}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not cached.is_file():
+                    partial = cached.with_suffix(".partial")
+                    partial.unlink(missing_ok=True)
+                    done = subprocess.run([str(self.python), "-P", str(HERE / "migrate.py"), str(self.source),
+                                           str(partial)], capture_output=True, text=True, timeout=600)
+                    assert done.returncode == 0, f"TrueNAS's migrations failed:\n{done.stderr[-3000:]}"
+                    partial.rename(cached)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cached, self.run_dir / "freenas-v1.db")
+
     def start(self) -> None:
+        if self.network and not (self.run_dir / "freenas-v1.db").exists():
+            self.install_database()
         (self.root / "launch.json").write_text(json.dumps({"argv": self.launch_argv(), "env": self.env(),
                                                             "log": str(self.log_path)}))
         subprocess.run(self.restart_argv(), check=True, timeout=60)

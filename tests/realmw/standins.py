@@ -5,7 +5,9 @@ machine) with the smallest thing that answers the same calls; the models they pu
 middlewared's own, so a client sees TrueNAS's schemas."""
 from __future__ import annotations
 
+import copy
 import hmac
+import socket
 
 
 def install_standins(middleware, args) -> None:
@@ -34,8 +36,11 @@ def install_standins(middleware, args) -> None:
             return {"username": self.user["username"]}
 
     def log_in(app, name):
-        app.authenticated = True
         app.authenticated_credentials = TestAdminCredentials(name)
+        try:  # 25.x keeps a flag beside the credentials; 26 derives it from them (a read-only property)
+            app.authenticated = True
+        except AttributeError:
+            pass
 
     class SystemService(Service):  # stand-in
         class Config:
@@ -49,6 +54,22 @@ def install_standins(middleware, args) -> None:
         @private
         async def ready(self):
             return True
+
+        @private
+        async def version(self):  # as TrueNAS 25.04+ says it (its system plugin reads /etc/version)
+            return f"TrueNAS-{args.version}"
+
+        @private
+        async def is_ha_capable(self):  # one controller: no HA
+            return False
+
+        @private
+        async def is_enterprise(self):
+            return False
+
+        @private
+        async def reload_cli(self):
+            return None
 
     class SystemGeneralService(Service):  # stand-in
         class Config:
@@ -80,14 +101,112 @@ def install_standins(middleware, args) -> None:
             log_in(app, data["username"])
             return {"response_type": "SUCCESS", "user_info": None, "authenticator": "LEVEL_1"}
 
-    services = [SystemService(middleware), SystemGeneralService(middleware),
+    class SystemVendorService(Service):  # stand-in
+        class Config:
+            namespace = "system.vendor"
+            private = True
+
+        @private
+        async def is_vendored(self):  # 26 asks at start: a plain TrueNAS, not a vendor's (HexOS) build
+            return False
+
+    services = [SystemService(middleware), SystemGeneralService(middleware), SystemVendorService(middleware),
                 AuthService(middleware)]
     for service in services:
         middleware.add_service(service)
-    middleware._resolve_methods(services, [])
+    if hasattr(middleware, "_resolve_methods"):  # 25.x's legacy schemas; 26 has none
+        middleware._resolve_methods(services, [])
+    direct_tcp_origin()
 
     async def unix_socket_is_root(middleware_, app):
         if app.origin is not None and app.origin.is_unix_family:
             log_in(app, "root")
 
     middleware.register_hook("core.on_connect", unix_socket_is_root)
+
+
+def direct_tcp_origin() -> None:
+    """26 finds a TCP connection's addresses through sock_diag (truenas_pynetif, stubbed here: every TCP
+    connection would be closed at once). Stand-in: the socket's own peer and local addresses, which is
+    what sock_diag answers for a direct connection (nginx's X-Real-Remote-* headers are not used here)."""
+    try:
+        from middlewared.utils import origin
+    except ImportError:
+        return
+    if not hasattr(origin, "get_tcp_ip_info") or not hasattr(origin, "netlink_diag"):
+        return  # 25.x reads the peer itself
+
+    def get_tcp_ip_info(sock, request):
+        if sock.family not in (socket.AF_INET, socket.AF_INET6):
+            return None
+        remote, local = sock.getpeername(), sock.getsockname()
+        return origin.ConnectionOrigin(family=sock.family, loc_addr=local[0], loc_port=local[1],
+                                       rem_addr=remote[0], rem_port=remote[1])
+
+    origin.get_tcp_ip_info = get_tcp_ip_info
+
+
+def install_network_standins(middleware) -> None:
+    """What TrueNAS's own ``network`` and ``interface`` plugins call in the parts of TrueNAS a test cannot
+    run (launch.py --network): HA/failover (a single controller), the chassis (not iX hardware), apps,
+    containers, VMs, RDMA and directory services (none), services and /etc files (the etc plugin
+    renders from its own templates and restarts daemons; here nothing is rendered: TrueNAS's dns.sync
+    still writes /etc/resolv.conf, which the launcher made this test's own file), keepalived (no VRRP
+    without HA). The IPv6 autoconf sysctl is written as TrueNAS's tunable plugin writes it (the
+    process runs in the NAS's network namespace, where /proc/sys/net is the NAS's)."""
+    from middlewared.service import Service, private
+
+    def service(namespace, **methods):
+        config = type("Config", (), {"namespace": namespace, "private": True})
+        return type(f"StandIn{namespace.title().replace('.', '')}Service", (Service,),
+                    {"Config": config, **{name: private(fn) for name, fn in methods.items()}})
+
+    nothing, no_list, false = constant(None), constant([]), constant(False)
+
+    class _Done:  # what service.control answers: a job that is already over
+        async def wait(self, raise_error=False):
+            return True
+
+        def wait_sync(self, raise_error=False):
+            return True
+
+    async def control(self, verb, name, *args):
+        return _Done()
+
+    def set_sysctl(self, name, value):
+        path = "/proc/sys/" + name.replace(".", "/")
+        with open(path, "w") as f:
+            f.write(str(value))
+
+    classes = [
+        service("failover", licensed=false, status=constant("SINGLE"), node=constant("MANUAL"),
+                ha_mode=constant(("MANUAL", "MANUAL")), config=constant({"disabled": True}),
+                call_remote=nothing),
+        service("failover.internal_interface", detect=no_list, sync=nothing),
+        service("truenas", get_chassis_hardware=constant("TRUENAS-UNKNOWN"), is_ix_hardware=false),
+        service("vrrpthread", set_non_crit_ifaces=nothing),
+        service("vm.device", query=no_list),
+        service("virt.global", internal_interfaces=no_list, config=constant({"bridge": None})),
+        service("rdma.interface", internal_interfaces=no_list),
+        service("docker", config=constant({"pool": None})),
+        service("docker.network", interfaces_mapping=no_list),
+        service("app", used_host_ips=constant({})),
+        service("directoryservices", status=constant({"type": None, "status": None})),
+        service("kerberos", check_ticket=nothing),
+        service("kerberos.keytab", has_nfs_principal=false),
+        service("etc", generate=nothing),
+        service("service", started=false, control=control),
+        service("zettarepl", update_tasks=nothing),
+        service("tunable", set_sysctl=set_sysctl),
+    ]
+    services = [cls(middleware) for cls in classes]
+    for instance in services:
+        middleware.add_service(instance)
+    if hasattr(middleware, "_resolve_methods"):
+        middleware._resolve_methods(services, [])
+
+
+def constant(value):
+    async def answer(self, *args, **kwargs):
+        return copy.deepcopy(value)
+    return answer

@@ -8,7 +8,22 @@ import types
 
 _numbers = itertools.count(1)
 
-# SCALE 25.x's native modules; a test adds CORE's (FreeBSD) ones through TENGIG_TEST_STUBS=a,b,c.
+# What SCALE 26 imports that no package registry has (its own truenas_* packages but the API client, and the
+# rest of its Debian-only modules).
+NEXT_ROOTS = (
+    "truenas_pynetif", "truenas_pylibvirt", "truenas_os_pyutils", "truenas_connect_utils", "truenas_os",
+    "truenas_crypto_utils", "truenas_pylicensed", "truenas_pypam", "truenas_acme_utils", "truenas_pymdns",
+    "truenas_pyscram", "truenas_zfstierd_common", "truenas_zfstierd_client", "truenas_authenticator",
+    "truenas_pypwenc", "truenas_keyring", "truenas_api_key", "truenas_verify", "truenas_pysnmp", "truenas_pylibsed",
+    "truenas_pam_session", "truenas_pam_faillog", "truenas_pyscstadmin", "truenas_spdk",
+    "catalog_reader", "ixhardware", "ixdiagnose", "licenselib", "libsgio", "pyctdb", "pysss_nss_idmap",
+    "pysss_murmur", "scstadmin", "spdk", "fenced", "kmip", "apps_ci", "apps_schema", "apps_validation", "docker",
+    "jeepney", "boto3", "botocore", "google", "googleapiclient", "acme", "josepy", "influxdb", "pyinotify",
+    "pyVim", "pyVmomi", "certbot_dns_digitalocean", "certbot_dns_cloudflare", "certbot_dns_google",
+    "certbot_dns_ovh", "aws_requests_auth", "libvirt", "netsnmpagent", "asyncssh", "aiorwlock", "pystemd",
+)
+# SCALE 25.x's native modules; a 26 interpreter adds NEXT_ROOTS (its .pth line, harness.py), and a test adds
+# CORE's (FreeBSD) ones through TENGIG_TEST_STUBS=a,b,c.
 ROOTS = {"libzfs", "truenas_pylibzfs", "zettarepl", "wbclient", "cryptit", "samba", "tdb", "systemd", "ldap", "gssapi",
          *filter(None, os.environ.get("TENGIG_TEST_STUBS", "").split(","))}
 
@@ -25,6 +40,15 @@ class _AnyMeta(type):
     def __iter__(cls):
         return iter(())
 
+    # flag constants combined at import time (~A, A | B, A & B) and context managers
+    def __invert__(cls):
+        return cls
+
+    def __or__(cls, other):
+        return cls
+
+    __ror__ = __and__ = __rand__ = __or__
+
 
 def _anything(name):
     return _AnyMeta(name, (), {"__init__": lambda self, *a, **k: None,
@@ -32,6 +56,11 @@ def _anything(name):
                               "__getitem__": lambda self, key: _anything("item")(),
                               "__setitem__": lambda self, key, value: None,
                               "__iter__": lambda self: iter(()),
+                              "__enter__": lambda self: self,
+                              "__exit__": lambda self, *exc: False,
+                              "__invert__": lambda self: self,
+                              "__or__": lambda self, other: self,
+                              "__and__": lambda self, other: self,
                               "__call__": _call})
 
 

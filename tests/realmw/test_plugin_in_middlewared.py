@@ -1,6 +1,7 @@
-"""The plugin in TrueNAS's real middlewared (25.10.6 and 25.04.2.6, from source), installed by tengig's
-installer, driven with the official midclt: every method listed, a query, a plan, and the panel at
-/_plugins/tengig/. A job with progress, with a desktop that joins it: test_join_through_middlewared.py."""
+"""The plugin in TrueNAS's real middlewared (25.10.6, 25.04.2.6 and 26.0.0-BETA.3, from source), installed by
+tengig's installer, driven with the official midclt: every method listed, a query, a plan, a job, and the
+panel at /_plugins/tengig/; tengig's own client over TCP. A job with progress, with a desktop that joins
+it: test_join_through_middlewared.py."""
 from __future__ import annotations
 
 import errno
@@ -15,9 +16,18 @@ from tengig.client.client import Client
 from tengig.client.errors import ClientError
 from tengig.plugin_spec import build_plan, method_names
 
+from ..api.test_seams import LAGG_REQUEST
 from ..mesh.layouts import THREE_HOSTS_10G
+from .conftest import truenas_with_tengig
+from .harness import PLUGIN_VERSIONS
 
 MESH_REQUEST = THREE_HOSTS_10G
+
+
+@pytest.fixture(scope="module", params=PLUGIN_VERSIONS)
+def truenas(request, tmp_path_factory):
+    """This module's TrueNAS: each SCALE version the plugin is for, 26.0 included (one start per version)."""
+    return truenas_with_tengig(request.param, tmp_path_factory)
 
 
 def http_get(url: str) -> tuple[int, bytes, dict]:
@@ -114,3 +124,73 @@ def test_the_conformance_check_agrees_with_real_middlewared(truenas):
     assert done.returncode == 0, done.stderr[-2000:]
     verdict = json.loads(done.stdout.strip().splitlines()[-1])
     assert verdict == {"with_base": [], "plain": ["model-base"]}
+
+
+def _environment_of(pid: int) -> dict[str, str]:
+    from pathlib import Path
+
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+
+
+def test_system_truenas_is_middlewared_itself_with_no_environment_variable(truenas):
+    """Inside middlewared nothing names a TrueNAS (no TENGIG_TRUENAS_*: middlewared never sets them), and
+    system truenas still reaches one: middlewared's own methods (the plugin hands its middleware object to
+    the services' seams). This TrueNAS loads no interface plugin (tests/realmw/test_network_in_middlewared.py
+    loads TrueNAS's own), so middlewared's own answer to interface.query comes back: its ENOMETHOD, not
+    tengig's "no TrueNAS configured"."""
+    assert not [name for name in _environment_of(truenas.pid()) if name.startswith("TENGIG_TRUENAS")]
+    done = truenas.midclt("call", "tengig.nic.query", json.dumps({"system": "truenas"}))
+    assert done.returncode != 0
+    assert "no TrueNAS configured" not in done.stderr, done.stderr
+    assert "interface.query" in done.stderr and "ENOMETHOD" in done.stderr, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("method,request_,options", [
+    ("tengig.mesh.apply", MESH_REQUEST, {"system": "local", "hosts": ["nas"]}),
+    ("tengig.lagg.apply", LAGG_REQUEST, {"system": "local"}),
+])
+def test_an_apply_with_iproute2_inside_middlewared_is_refused_naming_system_truenas(truenas, method, request_, options):
+    """tengig runs inside this TrueNAS's middlewared: changing its interfaces with iproute2 would go
+    behind TrueNAS's back (its next interface.sync undoes it); the job fails naming system: truenas."""
+    done = truenas.midclt("call", "-j", method, json.dumps(request_), json.dumps(options), timeout=120)
+    assert done.returncode != 0
+    assert "options.system" in done.stderr and "system: truenas" in done.stderr, done.stderr[-2000:]
+    assert "inside this TrueNAS's middlewared" in done.stderr and "iproute2" in done.stderr
+
+
+def test_a_job_through_midclt_ends_as_core_get_jobs_keeps_it(truenas):
+    """A tengig job run with midclt -j: it ends FAILED with tengig's reason (system local inside
+    middlewared), and middlewared's own job list keeps it so, with the field the reason names."""
+    done = truenas.midclt("call", "-j", "tengig.mesh.apply", json.dumps(MESH_REQUEST),
+                          json.dumps({"system": "local", "hosts": ["nas"]}), timeout=120)
+    assert done.returncode != 0 and "system: truenas" in done.stderr, done.stderr[-2000:]
+    listed = truenas.midclt("call", "core.get_jobs", json.dumps([["method", "=", "tengig.mesh.apply"]]))
+    assert listed.returncode == 0, listed.stderr
+    jobs = json.loads(listed.stdout)
+    assert jobs and jobs[-1]["state"] == "FAILED" and "system: truenas" in jobs[-1]["error"], jobs[-1:]
+    assert jobs[-1]["exc_info"]["extra"][0][0] == "options.system", jobs[-1]["exc_info"]
+
+
+def test_tengigs_own_client_logs_in_with_an_api_key_and_runs_a_query_and_a_job(truenas):
+    """tengig's client over TCP: JSON-RPC 2.0 at /api/current, auth.login_ex with API_KEY_PLAIN. The login
+    answers from the launcher's stand-in (no PAM, no users database here), so what this proves is the
+    protocol, not TrueNAS's key check. On a real 26 API keys are kept as SCRAM data and API_KEY_PLAIN still
+    logs in (a key sent over plain ws:// from another host is revoked); tengig's client has no SCRAM login."""
+    from tengig.client import connect
+
+    from .conftest import TEST_API_KEY, TEST_USER
+
+    with connect(f"ws://127.0.0.1:{truenas.port}", TEST_API_KEY, username=TEST_USER) as client:
+        assert client.wire.name == "jsonrpc"
+        targets = {t["name"] for t in client.call("tengig.targets.query")}
+        assert "hdd-15k-best" in targets
+        events = []
+        with pytest.raises(ClientError) as refused:
+            client.call("tengig.mesh.apply", MESH_REQUEST, {"system": "local", "hosts": ["nas"]}, job=True,
+                        callback=events.append)
+        assert "system: truenas" in str(refused.value) and refused.value.field_errors[0][0] == "options.system"
+        assert events and {e["method"] for e in events} == {"tengig.mesh.apply"}  # its job's events came
+    with pytest.raises(ClientError) as wrong:
+        connect(f"ws://127.0.0.1:{truenas.port}", "1-" + "z9" * 32, username=TEST_USER)
+    assert wrong.value.errno == errno.EACCES or "refused" in str(wrong.value).lower(), wrong.value

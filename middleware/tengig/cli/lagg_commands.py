@@ -17,10 +17,16 @@ from ..lagg import analyse, plan_lagg, render
 from ..lagg.measure import choose_endpoints, verify_on
 from ..lagg.request import LaggRequest
 from ..lagg.validate import parse_request
-from ..systems.resolve import lagg_system
+from ..systems.local import truenas_here
+from ..systems.resolve import lagg_system, refuse_iproute2_on_truenas
 from ..runner import Runner
 from .progress import with_ctrl_c
 from .request_file import read_request_file
+
+
+LAGG_THROUGH_TRUENAS = ("system: truenas, with the tengig plugin in its middlewared (tengig plugin install): "
+                        "midclt call -j tengig.lagg.apply REQUEST '{\"system\": \"truenas\", \"probe_address\": "
+                        "\"PEER\"}'")
 
 
 def _request(request_file, platform, topology, goal, clients, members, clear_member_config=False,
@@ -98,7 +104,8 @@ def validate_command(request_file, platform, topology, goal, clients, members, c
 @lagg_group.command("apply")
 @_source
 def apply_command(request_file, platform, topology, goal, clients, members, clear_member_config):
-    """Create the bond on this Linux machine (refused where the kernel has no bonding driver)."""
+    """Create the bond on this Linux machine (refused where the kernel has no bonding driver, and on a TrueNAS)."""
+    refuse_iproute2_on_truenas(truenas_here(), field="apply", instead=LAGG_THROUGH_TRUENAS)
     plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
     if plan.platform != "linux":
         raise ValidationError.one("--platform", "apply on this machine takes a Linux plan")

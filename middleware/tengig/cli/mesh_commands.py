@@ -19,8 +19,15 @@ from ..mesh.orchestrate import apply_mesh, verify_on
 from ..mesh.request import MeshRequest
 from ..mesh.systems import LocalMeshSystem
 from ..mesh.validate import parse_request
+from ..systems.local import truenas_here
+from ..systems.resolve import refuse_iproute2_on_truenas
 from .progress import with_ctrl_c
 from .request_file import read_request_file
+
+
+MESH_THROUGH_TRUENAS = ("system: truenas, with the tengig plugin in its middlewared (tengig plugin install): "
+                        "midclt call -j tengig.mesh.apply REQUEST '{\"system\": \"truenas\", \"hosts\": "
+                        "[\"HOST\"]}'")
 
 
 def _request(request_file: str | None, prefix: int | None, mtu: int | None) -> MeshRequest:
@@ -107,7 +114,10 @@ def labels_command(request_file, prefix, mtu, as_csv):
 @_source
 @click.option("--local", metavar="HOST", default=None, help="Apply on this machine, which is HOST of the plan.")
 def apply_command(request_file, prefix, mtu, local):
-    """Apply the plan (iproute2 + hosts block): all hosts change or none; re-applying changes nothing."""
+    """Apply the plan (iproute2 + hosts block): all hosts change or none; re-applying changes nothing.
+    Refused on a TrueNAS, whose network only TrueNAS changes (tengig.mesh.apply with system: truenas)."""
+    if local:
+        refuse_iproute2_on_truenas(truenas_here(), field="--local", instead=MESH_THROUGH_TRUENAS)
     request = _request(request_file, int(prefix) if prefix else None, mtu)
     system = _system(local)
     results = with_ctrl_c("mesh apply", lambda bar, cancel: apply_mesh(system, request, progress=bar, cancel=cancel))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
-from ..backends.truenas import ProbeResult, ProbeTarget, TrueNASBackend, apply_staged
+from ..backends.truenas import NotCreated, ProbeResult, ProbeTarget, TrueNASBackend, apply_staged
 from ..errors import ValidationError
 from ..ping import ping_once
 from ..runner import CancelToken, Completed
@@ -35,16 +35,34 @@ def ping_probe(name: str, address: str, run: Callable[[Sequence[str]], Completed
     return probe
 
 
+def bonding_here() -> str | None:
+    """Why this machine's kernel cannot make a bond (None: it can), when tengig runs on the NAS itself."""
+    from ..backends.linux.bond import bonding_support
+
+    support = bonding_support()
+    if support.supported:
+        return None
+    return f"this NAS's kernel ({support.kernel}) has no bonding driver ({support.explain()})"
+
+
 def apply_lagg_truenas(plan: LaggPlan, backend: TrueNASBackend, probe: Callable[[], ProbeResult], *,
                        checkin_timeout: int, confirm_session_interface: bool = False,
                        progress: Callable[[float, str], None] | None = None, cancel: CancelToken | None = None,
-                       probe_interval: float = 0.5, await_checkin: Callable[[float], bool] | None = None
-                       ) -> LaggApplyResult:
+                       probe_interval: float = 0.5, await_checkin: Callable[[float], bool] | None = None,
+                       kernel_reason: Callable[[], str | None] | None = None) -> LaggApplyResult:
+    """``kernel_reason``: when TrueNAS could not create the bond, why the NAS's kernel could not (asked only
+    where tengig runs on the NAS: bonding_here)."""
     if not plan.platform.startswith("truenas-"):
         raise ValidationError.one("platform", f"a {plan.platform} plan cannot be applied through the TrueNAS API")
     calls = render(plan).api_calls
-    result = apply_staged(backend, calls, probe, checkin_timeout=checkin_timeout,
-                          confirm_session_interface=confirm_session_interface, progress=progress, cancel=cancel,
-                          probe_interval=probe_interval, await_checkin=await_checkin)
+    try:
+        result = apply_staged(backend, calls, probe, checkin_timeout=checkin_timeout,
+                              confirm_session_interface=confirm_session_interface, progress=progress, cancel=cancel,
+                              probe_interval=probe_interval, await_checkin=await_checkin)
+    except NotCreated as exc:
+        reason = kernel_reason() if kernel_reason is not None else None
+        if reason is None:
+            raise
+        raise NotCreated(f"{exc.message}. Why: {reason}", exc.missing) from exc
     return LaggApplyResult(name=plan.name, changed=result.changed,
                            api_calls=[c.method for c in calls] if result.changed else [])

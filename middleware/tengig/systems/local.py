@@ -72,6 +72,13 @@ def _flavour(system: str | None = None) -> tuple[str, str]:
     return system.lower() or "unknown", f"{system or 'an unknown OS'}: tengig measures NAS pools on Linux and FreeBSD"
 
 
+def truenas_here() -> str | None:
+    """Why this machine is a TrueNAS (its middlewared is installed), or None when it is not: on a TrueNAS
+    its middlewared owns the network configuration, so tengig changes interfaces there only through it."""
+    flavour, reason = _flavour()
+    return f"this machine is TrueNAS ({reason})" if flavour.startswith("truenas") else None
+
+
 def list_pools(runner: Runner) -> tuple[tuple[str, ...], str | None]:
     try:
         done = runner.run(["zpool", "list", "-H", "-o", "name"], timeout=30, check=False)

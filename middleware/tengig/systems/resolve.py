@@ -10,7 +10,12 @@ from ..runner import Runner
 from .local import LocalFacts, this_machine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..backends.host_os import HostOs
     from ..mesh.systems import MeshSystem
+    from ..nic import Nic
+    from .truenas import TrueNASOpener
 
 SystemName = Literal["local", "truenas", "lab"]
 SYSTEMS: tuple[str, ...] = ("local", "truenas", "lab")
@@ -101,3 +106,40 @@ def mesh_system(system: str, hosts: list[str]) -> "MeshSystem":
     if len(hosts) != 1:
         raise ValidationError.one("options.hosts", "with system 'local', name the one plan host this machine is")
     return LocalMeshSystem(hosts[0])
+
+
+def refuse_iproute2_on_truenas(truenas_reason: str | None, *, field: str, instead: str) -> None:
+    """On a TrueNAS (``truenas_reason`` says why it is one), a change of its interfaces made with
+    iproute2 is refused: TrueNAS keeps its network configuration in its database and applies it with
+    its own code, so its UI would show one thing, the kernel hold another, and its next interface.sync
+    (or a reboot) undo tengig's change. ``instead`` names the way through TrueNAS (API: system: truenas)."""
+    if truenas_reason:
+        raise ValidationError.one(field, f"{truenas_reason}: TrueNAS owns its network configuration, and a change "
+                                  "made here with iproute2 behind its back would be undone by its next "
+                                  f"interface.sync or reboot; apply through TrueNAS instead: {instead}")
+
+
+def nics(system: str, host: str | None, truenas: "TrueNASOpener", host_os: "Callable[[], HostOs]") -> "list[Nic]":
+    """The ports of ``system``: a lab host (``host``, default its NAS), this machine (its OS's own tools:
+    ``host_os``, Linux's or FreeBSD's; the SSH session's port marked), or the TrueNAS ``truenas`` opens
+    (interface.query)."""
+    if system == "lab":
+        from ..lab import Lab
+        from ..lab.nics import lab_nics
+
+        lab = Lab()
+        spec = lab.require_up().spec
+        host = host or spec.nas
+        if host not in spec.hosts:
+            raise ValidationError.one("host", f"{host!r} is not a lab host ({', '.join(spec.hosts)})")
+        return lab_nics(lab, host)
+    if host:
+        raise ValidationError.one("host", f"only with system 'lab': '{system}' is one machine")
+    if system == "truenas":
+        with truenas() as backend:
+            return backend.nics()
+    if system != "local":
+        raise ValidationError.one("system", f"{system!r} is not a system; use one of {', '.join(SYSTEMS)}")
+    import os
+
+    return host_os().nics(os.environ.get("SSH_CONNECTION"))

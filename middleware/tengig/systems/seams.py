@@ -13,16 +13,26 @@ with them (``Registry.default(seams=...)``, ``TengigServer(seams=...)``); nothin
   ``address`` through ``name``), run where the NAS is: this machine.
 - ``host_os()``: this machine's OS (systems/host_os.py), whose tools tengig.nic.query reads: Linux's
   or FreeBSD's, by what the machine says it is.
+- ``truenas(session=None)``: the TrueNAS ``system: truenas`` means, as a ``with`` giving a TrueNASBackend
+  (systems/truenas.py): the configured one, or this machine's middlewared when it is a TrueNAS;
+  ``session`` is the job it serves (inside middlewared it carries the caller's connection).
+- ``truenas_here()``: why this machine is a TrueNAS (None: it is not); there, an apply that would
+  change interfaces with iproute2 is refused (resolve.refuse_iproute2_on_truenas).
+
+Inside TrueNAS's middlewared the plugin builds the services with ``inside_middlewared(middleware)``:
+``truenas`` is middlewared itself (its own methods, no configuration), and this machine is a TrueNAS.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..runner import Completed, Runner
 from .host_os import HostOs, host_os
+from .local import truenas_here
 from .resolve import bench_system, lagg_system, mesh_system
+from .truenas import INSIDE_MIDDLEWARED, TrueNASOpener, outside_truenas, through_middlewared
 
 if TYPE_CHECKING:
     from ..backends.truenas import ProbeResult
@@ -52,6 +62,14 @@ class Seams:
     run_on_nas: Callable[[Sequence[str]], Completed] = run_here
     lagg_probe: "Callable[[str, str], Callable[[], ProbeResult]]" = ping_here
     host_os: Callable[[], HostOs] = host_os
+    truenas: TrueNASOpener = outside_truenas
+    truenas_here: Callable[[], str | None] = truenas_here
 
 
 DEFAULT_SEAMS = Seams()
+
+
+def inside_middlewared(middleware: Any) -> Seams:
+    """The seams of tengig's services when TrueNAS's middlewared hosts them (the plugin hands over its
+    middleware object): system truenas is middlewared itself, and this machine is that TrueNAS."""
+    return replace(DEFAULT_SEAMS, truenas=through_middlewared(middleware), truenas_here=lambda: INSIDE_MIDDLEWARED)

@@ -37,9 +37,12 @@ class TenGigLaggValidateResult(ApiOutput):
 
 
 class TenGigLaggApplyOptions(ApiInput):
-    system: Literal["local", "truenas"] = Field("local", description="'local': this Linux machine (iproute2 bond); "
-                                                "'truenas': the configured TrueNAS, through its API with commit, "
-                                                "a probe, checkin, and rollback when the bond never answers.")
+    system: Literal["local", "truenas"] = Field("local", description="'local': this Linux machine (iproute2 bond; "
+                                                "refused on a TrueNAS, whose network only TrueNAS changes); "
+                                                "'truenas': the TrueNAS (inside its middlewared that TrueNAS "
+                                                "itself, elsewhere the one TENGIG_TRUENAS_URL names), through its "
+                                                "API with commit, a probe, checkin, and rollback when the bond "
+                                                "never answers.")
     checkin_timeout: int = Field(CHECKIN_TIMEOUT_S, ge=5, le=600, description="TrueNAS: seconds before an unconfirmed change rolls back.")
     probe_address: str | None = Field(None, pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
                                       description="TrueNAS: an address that must answer over the new LAGG (a peer or "

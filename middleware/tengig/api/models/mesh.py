@@ -52,9 +52,11 @@ class TenGigMeshWhere(ApiInput):
 
 class TenGigMeshApplyOptions(TenGigMeshWhere):
     system: ApplySystem = Field("lab", description="Where to apply: 'lab' (the embedded lab's hosts), 'local' (this "
-                                "Linux machine, named in `hosts`) or 'truenas' (the configured TrueNAS, through its API "
-                                "with commit, a probe from the NAS to each cable's far end, checkin and rollback; "
-                                "`hosts` names the one plan host it is).")
+                                "Linux machine, named in `hosts`; refused on a TrueNAS, whose network only TrueNAS "
+                                "changes) or 'truenas' (the TrueNAS: inside its middlewared that TrueNAS itself, "
+                                "elsewhere the one TENGIG_TRUENAS_URL names; through its API with commit, a probe "
+                                "from the NAS to each cable's far end, checkin and rollback; `hosts` names the one "
+                                "plan host it is).")
     wait_for_checkin: bool = Field(False, description="Keep the change only if tengig.mesh.checkin confirms it "
                                    "within checkin_timeout (the panel's Confirm button, sent over the network just "
                                    "changed); otherwise every host is taken back. The job's progress.extra.checkin "

@@ -11,8 +11,10 @@ from .base import ApiInput, ApiOutput
 
 class TenGigNicQueryOptions(ApiInput):
     system: Literal["lab", "local", "truenas"] = Field(
-        "lab", description="'lab': a host of the embedded lab; 'local': this machine; 'truenas': the configured "
-        "TrueNAS (TENGIG_TRUENAS_URL), from its interface.query (what tengig.lagg.apply {system: truenas} changes).")
+        "lab", description="'lab': a host of the embedded lab; 'local': this machine; 'truenas': the TrueNAS "
+        "(inside its middlewared, the plugin: that TrueNAS itself; elsewhere the one TENGIG_TRUENAS_URL names, or "
+        "this machine's middlewared when it is one), from its interface.query (what tengig.lagg.apply "
+        "{system: truenas} changes).")
     host: str | None = Field(None, pattern=r"^[a-z][a-z0-9]{0,9}$",
                              description="With system 'lab': which lab host (default: the NAS).")
     include_virtual: bool = Field(True, description="Also list virtual ports (veth, ifb ...); loopback never.")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...backends.linux.bond import apply_bond, bonding_support
-from ...backends.truenas.connection import configured_truenas
 from ...bench.context import BenchContext
 from ...errors import ValidationError
 from ...lagg import analyse, plan_lagg, render
-from ...lagg.apply_truenas import apply_lagg_truenas
+from ...lagg.apply_truenas import apply_lagg_truenas, bonding_here
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
+from ...systems.resolve import refuse_iproute2_on_truenas
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
@@ -52,6 +52,10 @@ class TenGigLaggService(Service):
     def apply(self, job, request: dict[str, Any], options: TenGigLaggApplyOptions | dict[str, Any] | None = None):
         """Create the LAGG. Linux: iproute2 bond, refused plainly where the kernel has no bonding driver."""
         options = typed(TenGigLaggApplyOptions, options, "options")
+        if options.system == "local":
+            with api_errors():
+                refuse_iproute2_on_truenas(self.seams.truenas_here(), field="options.system",
+                                           instead="system: truenas (its interface.create, with TrueNAS's rollback)")
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         if options.system == "truenas":
@@ -74,11 +78,14 @@ class TenGigLaggService(Service):
         cancel = cancel_event(job)
         await_checkin = waiter(job, "tengig.lagg", options, cancel)
         probe = self.seams.lagg_probe(plan.name, options.probe_address)
-        with api_errors(), configured_truenas() as backend:
+        with api_errors(), self.seams.truenas(job) as backend:
+            # where tengig runs on the TrueNAS, its kernel says why a bond TrueNAS could not create is missing
+            on_the_nas = self.seams.truenas_here() is not None
             result = apply_lagg_truenas(plan, backend, probe, checkin_timeout=options.checkin_timeout,
                                         confirm_session_interface=options.confirm_session_interface,
                                         progress=progress_callback(job), cancel=cancel,
-                                        await_checkin=await_checkin)
+                                        await_checkin=await_checkin,
+                                        kernel_reason=bonding_here if on_the_nas else None)
         return {"name": result.name, "ran": [], "api_calls": result.api_calls}
 
     @api_method(TenGigLaggCheckinArgs, TenGigLaggCheckinResult, roles=["NETWORK_INTERFACE_WRITE"])

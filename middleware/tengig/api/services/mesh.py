@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...backends.truenas.connection import configured_truenas
 from ...errors import ValidationError
 from ...mesh import plan_mesh, render_host
 from ...mesh.apply_truenas import apply_truenas
 from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_on
 from ...mesh.request import MeshRequest
 from ...mesh.systems import MeshSystem
+from ...systems.resolve import refuse_iproute2_on_truenas
 from ..checkins import confirm, waiter
 from ..decorators import api_method, job
 from ..exceptions import api_errors
@@ -25,8 +25,9 @@ from ..service import Service
 
 class TenGigMeshService(Service):
     """Switchless direct-attach meshes: plan, render, apply, verify. Where: ``self.seams.mesh_system``
-    (system, hosts) for Linux and the lab; on a TrueNAS, its API, with the pings that prove the change
-    run by ``self.seams.run_on_nas`` (this machine: tengig runs on the NAS, as the plugin or its app)."""
+    (system, hosts) for Linux and the lab; on a TrueNAS (``self.seams.truenas``), its API, with the pings
+    that prove the change run by ``self.seams.run_on_nas`` (this machine: tengig runs on the NAS, as the
+    plugin or its app). On a machine that is a TrueNAS, system local is refused: TrueNAS owns its network."""
 
     class Config:
         namespace = "tengig.mesh"
@@ -59,6 +60,10 @@ class TenGigMeshService(Service):
         await_checkin = waiter(job, "tengig.mesh", options, cancel)
         if options.system == "truenas":
             return [self._apply_truenas(job, request, options, cancel, await_checkin)]
+        if options.system == "local":
+            with api_errors():
+                refuse_iproute2_on_truenas(self.seams.truenas_here(), field="options.system",
+                                           instead="system: truenas, hosts: [the plan host this TrueNAS is]")
         req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
             return apply_mesh(system, req, hosts, cancel=cancel, progress=progress_callback(job),
@@ -76,7 +81,7 @@ class TenGigMeshService(Service):
             if not plan.host(hosts[0]).kind.startswith("truenas"):
                 raise ValidationError.one("hosts.0", f"{hosts[0]} is a {plan.host(hosts[0]).kind} host in the plan; "
                                           "make it truenas-scale or truenas-core")
-        with api_errors(), configured_truenas() as backend:
+        with api_errors(), self.seams.truenas(job) as backend:
             return apply_truenas(plan, hosts[0], backend, self.seams.run_on_nas,
                                  checkin_timeout=options.checkin_timeout,
                                  confirm_session_interface=options.confirm_session_interface,

@@ -14,12 +14,12 @@ from .caller import THIS_TRUENAS, Caller, MiddlewareCaller, PerCallCaller, TrueN
 from .nics import nics_from_query, parse_link_state, parse_media_subtype, pci_slot_from_name
 from .scratch import TrueNASScratch
 from .staged_change import (
-    ProbeResult, ProbeTarget, StagedChangeFailed, StagedChangeResult, apply_staged,
+    NotCreated, ProbeResult, ProbeTarget, StagedChangeFailed, StagedChangeResult, apply_staged,
 )
 from .version import TrueNASVersion, parse_version
 
 __all__ = [
-    "THIS_TRUENAS", "Caller", "MiddlewareCaller", "PerCallCaller", "ProbeResult", "ProbeTarget", "StagedChangeFailed", "StagedChangeResult",
+    "THIS_TRUENAS", "Caller", "MiddlewareCaller", "NotCreated", "PerCallCaller", "ProbeResult", "ProbeTarget", "StagedChangeFailed", "StagedChangeResult",
     "TrueNASBackend", "TrueNASError", "TrueNASScratch", "TrueNASVersion", "apply_staged", "nics_from_query",
     "parse_link_state", "parse_media_subtype", "parse_version", "pci_slot_from_name",
 ]

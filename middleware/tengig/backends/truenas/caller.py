@@ -54,13 +54,17 @@ class TrueNASError(TengigError):
 
 class MiddlewareCaller:
     """Inside middlewared (a plugin's sync method, in a worker thread): calls through ``call_sync``; a
-    job method's Job is waited for (``wait_sync(raise_error=True)`` returns its result)."""
+    job method's Job is waited for (``wait_sync(raise_error=True)`` returns its result). ``app``: the
+    connection of whoever called tengig, handed to methods that take one (interface.websocket_interface
+    then names the interface that person arrives on); None for a call with no caller."""
 
-    def __init__(self, middleware: Any):
+    def __init__(self, middleware: Any, app: Any = None):
         self.middleware = middleware
+        self.app = app
 
     def call(self, method: str, *params: Any, job: bool = False) -> Any:
-        answer = self.middleware.call_sync(method, *params)
+        answer = (self.middleware.call_sync(method, *params) if self.app is None
+                  else self.middleware.call_sync(method, *params, app=self.app))
         if job and hasattr(answer, "wait_sync"):
             return answer.wait_sync(raise_error=True)
         return answer

@@ -8,7 +8,11 @@
    unless ``confirm_session_interface``: the change could cut us off before we can check in.
 3. If the saved config already is what the calls ask for, do nothing (``changed`` false): re-applying
    is idempotent.
-4. Stage the interface calls; ``interface.commit({"rollback": true, "checkin_timeout": N})``.
+4. Stage the interface calls (ports that all get new addresses are emptied first: TrueNAS checks each
+   update against the others' saved addresses); ``interface.commit({"rollback": true, "checkin_timeout": N})``.
+   An interface the calls create must then be in the kernel: TrueNAS's interface.sync logs a failure to
+   create one (a LAGG on a kernel without a bonding driver) and goes on, and interface.query lists it only
+   from its saved configuration (``fake``); that is rolled back at once and raised as NotCreated.
 5. Run ``probe()`` ("do the new links answer?") until it succeeds or the time left before TrueNAS's own
    rollback runs out; then, when ``await_checkin`` is given, wait for a person to confirm
    (``await_checkin(seconds_left)`` returns True: the panel's Confirm arrived through the changed network;
@@ -71,6 +75,47 @@ class StagedChangeFailed(TengigError):
     def __init__(self, message: str, probe: ProbeResult | None):
         super().__init__(message)
         self.probe = probe
+
+
+class NotCreated(StagedChangeFailed):
+    """TrueNAS committed the change but could not make ``missing`` (interfaces it was to create) in the
+    kernel; rolled back."""
+
+    errno = errno.ENODEV
+
+    def __init__(self, message: str, missing: list[str]):
+        super().__init__(message, None)
+        self.missing = missing
+
+
+def _created_names(calls: Sequence[ApiCall]) -> list[str]:
+    return [str(c.params[0]["name"]) for c in calls
+            if c.method == "interface.create" and c.params and isinstance(c.params[0], dict) and c.params[0].get("name")]
+
+
+def _check_created(backend: TrueNASBackend, names: Sequence[str], checkin_timeout: int) -> None:
+    missing = [name for name in names if (entry := backend.interface(name)) is None or entry.get("fake")]
+    if not missing:
+        return
+    back = ("tengig rolled it back (interface.rollback): the previous network configuration is back"
+            if _rollback(backend) else f"interface.rollback failed too; TrueNAS rolls back by itself when the "
+                                       f"{checkin_timeout} s checkin timeout ends")
+    listed = ", ".join(missing)
+    raise NotCreated(f"TrueNAS committed the change but could not create {listed} in the kernel: interface.query "
+                     f"lists it only from TrueNAS's saved configuration (its interface.sync logs why, e.g. 'Error "
+                     f"setting up LAG {missing[0]}' in /var/log/middlewared.log); {back}", missing)
+
+
+def _aliases_cleared_first(calls: Sequence[ApiCall]) -> list[ApiCall]:
+    """TrueNAS checks each staged interface.update against the other interfaces' saved configuration, so a
+    plan that moves subnets between ports (a /30 mesh re-planned as /31, or back) is refused halfway
+    through ("The network ... is already in use by another interface"). When two or more ports get new
+    addresses, their aliases are emptied first, in the same staged change: one commit, one rollback."""
+    readdressed = [c for c in calls if c.method == "interface.update" and len(c.params) > 1
+                   and isinstance(c.params[1], dict) and "aliases" in c.params[1]]
+    if len(readdressed) < 2:
+        return list(calls)
+    return [*(ApiCall(method="interface.update", params=[c.params[0], {"aliases": []}]) for c in readdressed), *calls]
 
 
 def _check_calls(calls: Sequence[ApiCall]) -> None:
@@ -138,7 +183,7 @@ def apply_staged(
     if to_stage:
         tell(10, f"Staging {len(to_stage)} interface change(s)")
         try:
-            for call in to_stage:
+            for call in _aliases_cleared_first(to_stage):
                 backend.call(call.method, *call.params)
                 _abort_if(cancel, backend)
         except BaseException:
@@ -147,6 +192,7 @@ def apply_staged(
         tell(30, f"Committing with a {checkin_timeout} s rollback timer")
         committed_at = time.monotonic()  # TrueNAS's timer starts no earlier than this
         backend.commit(rollback=True, checkin_timeout=checkin_timeout)
+        _check_created(backend, _created_names(to_stage), checkin_timeout)
         margin = min(max(0.2 * checkin_timeout, MIN_CHECKIN_MARGIN_S), MAX_CHECKIN_MARGIN_S)
         deadline = committed_at + checkin_timeout - margin
         result_probe, attempts = _probe_until(backend, probe, deadline, checkin_timeout, probe_interval, tell, cancel)

@@ -110,8 +110,8 @@ class NetworkState:
         }
 
     def entry(self, name: str) -> dict[str, Any]:
-        if name not in self.ports and name not in self.saved:
-            raise CallError(f"interface {name} does not exist", errno.ENOENT)
+        if name not in self.ports and name not in self.saved:  # middlewared: a validation error with no field
+            raise rules.ValidationErrors([(None, f"Interface {name} does not exist", errno.ENOENT)])
         return self._entry(name)
 
     # -- staged edits -------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class NetworkState:
             self.original = copy.deepcopy(self.saved)
 
     def create(self, data: Any) -> dict[str, Any]:
-        given = rules.check_schema(data, core=self.core, update=False)
+        given = rules.check_schema(data, core=self.core, update=False, api_models=self.version.protocol == "jsonrpc")
         if given["type"] != "LINK_AGGREGATION":
             raise CallError(f"this stand-in creates LINK_AGGREGATION interfaces only, not {given['type']}", errno.ENOTSUP)
         missing = [k for k in ("lag_protocol", "lag_ports") if k not in given]
@@ -143,7 +143,12 @@ class NetworkState:
         for port in new["lag_ports"]:  # middlewared resets a member's own config when it joins
             self.saved.pop(port, None)
         self.saved[name] = new
-        return self._entry(name)
+        return self._result(name)
+
+    def _result(self, name: str) -> dict[str, Any]:
+        """What create and update answer: the entry through middlewared's result model, whose defaults
+        fill in the fields a query leaves out (lag_ports and bridge_members on every interface)."""
+        return {"lag_ports": [], "bridge_members": [], **self._entry(name)}
 
     def _next_name(self) -> str:
         number = 0
@@ -152,7 +157,7 @@ class NetworkState:
         return f"{self.version.lag_name_prefix}{number}"
 
     def update(self, name: str, data: Any) -> dict[str, Any]:
-        given = rules.check_schema(data, core=self.core, update=True)
+        given = rules.check_schema(data, core=self.core, update=True, api_models=self.version.protocol == "jsonrpc")
         current = self.entry(name)
         new = {**(self.saved.get(name) or {"name": name, "type": current["type"], "description": "",
                                                 "ipv4_dhcp": False, "ipv6_auto": False, "aliases": [], "mtu": None}),
@@ -160,7 +165,7 @@ class NetworkState:
         self._validate("interface_update", new, current["type"], given)
         self._snapshot()
         self.saved[name] = new
-        return self._entry(name)
+        return self._result(name)
 
     def delete(self, name: str) -> str:
         self.entry(name)
@@ -232,5 +237,5 @@ class NetworkState:
             return None
         for entry in self.entries():
             if any(a.get("address") == ip for a in entry["aliases"] + entry["state"]["aliases"]):
-                return entry
+                return self._result(entry["name"])  # through the result model, as create and update
         return None

@@ -10,10 +10,13 @@ not TrueNAS). Pure functions over plain dicts; messages and field paths are midd
     interface_create.ipv4_dhcp     Only one interface can be used for DHCP.
     interface_update.mtu           Interface in use by bond1. MTU cannot be changed.
 
-Schema errors (unknown keys such as xmit_hash_policy on CORE, an MTU out of range) use the same prefix.
+Schema errors (unknown keys such as xmit_hash_policy on CORE, an MTU out of range) are, from 25.04,
+middlewared's API layer's, under the argument's name (``data.mtu``; before, ``interface_update.mtu``); an alias that is no network (netmask 33) is its
+CallError EINVAL with Python's words (tests/realmw/test_standin_against_truenas.py compares them).
 """
 from __future__ import annotations
 
+import errno
 import ipaddress
 import re
 from typing import Any, Literal
@@ -21,7 +24,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...api.exceptions import ValidationErrors
+from ...api.exceptions import CallError, ValidationErrors
 from ...api.params import validation_errors
 
 
@@ -62,13 +65,15 @@ VALIDATION_ATTRS = {  # what a LAGG member may not carry, with middlewared's wor
 }
 
 
-def check_schema(data: Any, *, core: bool, update: bool) -> dict[str, Any]:
-    """The fields given (unknown keys, wrong types and MTU range refused), as plain values."""
-    schema = "interface_update" if update else "interface_create"
+def check_schema(data: Any, *, core: bool, update: bool, api_models: bool = True) -> dict[str, Any]:
+    """The fields given (unknown keys, wrong types and MTU range refused), as plain values. ``api_models``:
+    25.04+ checks them in its API layer (field paths under the argument, ``data.mtu``); before, its
+    schemas named them after the method (``interface_update.mtu``)."""
     try:
         model = _MODELS[(core, update)].model_validate(data)
     except pydantic.ValidationError as exc:
-        raise validation_errors(exc, prefix=schema) from None
+        prefix = "data" if api_models else ("interface_update" if update else "interface_create")
+        raise validation_errors(exc, prefix=prefix) from None
     return model.model_dump(exclude_unset=True)
 
 
@@ -98,8 +103,7 @@ def validate(schema: str, new: dict[str, Any], itype: str, *, others: dict[str, 
         try:
             wanted = ipaddress.ip_network(f"{alias['address']}/{alias['netmask']}", strict=False)
         except ValueError as exc:
-            errors.add(f"{schema}.aliases.{index}", str(exc))
-            continue
+            raise CallError(str(exc), errno.EINVAL) from None
         if any(net.version == wanted.version and net.overlaps(wanted) for _, net in used):
             errors.add(f"{schema}.aliases.{index}", f"The network {wanted} is already in use by another interface.")
     owners = lag_owners(others)
@@ -116,7 +120,9 @@ def validate(schema: str, new: dict[str, Any], itype: str, *, others: dict[str, 
 def _validate_lagg(errors: ValidationErrors, schema: str, new: dict[str, Any], *, others: dict[str, dict[str, Any]],
                    port_names: set[str], core: bool, lag_prefix: str, supported_protocols: tuple[str, ...]) -> None:
     if new.get("name") and not re.fullmatch(rf"{lag_prefix}\d+", new["name"]):
-        errors.add(f"{schema}.name", f'Link aggregation interface names must be "{lag_prefix}" followed by a number.')
+        errors.add(f"{schema}.name", f'Link aggregation interface names must be "{lag_prefix}" followed by a number.'
+                   if core else f'Link aggregation interface must start with "{lag_prefix}" followed by an unique '
+                   'number.')  # SCALE: interface/interface_types.py
     protocol = new.get("lag_protocol")
     if protocol not in supported_protocols:
         errors.add(f"{schema}.lag_protocol",
