@@ -8,7 +8,7 @@ import click
 
 from ..client.tls import tls_setting
 from ..desk.join import Joiner
-from ..desk.kit import DEFAULT_OUT, how_to_run, render_kit
+from ..desk.kit import DEFAULT_OUT, how_to_run, make_kit
 from ..errors import ValidationError
 
 KIT_FLAGS = {"os": "--os", "nas": "--nas", "token": "--token", "share": "--share"}
@@ -51,16 +51,18 @@ def join_command(url: str, token: str, smb_auth_file: Path | None, smb_conf: Pat
 @client_group.command("kit")
 @click.option("--os", "os_name", required=True, help="The desktop's OS: windows (Linux and macOS use `tengig client "
               "join`).")
-@click.option("--nas", required=True, help="The NAS's API as the desktop reaches it: ws://HOST[:PORT] or wss://...")
+@click.option("--nas", required=True, help="The NAS's API as the desktop reaches it: ws://HOST[:PORT] or wss://... "
+              "(wss: the kit trusts the certificate the NAS presents there now, read from here).")
 @click.option("--token", envvar="TENGIG_JOIN_TOKEN", required=True,
               help="The run's join token, as the NAS shows it (or $TENGIG_JOIN_TOKEN).")
 @click.option("--share", required=True, help="The SMB share the run copies to (the run's share).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path(DEFAULT_OUT), show_default=True,
               help="Where to write the script.")
 def kit_command(os_name: str, nas: str, token: str, share: str, out: Path) -> None:
-    """Write the script a desktop runs to join one run (the NAS, token and share baked in)."""
+    """Write the script a desktop runs to join one run (the NAS, token and share baked in, and for wss://
+    the fingerprint of the NAS's certificate)."""
     try:
-        text = render_kit(os_name=os_name, nas=nas, token=token, share=share)
+        text = make_kit(os_name=os_name, nas=nas, token=token, share=share)
     except ValidationError as exc:
         raise ValidationError([(KIT_FLAGS.get(field, field), message) for field, message in exc.errors]) from exc
     # CRLF and ASCII (render_kit's): Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page.
@@ -69,4 +71,4 @@ def kit_command(os_name: str, nas: str, token: str, share: str, out: Path) -> No
     except OSError as exc:
         raise click.ClickException(f"cannot write {out}: {exc.strerror}") from exc
     click.echo(f"wrote {out}")
-    click.echo(how_to_run(str(out)))
+    click.echo(how_to_run(str(out), nas, share))
