@@ -9,6 +9,11 @@
 - No blank anywhere between tokens; keys in the order of the dictionary (an [ordered] one keeps its
   order; a plain @{} Hashtable has an order of its own: the caller gives the order it wants to test).
 
+Sources: .NET Framework's HttpUtility.JavaScriptStringEncode (the & escape since 4.5: Microsoft's
+"HttpUtility.JavaScriptStringEncode escapes ampersand" compatibility note); PowerShell issue 7693 (5.1
+writes "'def'" as "\\u0027def\\u0027", PowerShell 6 does not). Printable non-ASCII is not escaped by 5.1
+(Newtonsoft's EscapeNonAscii is a PowerShell 6+ option), so it goes as UTF-8.
+
 Strings are .NET strings: UTF-16 code units. ``Utf16`` holds one so a slice can fall between the two
 halves of a surrogate pair, as Substring can; ``str`` is accepted where no slicing happens.
 """
