@@ -72,23 +72,41 @@ def test_the_client_knows_the_address_its_connection_reached():
         assert client.peer_address in ("127.0.0.1", "::1")
 
 
+def _tmpfs(path, size: str):
+    path.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tengig-test", str(path)], check=True)
+    return path
+
+
 @pytest.fixture
 def small_disk(tmp_path):
-    """A workdir on a 64 MiB tmpfs: the desktop's disk that cannot hold what a NAS may ask for."""
-    path = tmp_path / "small"
-    path.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tengig-test", str(path)], check=True)
-    yield path
-    subprocess.run(["umount", str(path)], check=True)
+    """A workdir on a 1200 MiB tmpfs (nothing written: no memory used): room for the smallest copy with the
+    1 GiB left free, not for what a NAS may ask for."""
+    yield _tmpfs(tmp_path / "small", "1200m")
+    subprocess.run(["umount", str(tmp_path / "small")], check=True)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    yield _tmpfs(tmp_path / "tiny", "64m")
+    subprocess.run(["umount", str(tmp_path / "tiny")], check=True)
+
+
+def test_a_disk_without_room_for_the_smallest_copy_is_refused_before_joining(tmp_path, auth_file, tiny_disk):
+    with HostileNas([("smb", {**SMB, "server": "127.0.0.1"})]) as nas:
+        done = nas.join(tmp_path, "--smb-auth-file", str(auth_file), "--workdir", str(tiny_disk))
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert "--workdir: a file of 64 MiB does not fit in " in done.stderr and str(tiny_disk) in done.stderr
+    assert nas.joined == [] and nas.submitted == {}  # said before joining, not once the NAS measures
 
 
 def test_a_file_bigger_than_the_free_space_or_the_maximum_is_refused_before_writing(tmp_path, auth_file, small_disk):
     local = {**SMB, "server": "127.0.0.1"}
-    with HostileNas([("smb", {**local, "size": 48 * MiB}), ("smb", {**local, "size": MAX_FILE_BYTES + MiB})]) as nas:
+    with HostileNas([("smb", {**local, "size": 512 * MiB}), ("smb", {**local, "size": MAX_FILE_BYTES + MiB})]) as nas:
         done = nas.join(tmp_path, "--smb-auth-file", str(auth_file), "--workdir", str(small_disk))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     room, too_big = nas.submitted[1]["stderr"], nas.submitted[2]["stderr"]
-    assert room.startswith("refused: instruction.size: a file of 48 MiB does not fit in "), room
+    assert room.startswith("refused: instruction.size: a file of 512 MiB does not fit in "), room
     assert str(small_disk) in room and "free" in room and "--workdir" in room
     assert too_big.startswith("refused: instruction.size: "), too_big
     assert f"from 1048576 to {MAX_FILE_BYTES}" in too_big

@@ -61,7 +61,7 @@ def test_the_kit_has_the_nas_token_and_share_once_each_in_their_assignments():
 
 
 def test_the_kit_is_plain_ascii_with_nothing_left_unrendered():
-    script = _kit(nas="wss://[fd00::1]:8610/api/current")
+    script = _kit(nas="wss://[fd00::1]:8610/api/current", fingerprint="ab" * 32)
     assert "$NasUri = 'wss://[fd00::1]:8610/api/current'" in script
     assert script.isascii()
     assert [m for m in ("{{", "}}", "{%", "%}", "{#", "#}") if m in script] == []
@@ -183,10 +183,11 @@ HOSTILE_NAS = ["ws://[fe80::1%\u2012;calc;\u2012]:8610", "ws://[fe80::1%';calc;'
 def test_the_kit_parses_and_runs_nothing_but_its_join_at_the_top():
     root = parse(_kit())
     assert top_level_commands(root) == ["Join-Path", "Set-StrictMode", "New-Object", "New-Object", "New-Object",
-                                        "Join-Path", "Join-Path", "Join-Path", "Invoke-Join", "Format-Shown",
-                                        "Remove-Item"]
+                                        "Join-Path", "Join-Path", "Invoke-Join", "Format-Shown", "Format-Error",
+                                        "Stop-Tool", "Remove-Item"]
     assert parameters(root) == {"$Iperf3": "[string]", "$WorkDir": "[string]", "$Name": "[string]",
-                                "$NasAddress": "[string[]]", "$NoSmb": "[switch]"}
+                                "$NasAddress": "[string[]]", "$Credential": "[System.Management.Automation.PSCredential]",
+                                "$CaFile": "[string]", "$NoSmb": "[switch]"}
 
 
 @pytest.mark.parametrize("nas", HOSTILE_NAS)
@@ -209,7 +210,7 @@ def _panels_kit(nas: str) -> str:
         loop.close()
 
 
-@pytest.mark.parametrize("nas", [NAS, "wss://10.0.0.1", "ws://[fd00::1]:8610/api/current", "ws://[fe80::1%eth0]:1",
+@pytest.mark.parametrize("nas", [NAS, "ws://10.0.0.1", "ws://[fd00::1]:8610/api/current", "ws://[fe80::1%eth0]:1",
                                  "ws://[fe80::1%12]:8610", "ws://NAS-1.example.LAN:8610"])
 def test_every_kit_is_ascii_so_windows_powershell_51_reads_what_was_written(nas):
     """A .ps1 without a BOM is read in the ANSI code page: only ASCII reads the same in every one. As
@@ -256,7 +257,8 @@ def test_a_file_is_prepared_only_when_it_fits_the_desktops_free_space_and_the_ma
     smb = commands(fns["Invoke-Smb"])
     assert smb.index("Assert-Room") < smb.index("New-RandomFile")
     room = text(fns["Assert-Room"])
-    assert "System.IO.DriveInfo" in room and ".AvailableFreeSpace" in room and "Stop-Refused 'instruction.size'" in room
+    assert "System.IO.DriveInfo" in room and ".AvailableFreeSpace" in room and "Stop-Refused $field" in room
+    assert "function Assert-Room([long]$size, [string]$field = 'instruction.size') {" in room
     assert "-WorkDir" in room
 
 
@@ -271,7 +273,7 @@ def test_what_the_kit_prints_has_its_control_characters_escaped():
     assert printing == ["Write-Say"]
     assert [name for name, fn in fns.items() if "[Console]::" in text(fn)] == []
     assert script.count("[Console]::Error.WriteLine") == 1  # the script's last words, outside its functions
-    assert "[Console]::Error.WriteLine(\"[client] error: $(Format-Shown $_.Exception.Message)\")" in script
+    assert "[Console]::Error.WriteLine(\"[client] error: $(Format-Shown (Format-Error $_.Exception))\")" in script
 
 
 def test_the_kit_reports_an_interface_name_only_when_the_nas_takes_it():
@@ -353,7 +355,7 @@ def test_robocopy_numbers_that_disagree_or_are_not_bytes_are_refused():
     with pytest.raises(ToolOutputError, match=r"run it with /BYTES"):
         parse_copy(argv, log.replace("268435456 268435456", "  256.0 m   256.0 m"), direction="read",
                    expected_bytes=SIZE)
-    with pytest.raises(ToolOutputError, match="no job summary"):
+    with pytest.raises(ToolOutputError, match="job summary is not in what it printed"):
         parse_copy(argv, "ERROR : Invalid Parameter #3 : \"/Q\"", direction="read", expected_bytes=SIZE)
 
 
@@ -363,8 +365,8 @@ def test_the_copy_parser_is_chosen_by_the_program_and_unknown_ones_are_named():
                       expected_bytes=64 * 1024 * 1024).bytes == 64 * 1024 * 1024
     assert exit_ok([r"C:\Windows\System32\Robocopy.EXE"], 3) and not exit_ok(["robocopy"], 16)
     assert not exit_ok(["smbclient"], 1) and exit_ok(["[System.IO.Directory]::CreateDirectory", UNC], 0)
-    with pytest.raises(ToolOutputError, match=r"made with 'xcopy.exe': tengig reads the output of smbclient and "
-                                              r"robocopy only"):
+    with pytest.raises(ToolOutputError, match=r"made with 'xcopy.exe': tengig reads the output of smbclient, "
+                                              r"robocopy and tengig-copy only"):
         parse_copy(["xcopy.exe", "a", "b"], "1 File(s) copied", direction="write", expected_bytes=SIZE)
     with pytest.raises(ToolOutputError, match="ran no copy program: robocopy.exe could not be started"):
         parse_copy([], "robocopy.exe could not be started", direction="write", expected_bytes=SIZE)

@@ -1,20 +1,26 @@
 """A joined desktop's SMB copy, read by the tool that made it (pure).
 
-Linux and macOS desktops copy with Samba's smbclient, Windows desktops (the join kit) with robocopy;
-the submission's argv[0] says which, and its output is read by that tool's parser. Both give the same
-SmbTransfer. A tool tengig does not know is refused, naming it: its output is never guessed at."""
+Linux and macOS desktops copy with Samba's smbclient, Windows desktops (the join kit) write with
+robocopy; a desktop that copies through a mounted share, and the kit's reads (into memory, where
+robocopy can only write to a disk), time the copy themselves and print one line, `tengig-copy: OP N
+bytes in S s (HOW)`. The submission's argv[0] says which, and its output is read by that tool's
+parser. All give the same SmbTransfer. A tool tengig does not know is refused, naming it: its output
+is never guessed at."""
 from __future__ import annotations
+
+import re
 
 from pydantic import ValidationError as PydanticError
 
 from ..errors import ToolOutputError
-from .robocopy_parse import parse_robocopy
+from .robocopy_parse import ROBOCOPY_FAILED, parse_robocopy
 from .smbclient_parse import SmbTransfer, parse_transfer
 
-# robocopy's exit code is a bit mask: 1 copied, 2 extra files, 4 mismatches; 8 and up are failures.
-ROBOCOPY_FAILED = 8
 MAX_BYTES_PER_S = 10.0**13 / 8  # 10 Tb/s: more than any link tengig measures
-PARSERS = {"smbclient": parse_transfer, "robocopy": parse_robocopy}
+OWN_COPY = "tengig-copy"
+# "tengig-copy: get 268435456 bytes in 2.285312 s (unbuffered, read into memory and discarded)"
+_OWN_LINE = re.compile(r"^tengig-copy: (get|put) (\d+) bytes in (\d+(?:\.\d+)?(?:[eE][-+]?\d+)?) s\b(.*)$",
+                       re.MULTILINE)
 
 
 def tool_of(argv: list[str]) -> str:
@@ -32,12 +38,37 @@ def exit_ok(argv: list[str], exit_code: int) -> bool:
     return exit_code == 0
 
 
-def parse_copy(argv: list[str], output: str, *, direction: str, expected_bytes: int) -> SmbTransfer:
+def format_own_copy(op: str, size: int, seconds: float, how: str) -> str:
+    """The line a desktop prints for a copy it timed itself (what parse_own_copy reads)."""
+    return f"{OWN_COPY}: {op} {size} bytes in {seconds:.6f} s ({how})"
+
+
+def parse_own_copy(output: str, *, direction: str, expected_bytes: int) -> SmbTransfer:
+    found = list(_OWN_LINE.finditer(output))
+    if not found:
+        raise ToolOutputError(f"the desktop's copy printed no '{OWN_COPY}: OP N bytes in S s' line: "
+                              f"{output.strip()[-300:] or '(nothing)'}")
+    op, size, seconds = found[-1].group(1), int(found[-1].group(2)), float(found[-1].group(3))
+    if op != ("get" if direction == "read" else "put"):
+        raise ToolOutputError(f"the desktop says it made a {op}, the NAS asked for a {direction}")
+    if size != expected_bytes:
+        raise ToolOutputError(f"the desktop copied {size} bytes, expected {expected_bytes}")
+    if seconds <= 0:
+        raise ToolOutputError(f"the desktop reports its copy of {size} bytes took {seconds:g} s")
+    return SmbTransfer(direction=direction, bytes=size, seconds=seconds, bytes_per_s=size / seconds)
+
+
+def parse_copy(argv: list[str], output: str, *, direction: str, expected_bytes: int,
+               exit_code: int | None = None) -> SmbTransfer:
+    """``exit_code``: the tool's, when known (robocopy's says whether the copy happened)."""
     tool = tool_of(argv)
-    parse = PARSERS.get(tool)
-    if parse is not None:
+    parsers = {"smbclient": lambda: parse_transfer(output, direction=direction, expected_bytes=expected_bytes),
+               "robocopy": lambda: parse_robocopy(output, direction=direction, expected_bytes=expected_bytes,
+                                                  exit_code=exit_code),
+               OWN_COPY: lambda: parse_own_copy(output, direction=direction, expected_bytes=expected_bytes)}
+    if tool in parsers:
         try:
-            result = parse(output, direction=direction, expected_bytes=expected_bytes)
+            result = parsers[tool]()
         except (PydanticError, OverflowError) as exc:  # a rate of 400 digits is infinite as a float
             raise ToolOutputError(f"{tool} printed a rate that is not a finite number") from exc
         if result.bytes_per_s > MAX_BYTES_PER_S:
@@ -46,5 +77,5 @@ def parse_copy(argv: list[str], output: str, *, direction: str, expected_bytes: 
         return result
     if not argv:
         raise ToolOutputError(f"the desktop ran no copy program: {output.strip()[-300:] or '(nothing said)'}")
-    raise ToolOutputError(f"the SMB copy was made with {argv[0]!r}: tengig reads the output of smbclient and "
-                          "robocopy only")
+    raise ToolOutputError(f"the SMB copy was made with {argv[0]!r}: tengig reads the output of smbclient, "
+                          f"robocopy and {OWN_COPY} only")

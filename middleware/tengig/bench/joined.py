@@ -219,7 +219,8 @@ def parsed_copy(sub: Submission, client: JoinedClient, direction: Literal["read"
     """A client's copy of ``size`` bytes read from what its tool printed (smbclient or robocopy), and
     checked to have succeeded; errors name the client."""
     try:
-        result = parse_copy(sub.argv, sub.stderr + sub.stdout, direction=direction, expected_bytes=size)
+        result = parse_copy(sub.argv, sub.stderr + sub.stdout, direction=direction, expected_bytes=size,
+                            exit_code=sub.exit_code)
     except ToolOutputError as exc:
         raise ToolOutputError(f"{client.name}: {exc.message}") from exc
     _checked(sub, client, "get" if direction == "read" else "put")

@@ -27,6 +27,7 @@ RND4K_Q1T1 = PoolTest(name="RND4K Q1T1", key="rnd4k-q1t1", block_size=4096, queu
 ALL_TESTS = (SEQ1M_Q8T1, SEQ1M_Q1T1, RND4K_Q32T1, RND4K_Q1T1)
 # The test whose read and write are the pool's ceilings in the verdict (what a big SMB copy does).
 CEILING_TEST = SEQ1M_Q8T1
+SMB_MIN_COPY = 64 * MiB  # the smallest file an SMB copy moves (quick on a slow link: smb_copy_size)
 
 
 class PoolPreset(BaseModel):
@@ -56,4 +57,4 @@ def smb_copy_size(preset: PoolPreset, goodput_bps: float | None) -> int:
     if preset.smb_copy_seconds is None or not goodput_bps:
         return preset.smb_file
     wanted = preset.smb_copy_seconds * goodput_bps / 8
-    return max(64 * MiB, min(preset.smb_file, int(wanted) // MiB * MiB))
+    return max(SMB_MIN_COPY, min(preset.smb_file, int(wanted) // MiB * MiB))

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..bench.pool_presets import SMB_MIN_COPY
 from ..errors import ValidationError
 from ..names import SHARE_RE
 from ..units import GiB, format_size
@@ -29,6 +30,8 @@ MIN_FILE_BYTES = 1024 * 1024
 # (cache_policy.py): 64 GiB covers an ARC of 32 GiB, and is already minutes per copy at 10 Gb/s. A NAS that
 # asks for more gets a refusal, not a desktop's disk filled.
 MAX_FILE_BYTES = 64 * GiB
+# Before joining, a desktop that copies checks it has room for the smallest file a run copies.
+SMALLEST_COPY_BYTES = SMB_MIN_COPY
 # A file to copy leaves this much of the desktop's disk free (whichever is more).
 FREE_MARGIN_BYTES = 1 * GiB
 FREE_MARGIN_SHARE = 20  # 1/20 of the disk

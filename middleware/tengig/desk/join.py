@@ -30,9 +30,11 @@ from ..client.client import Client
 from ..client.errors import ClientError
 from ..errors import CommandNotFound, CommandTimeout, TengigError, ValidationError
 from ..runner import Runner
+from ..bench.copy_parse import OWN_COPY
 from ..text import shown
-from .instructions import check_room, iperf3_argv, nas_addresses, plain_address, smb_op
+from .instructions import SMALLEST_COPY_BYTES, check_room, iperf3_argv, nas_addresses, plain_address, smb_op
 from .link_facts import link_towards
+from .mounted_copy import MountedCopyError, get, put, remote_path
 from .nas_url import join_uri
 from .submit_parts import submission_parts
 
@@ -94,22 +96,38 @@ class Joiner:
     def __init__(self, url: str, token: str, *, smb_auth_file: Path | None = None, smb_conf: Path | None = None,
                  workdir: Path | None = None, name: str | None = None, runner: Runner | None = None,
                  say: Callable[[str], None] = print, tls: ssl.SSLContext | bool = True,
-                 nas_address: Sequence[str] = ()):
+                 nas_address: Sequence[str] = (), mount: Path | None = None):
         self.uri, self.host = join_uri(url)
         self.listed = listed_addresses(nas_address)
         self.nas: frozenset[str] = self.listed  # and, once connected, the addresses it joined
         self.tls = tls
         self.token = token
         self.name = name or socket.gethostname()
+        if mount is not None and smb_auth_file is not None:
+            raise ValidationError.one("--mount", "copies go through the mounted share or through smbclient "
+                                      "(--smb-auth-file), not both: give one")
+        if mount is not None and not mount.is_dir():
+            raise ValidationError.one("--mount", f"{mount} is not a directory: give the directory where the "
+                                      "NAS's share is mounted")
         self.smb_auth_file = smb_auth_file
         self.smb_conf = smb_conf
+        self.mount = mount
         self.workdir = workdir or Path(tempfile.gettempdir())
         self.runner = runner or Runner()
         self.say = lambda line: say(shown(line))  # lines quote the NAS
         self._source: Path | None = None
 
+    @property
+    def copies(self) -> bool:
+        return self.smb_auth_file is not None or self.mount is not None
+
     def run(self) -> str:
         """Take part until the NAS says done (returns "done") or the run stops (JoinError with why)."""
+        if self.copies:  # found out before joining, not once the NAS is measuring
+            try:
+                check_room(self.workdir, SMALLEST_COPY_BYTES)
+            except ValidationError as exc:
+                raise JoinError(f"--workdir: {exc.errors[0][1]}") from exc
         resolved = resolved_addresses(self.host)
         try:
             connection = Client(self.uri, tls=self.tls)
@@ -125,6 +143,8 @@ class Joiner:
                 self.say(f"joined run {joined['session']} as {joined['name']}{over}")
                 self.say(f"tools run against the NAS at {', '.join(sorted(self.nas))} only (--nas-address adds "
                          "another of its addresses)")
+                if self.mount is not None:
+                    self.say(f"copies go through the share mounted at {self.mount}")
                 return self._serve(client)
         except ClientError as exc:
             raise JoinError(f"the NAS answered: {shown(exc)}") from exc
@@ -134,7 +154,7 @@ class Joiner:
     def _info(self) -> dict[str, Any]:
         facts = link_towards(self.runner, self.host)
         return {"hostname": self.name, "os": _os_name(), "tengig": __version__,
-                "smb": self.smb_auth_file is not None, **facts}
+                "smb": self.copies, **facts}
 
     def _serve(self, client: Client) -> str:
         while True:
@@ -175,9 +195,9 @@ class Joiner:
 
     def _smb(self, params: dict[str, Any]) -> dict[str, Any]:
         op, server, share, remote, size = smb_op(params, self.nas)
-        if self.smb_auth_file is None:
-            return {"exit_code": 2, "stderr": "refused: this desktop joined without SMB credentials "
-                    "(--smb-auth-file)", "argv": []}
+        if not self.copies:
+            return {"exit_code": 2, "stderr": "refused: this desktop joined without SMB (neither --smb-auth-file "
+                    "nor --mount)", "argv": []}
         base = ["smbclient", f"//{server}/{share}", "-A", str(self.smb_auth_file)]
         base += ["-s", str(self.smb_conf)] if self.smb_conf else []
         if op == "prepare":
@@ -189,12 +209,34 @@ class Joiner:
             except OSError as exc:
                 return {"exit_code": 1, "stderr": f"could not write the file to copy in {self.workdir}: "
                         f"{exc.strerror}", "argv": []}
+            if self.mount is not None:
+                return self._mounted_dir(remote_path(self.mount, remote))
             return self._tool([*base, "-c", f"mkdir {remote}"], timeout=60)
         if self._source is None or self._source.stat().st_size != size:
             return {"exit_code": 2, "stderr": "refused: no prepared file of that size", "argv": []}
         self.say(f"smb {op} {remote}")
+        if self.mount is not None:
+            return self._mounted(op, remote_path(self.mount, remote), size)
         command = f"put {self._source} {remote}" if op == "put" else f"get {remote} {os.devnull}"
         return self._tool([*base, "-c", command], timeout=120 + 2 * size / MiB)
+
+    def _mounted_dir(self, path: Path) -> dict[str, Any]:
+        argv = ["mkdir", str(path)]
+        try:
+            path.mkdir(exist_ok=True)
+        except OSError as exc:
+            return {"exit_code": 1, "stderr": f"cannot create {path}: {exc.strerror or exc}", "argv": argv}
+        return {"exit_code": 0, "argv": argv}
+
+    def _mounted(self, op: str, path: Path, size: int) -> dict[str, Any]:
+        started = time.monotonic()
+        try:
+            line = put(self._source, path, size) if op == "put" else get(path, size)
+        except MountedCopyError as exc:
+            return {"exit_code": 1, "stderr": str(exc), "argv": [OWN_COPY, str(path)],
+                    "seconds": time.monotonic() - started}
+        return {"exit_code": 0, "stdout": line + "\n", "argv": [OWN_COPY, str(path)],
+                "seconds": time.monotonic() - started}
 
     def _drop_source(self) -> None:
         if self._source is not None:

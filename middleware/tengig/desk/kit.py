@@ -1,8 +1,9 @@
 """``tengig client kit --os windows``: a PowerShell script that makes a Windows desktop join one run.
 
 The script (templates/join-windows.ps1.j2) has the NAS's URL, the run's token and the share baked in
-and does what ``tengig client join`` does (desk/join.py), with Windows' own tools: iperf3.exe and
-robocopy /J (unbuffered) to the share. It speaks join protocol v2, which works on tengig's own API host
+(and for wss://, the fingerprint of the certificate the NAS's listener presents: desk/certificate.py)
+and does what ``tengig client join`` does (desk/join.py), with Windows' own tools: iperf3.exe, robocopy
+/J (unbuffered) to the share, and the share's files read back unbuffered into memory. It speaks join protocol v2, which works on tengig's own API host
 and inside TrueNAS's middlewared alike: no login (the token is ``tengig.bench.session.join``'s first
 param), and no message it sends is over MESSAGE_LIMIT bytes (a long submission goes in parts, each with
 ``more``, the last with ``more`` false). Every value is validated here and written into the script as a
@@ -22,8 +23,9 @@ from ..errors import TengigError, ValidationError
 from ..names import DESKTOP_IFNAME_RE, SHARE_RE
 from ..text import CONTROL_CLASS
 from .instructions import (FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, IPERF3_LIMITS, MAX_FILE_BYTES, MIN_FILE_BYTES,
-                           REMOTE_RE)
+                           REMOTE_RE, SMALLEST_COPY_BYTES)
 from .join import FRAME_BUDGET
+from .certificate import FINGERPRINT_RE, listener_fingerprint
 from .nas_url import nas_uri, no_control
 from .submit_parts import FIRST_SLICE, MESSAGE_LIMIT  # the kit splits its submissions as tengig client join does
 
@@ -68,14 +70,29 @@ def _environment() -> Environment:
     return env
 
 
-def render_kit(*, os_name: str, nas: str, token: str, share: str) -> str:
-    """The join script for one run, every value checked first (ValidationError names the field)."""
+def check_fingerprint(uri: str, fingerprint: str) -> str:
+    """wss:// needs the NAS certificate's fingerprint (64 hex digits); ws:// has none."""
+    if not uri.startswith("wss://"):
+        if fingerprint:
+            raise ValidationError.one("fingerprint", "ws:// has no certificate to trust: no fingerprint")
+        return ""
+    if not FINGERPRINT_RE.fullmatch(fingerprint.upper()):
+        raise ValidationError.one("fingerprint", f"{fingerprint!r} is not the SHA-256 of the NAS's certificate "
+                                  "(64 hex digits)")
+    return fingerprint.upper()
+
+
+def render_kit(*, os_name: str, nas: str, token: str, share: str, fingerprint: str = "") -> str:
+    """The join script for one run, every value checked first (ValidationError names the field).
+    ``fingerprint``: for wss://, the SHA-256 of the certificate the kit is to trust (make_kit reads it)."""
     check_os(os_name)
     uri, host = nas_uri(nas)
     context = {
         "uri": uri, "host": host, "token": check_token(token), "share": check_share(share),
+        "fingerprint": check_fingerprint(uri, fingerprint), "unc_host": unc_host(host),
         "version": __version__, "remote_re": REMOTE_RE.pattern, "share_re": SHARE_RE.pattern,
         "iperf3_limits": IPERF3_LIMITS, "min_file_bytes": MIN_FILE_BYTES, "max_file_bytes": MAX_FILE_BYTES,
+        "smallest_copy_bytes": SMALLEST_COPY_BYTES,
         "frame_budget": FRAME_BUDGET, "message_limit": MESSAGE_LIMIT, "first_slice": FIRST_SLICE,
         "free_margin_bytes": FREE_MARGIN_BYTES, "free_margin_share": FREE_MARGIN_SHARE,
         "interface_re": DESKTOP_IFNAME_RE.pattern, "control_class": CONTROL_CLASS,
@@ -89,12 +106,33 @@ def render_kit(*, os_name: str, nas: str, token: str, share: str) -> str:
     return script
 
 
-def how_to_run(path: str) -> str:
+def make_kit(*, os_name: str, nas: str, token: str, share: str) -> str:
+    """render_kit, with the fingerprint of wss://'s certificate read from the NAS's listener at ``nas``
+    (the panel's tengig.bench.kit and `tengig client kit` run on the NAS: it reads its own)."""
+    check_os(os_name)
+    uri, _ = nas_uri(nas)
+    check_token(token)
+    check_share(share)
+    fingerprint = listener_fingerprint(uri) if uri.startswith("wss://") else ""
+    return render_kit(os_name=os_name, nas=nas, token=token, share=share, fingerprint=fingerprint)
+
+
+def unc_host(host: str) -> str:
+    """The host of a UNC path: a name or IPv4 address as it is; an IPv6 address in Windows' literal form
+    (fd00::1 -> fd00--1.ipv6-literal.net, a zone %12 as s12)."""
+    if ":" not in host:
+        return host
+    return host.replace(":", "-").replace("%", "s") + ".ipv6-literal.net"
+
+
+def how_to_run(path: str, nas: str, share: str) -> str:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return (f"Copy {name} and iperf3.exe (3.x, from iperf.fr or your package manager) into one folder on the "
-            "Windows desktop, then run there:\n"
+    unc = f"\\\\{unc_host(nas_uri(nas)[1])}\\{share}"
+    return (f"Copy {name} and iperf3.exe (3.x, from iperf.fr or your package manager, with the DLLs that come "
+            "with it) into one folder on the Windows desktop, then run there:\n"
             f"    powershell -ExecutionPolicy Bypass -File {name}\n"
-            "It copies to the share as the Windows user who runs it; if that user cannot write to the share, "
-            "run `net use \\\\NAS\\SHARE /user:NAME` first. It runs its tools against the NAS's own addresses "
-            "only; if the NAS measures over another of its addresses (a mesh link), add -NasAddress IP. The token "
-            "works for this run only.")
+            f"It copies to {unc} as the Windows user who runs it; if that user is not a user of the NAS, run "
+            f"`net use {unc} /user:NAME` first (Windows keeps the credentials under that name), or add "
+            "-Credential NAME to the command. It runs its tools against the NAS's own addresses only; if the "
+            "NAS measures over another of its addresses (a mesh link), add -NasAddress IP. The token works for "
+            "this run only.")

@@ -101,7 +101,8 @@ class TenGigBenchSystemsResult(ApiOutput):
 class TenGigBenchKitRequest(ApiInput):
     os: Literal["windows"] = Field("windows", description="The desktop's system (Linux and macOS join with "
                                    "`tengig client join`).")
-    nas: str = Field(description="The NAS's API as the desktop reaches it: ws://HOST:PORT (or wss://).")
+    nas: str = Field(description="The NAS's API as the desktop reaches it: ws://HOST:PORT (or wss://: the kit "
+                     "then trusts the certificate the NAS presents there, read when the kit is made).")
     token: str = Field(description="The run's join token (tgb-...), from the waiting run's progress.")
     share: str = Field(description="The SMB share the run copies to.")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...bench.suite import BenchRunRequest, run_and_record
-from ...desk.kit import DEFAULT_OUT, how_to_run, render_kit
+from ...desk.kit import DEFAULT_OUT, how_to_run, make_kit
 from ...results import ResultStore
 from ...systems import describe_systems
 from ..decorators import api_method, job
@@ -60,11 +60,13 @@ class TenGigBenchService(Service):
 
     @api_method(TenGigBenchKitArgs, TenGigBenchKitResult, roles=["FULL_ADMIN"])
     def kit(self, request: TenGigBenchKitRequest | dict[str, Any]) -> dict[str, Any]:
-        """The join script for a desktop without tengig (Windows: PowerShell with iperf3.exe and robocopy)."""
+        """The join script for a desktop without tengig (Windows: PowerShell with iperf3.exe and robocopy); for
+        wss://, it trusts the certificate this NAS presents at request.nas, read from there now."""
         request = typed(TenGigBenchKitRequest, request, "request")
         with api_errors(prefix="request"):
-            text = render_kit(os_name=request.os, nas=request.nas, token=request.token, share=request.share)
-        return {"filename": DEFAULT_OUT, "text": text, "how": how_to_run(DEFAULT_OUT)}
+            text = make_kit(os_name=request.os, nas=request.nas, token=request.token, share=request.share)
+            how = how_to_run(DEFAULT_OUT, request.nas, request.share)
+        return {"filename": DEFAULT_OUT, "text": text, "how": how}
 
     @api_method(TenGigBenchRunArgs, TenGigBenchRunResult, roles=["FULL_ADMIN"])
     @job(lock=_pool_lock, lock_queue_size=0, abortable=True)
