@@ -24,7 +24,8 @@ class OwnDisk(BaseModel):
 
     path: str = Field(description="The directory the desktop measured in (its --disk).")
     file_size: int = Field(description="Bytes written, then read (the SMB copies' size).")
-    method: Method = Field(description="fio (direct I/O, 1 MiB blocks, one at a time) or tengig's own timed copy.")
+    method: Method = Field(description="fio (direct I/O, 1 MiB blocks, one at a time) or tengig's own timed copy "
+                           "(4 MiB blocks, one at a time).")
     how: str = Field(description="How the cache was kept out, as the desktop said.")
     write_bytes_per_s: float = Field(gt=0)
     read_bytes_per_s: float = Field(gt=0)
@@ -63,5 +64,6 @@ def own_disk_target(client: str, disk: OwnDisk) -> Target:
                   title=(f"{client}'s own disk ({disk.path}), measured here: {disk.read_bytes_per_s / MB:.1f} MB/s "
                          f"read, {disk.write_bytes_per_s / MB:.1f} MB/s write"),
                   read_bytes_per_s=disk.read_bytes_per_s, write_bytes_per_s=disk.write_bytes_per_s,
-                  source=f"{disk.method} on {client}, {disk.file_size} bytes in 1 MiB blocks one at a time, {disk.how}",
+                  source=f"{disk.method} on {client}: {disk.file_size} bytes written then read sequentially, one "
+                         f"block at a time, {disk.how}",
                   builtin=False)

@@ -1,12 +1,12 @@
 """This desktop's own disk, measured the way the NAS's SMB copies are (`tengig client join --disk PATH`): the
 question is "does my NAS over SMB beat my local disk?", and the disk is the one PATH is on. One file of the
-SMB copy's size, written then read sequentially in 1 MiB blocks, one at a time (a copy's pattern), with
-the cache kept out:
+SMB copy's size, written then read sequentially, one block at a time (a copy's pattern), with the cache
+kept out:
 
 - fio when it is on PATH: `--direct=1 --ioengine=psync --bs=1M`, a write job (fsynced at its end) then a
   read job; its JSON is what the NAS reads;
-- else tengig's own timed copy (desk/mounted_copy.py: O_DIRECT on Linux, F_NOCACHE on macOS, else fsync and
-  the cached pages dropped, said in its lines) of the prepared random file there and back.
+- else tengig's own timed copy in 4 MiB blocks (desk/mounted_copy.py: O_DIRECT on Linux, F_NOCACHE on macOS,
+  else fsync and the cached pages dropped, said in its lines) of the prepared random file there and back.
 
 fio too falls back to the own copy where the file system refuses direct I/O (tmpfs). The file is removed
 afterwards, whatever happened; it must fit PATH's disk with room to spare (checked first)."""
