@@ -187,7 +187,7 @@ def test_the_kit_parses_and_runs_nothing_but_its_join_at_the_top():
                                         "Stop-Tool", "Remove-Item"]
     assert parameters(root) == {"$Iperf3": "[string]", "$WorkDir": "[string]", "$Name": "[string]",
                                 "$NasAddress": "[string[]]", "$Credential": "[System.Management.Automation.PSCredential]",
-                                "$CaFile": "[string]", "$NoSmb": "[switch]"}
+                                "$CaFile": "[string]", "$Disk": "[string]", "$NoSmb": "[switch]"}
 
 
 @pytest.mark.parametrize("nas", HOSTILE_NAS)
@@ -258,7 +258,7 @@ def test_a_file_is_prepared_only_when_it_fits_the_desktops_free_space_and_the_ma
     assert smb.index("Assert-Room") < smb.index("New-RandomFile")
     room = text(fns["Assert-Room"])
     assert "System.IO.DriveInfo" in room and ".AvailableFreeSpace" in room and "Stop-Refused $field" in room
-    assert "function Assert-Room([long]$size, [string]$field = 'instruction.size') {" in room
+    assert "function Assert-Room([long]$size, [string]$field = 'instruction.size', [string]$folder = $WorkDir," in room
     assert "-WorkDir" in room
 
 

@@ -17,6 +17,7 @@ import pytest
 from tengig.api import Registry, ValidationErrors
 from tengig.api.host import Middleware
 from tengig.bench.copy_parse import format_own_copy, parse_copy
+from tengig.bench.own_disk import parse_own_disk
 from tengig.bench.pool_presets import SMB_MIN_COPY
 from tengig.cli.main import main
 from tengig.desk.kit import how_to_run, make_kit, render_kit
@@ -200,6 +201,13 @@ def test_the_old_hint_with_placeholders_is_gone():
 
 # -- reads into memory ----------------------------------------------------------------------------------
 
+def _own_copy_line(script: str, op: str, size: int, seconds: float, how: str) -> str:
+    """What Format-OwnCopy prints (its -f template filled as .NET fills it)."""
+    [template] = re.findall(r"return \('(tengig-copy: \{0\} \{1\} bytes in \{2\} s \(\{3\}\))' -f", script)
+    assert "'0.000000', [System.Globalization.CultureInfo]::InvariantCulture" in script  # 2.285312, never 2,285312
+    return template.format(op, size, f"{seconds:.6f}", how)
+
+
 def test_reads_go_into_memory_unbuffered_and_the_nas_reads_their_line():
     script = _kit()
     fns = _fns(script)
@@ -207,18 +215,43 @@ def test_reads_go_into_memory_unbuffered_and_the_nas_reads_their_line():
     assert "Read-Share" in smb and smb.count("Invoke-Robocopy") == 1  # robocopy writes only (put)
     read = text(fns["Read-Share"])
     assert "New-Object TengigKit.UnbufferedReader $path" in read and "Step-Socket 0" in read
-    [template] = re.findall(r"\$line = '(tengig-copy: get \{0\} bytes in \{1\} s \([^']*\))' -f", read)
-    assert "'0.000000', [System.Globalization.CultureInfo]::InvariantCulture" in read  # 2.285312, never 2,285312
+    [how] = re.findall(r"Format-OwnCopy 'get' \$total \$seconds '([^']*)'", read)
     size, seconds = 268435456, 2.285312
-    line = template.replace("{0}", str(size)).replace("{1}", f"{seconds:.6f}")
+    line = _own_copy_line(script, "get", size, seconds, how)
     assert line == format_own_copy("get", size, seconds, "unbuffered, read into memory and discarded")
     assert parse_copy(["tengig-copy", r"\\nas\media\f0.dat"], line, direction="read",
                       expected_bytes=size).bytes_per_s == pytest.approx(size / seconds)
     csharp = csharp_of(script)
-    reader = csharp[csharp.index("public sealed class UnbufferedReader"):]
+    reader = csharp[csharp.index("public sealed class UnbufferedReader"):csharp.index("public sealed class UnbufferedWriter")]
     assert "private const uint NoBuffering = 0x20000000;" in reader  # FILE_FLAG_NO_BUFFERING
     assert "NoBuffering | SequentialScan" in reader and "& ~(long)(Alignment - 1)" in reader  # aligned memory
     assert "Marshal.FreeHGlobal(memory);" in reader
+
+
+def test_with_disk_the_kit_measures_its_own_disk_unbuffered_and_the_nas_reads_it():
+    script = _kit()
+    fns = _fns(script)
+    assert "if ($kind -eq 'disk') { return (Invoke-OwnDisk $params) }" in text(fns["Invoke-Instruction"])
+    assert "disk = ($Disk -ne '') }" in text(fns["Get-JoinInfo"])
+    own = text(fns["Invoke-OwnDisk"])
+    assert commands(fns["Invoke-OwnDisk"])[:3] == ["Get-Int", "Stop-Refused", "Assert-Room"]  # before anything is written
+    assert "Assert-Room $size 'instruction.size' $Disk '-Disk'" in own
+    # its folder is the kit's to remove however the kit ends, and removed after the test
+    assert own.index("[TengigKit.Guard]::AddWorkDir($folder)") < own.index("CreateDirectory($folder)")
+    assert "Remove-Item -LiteralPath $folder -Recurse -Force" in own
+    assert "New-Object TengigKit.UnbufferedWriter $path" in own and "New-Object TengigKit.UnbufferedReader $path" in own
+    [put_how] = re.findall(r"Format-OwnCopy 'put' \$size \$started.Elapsed.TotalSeconds '([^']*)'", own)
+    [get_how] = re.findall(r"Format-OwnCopy 'get' \$read \$started.Elapsed.TotalSeconds \('([^']*)' \+\s+'([^']*)'\)",
+                           own)
+    size = 256 * 1024 * 1024
+    stdout = "\n".join([_own_copy_line(script, "put", size, 0.52, put_how),
+                        _own_copy_line(script, "get", size, 0.49, "".join(get_how))]) + "\n"
+    measured = parse_own_disk(["tengig-copy", r"D:\tengig-kit-disk-0\disk.dat"], stdout, "", size=size)
+    assert measured.method == "timed copy" and measured.how == "unbuffered (FILE_FLAG_NO_BUFFERING, write-through)"
+    assert measured.write_bytes_per_s == pytest.approx(size / 0.52) and measured.read_bytes_per_s == pytest.approx(size / 0.49)
+    writer = csharp_of(script)[csharp_of(script).index("public sealed class UnbufferedWriter"):]
+    assert "private const uint WriteThrough = 0x80000000;" in writer and "NoBuffering | WriteThrough" in writer
+    assert "Marshal.Copy(random, 0, aligned, ChunkBytes);" in writer  # random bytes, in aligned memory
 
 
 # -- every tool killed, every work file removed, however the kit ends ------------------------------------
@@ -270,7 +303,8 @@ def test_every_tool_dies_and_every_work_file_goes_however_the_kit_ends():
     # a close of the console window (2), log off (5), shut down (6): the same end, from Windows' own thread
     assert "SetConsoleCtrlHandler(handler, true);" in guard and "if (controlType >= 2)" in guard
     end = guard[guard.index("public static void End()"):]
-    assert end.index("TerminateJobObject(job, 1)") < end.index("Directory.Delete(workDir, true)")
+    assert end.index("TerminateJobObject(job, 1)") < end.index("Directory.Delete(folder, true)")
+    assert "foreach (string folder in workDirs)" in end
     assert "tool.Kill();" in end and "Share.Disconnect(Connected);" in end
     assert "limits.Basic.LimitFlags = KillOnJobClose;" in guard
     # the random file written to copy is removed if writing it fails

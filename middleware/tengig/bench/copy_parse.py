@@ -44,13 +44,16 @@ def format_own_copy(op: str, size: int, seconds: float, how: str) -> str:
 
 
 def parse_own_copy(output: str, *, direction: str, expected_bytes: int) -> SmbTransfer:
+    """The last line of the op ``direction`` means (get: read, put: write)."""
     found = list(_OWN_LINE.finditer(output))
     if not found:
         raise ToolOutputError(f"the desktop's copy printed no '{OWN_COPY}: OP N bytes in S s' line: "
                               f"{output.strip()[-300:] or '(nothing)'}")
-    op, size, seconds = found[-1].group(1), int(found[-1].group(2)), float(found[-1].group(3))
-    if op != ("get" if direction == "read" else "put"):
-        raise ToolOutputError(f"the desktop says it made a {op}, the NAS asked for a {direction}")
+    wanted = "get" if direction == "read" else "put"
+    mine = [m for m in found if m.group(1) == wanted]
+    if not mine:
+        raise ToolOutputError(f"the desktop says it made a {found[-1].group(1)}, the NAS asked for a {direction}")
+    size, seconds = int(mine[-1].group(2)), float(mine[-1].group(3))
     if size != expected_bytes:
         raise ToolOutputError(f"the desktop copied {size} bytes, expected {expected_bytes}")
     if seconds <= 0:

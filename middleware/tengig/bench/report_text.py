@@ -81,6 +81,14 @@ def _client_lines(c: ClientReport) -> list[str]:
         out += ["", *("  " + line for line in verdict_table(c.verdict)), "", "  " + c.verdict.summary]
         for a in c.verdict.advice:
             out.append(f"  - [{a.severity}] {a.text}")
+    if c.own_disk:
+        d = c.own_disk
+        out += ["", f"  Own disk of {c.client} ({d.path}): {mb(d.read_bytes_per_s)} read, {mb(d.write_bytes_per_s)} "
+                f"write ({d.method}, {d.file_size // MiB} MiB, {d.how})"]
+    if c.own_disk_verdict:
+        out.append("  " + c.own_disk_verdict.summary)
+    elif c.own_disk_note:
+        out.append(f"  Own disk: {c.own_disk_note}")
     return out
 
 

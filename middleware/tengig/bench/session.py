@@ -75,11 +75,12 @@ class JoinInfo(BaseModel):
     mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
     speed_bps: int | None = Field(None, ge=0, le=10**13, description="That interface's negotiated speed, bits/s.")
     smb: bool = Field(True, description="The client can run the SMB copy (it has an SMB client and credentials).")
+    disk: bool = Field(False, description="The client measures its own disk when asked (--disk): the target to beat.")
 
 
 class Instruction(BaseModel):
     id: int
-    kind: Literal["iperf3", "smb", "done", "abort"]
+    kind: Literal["iperf3", "smb", "disk", "done", "abort"]
     params: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -24,6 +24,7 @@ from .context import BenchContext, Progress
 from .hosts import Hosts
 from .nas_port import NasPort
 from .network import LinkUnderTest, NetMeasurement
+from .own_disk import OwnDisk, own_disk_target
 from .pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from .pool_presets import PresetName
 from ..backends.scratch import ScratchStorage
@@ -78,6 +79,10 @@ class ClientReport(BaseModel):
                                        "each with why (one stream already filled the line).")
     smb: SmbBenchResult | None = None
     verdict: Verdict | None = None
+    own_disk: OwnDisk | None = Field(None, description="The desktop's own disk, as it measured it (--disk).")
+    own_disk_note: str | None = Field(None, description="Why the desktop's own disk was not measured, when asked.")
+    own_disk_verdict: Verdict | None = Field(None, description="SMB against the desktop's own disk, beside the "
+                                             "verdict against the run's target.")
 
 
 class BenchReport(BaseModel):
@@ -182,6 +187,9 @@ def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientRep
     ceilings = ((pool.ceilings() if pool else []) + _net_ceilings(report.network)
                 + (report.smb.ceilings() if report.smb else []))
     report.verdict = judge(target, ceilings, facts_from(report, mtus))
+    if report.own_disk is not None:
+        report.own_disk_verdict = judge(own_disk_target(report.client, report.own_disk), ceilings,
+                                        facts_from(report, mtus))
 
 
 def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:

@@ -14,6 +14,7 @@ from ..verdict.models import Target
 from ..verdict.thresholds import smb_thresholds
 from .context import BenchContext
 from .joined import link_of, measure_joined_link, measure_joined_smb
+from .joined_disk import measure_joined_disk
 from .joined_concurrent import measure_joined_concurrent_smb
 from .nas_port import address_towards, carrier_downs, find_port, proxied
 from .session import SESSIONS, BenchSession, JoinedClient
@@ -75,6 +76,13 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                                                 repeats=req.repeats,
                                                 against={d: smb_thresholds(target, d, known) for d in DIRECTIONS},
                                                 goodput_bps=one_stream)
+                if client.info.disk:  # the desktop's own disk, the same file size as its copies
+                    report.own_disk, report.own_disk_note = measure_joined_disk(part, session, client,
+                                                                                report.smb.file_size)
+        for c in clients:
+            r = reports[c.name]
+            if c.info.disk and r.own_disk is None and r.own_disk_note is None:
+                r.own_disk_note = "not measured: a desktop's own disk is measured in runs with SMB (its copies' size)"
         for r in reports.values():
             before, after = r.nas_port.carrier_downs, carrier_downs(ctx, system.nas, r.nas_port)
             r.link_downs = after - before if before is not None and after is not None else None

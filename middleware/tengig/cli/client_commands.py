@@ -32,6 +32,10 @@ def client_group() -> None:
               help="Copy through the NAS's share mounted at this directory (macOS: mount_smbfs or Finder, under "
                    "/Volumes; Linux: a CIFS or FUSE mount) instead of smbclient; unbuffered where the OS allows, "
                    "else with the desktop's cache dropped around each copy.")
+@click.option("--disk", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Also measure this desktop's own disk, in this directory (on the disk to compare the NAS with): "
+                   "a file of the SMB copies' size written then read with the cache kept out (fio when present); "
+                   "the verdict then compares the NAS over SMB with it.")
 @click.option("--name", help="What this desktop is called in the run (default: its host name).")
 @click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the file to copy is written (default: the temp directory); a fast local disk.")
@@ -44,12 +48,12 @@ def client_group() -> None:
                    "its address on a mesh link when URL reaches it over another; by default only the addresses "
                    "URL's host resolves to and the one the connection reached.")
 def join_command(url: str, token: str, smb_auth_file: Path | None, smb_conf: Path | None, mount: Path | None,
-                 name: str | None, workdir: Path | None, ca_file: Path | None, insecure: bool,
+                 disk: Path | None, name: str | None, workdir: Path | None, ca_file: Path | None, insecure: bool,
                  nas_address: tuple[str, ...]) -> None:
     """Join the run at URL (ws://NAS:PORT, wss://NAS or the NAS's name) and measure until it ends."""
     Joiner(url, token, smb_auth_file=smb_auth_file, smb_conf=smb_conf, workdir=workdir, name=name,
            say=lambda line: click.echo(f"[client] {line}", err=True), tls=tls_setting(ca_file, insecure),
-           nas_address=nas_address, mount=mount).run()
+           nas_address=nas_address, mount=mount, disk=disk).run()
 
 
 @client_group.command("kit")

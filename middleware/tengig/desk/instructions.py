@@ -111,6 +111,11 @@ def smb_op(params: dict[str, Any], nas: frozenset[str]) -> tuple[str, str, str, 
     return op, _address(params, nas), share, remote, _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
 
 
+def disk_size(params: dict[str, Any]) -> int:
+    """The file size of an own-disk instruction (the SMB copies'), validated as theirs is."""
+    return _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
+
+
 def check_room(workdir: Path, size: int) -> None:
     """A file of ``size`` bytes fits in ``workdir`` and leaves FREE_MARGIN_BYTES or 1/FREE_MARGIN_SHARE of
     its disk free (ValidationError instruction.size, before anything is written)."""

@@ -32,7 +32,9 @@ from ..errors import CommandNotFound, CommandTimeout, TengigError, ValidationErr
 from ..runner import Runner
 from ..bench.copy_parse import OWN_COPY
 from ..text import shown
-from .instructions import SMALLEST_COPY_BYTES, check_room, iperf3_argv, nas_addresses, plain_address, smb_op
+from . import own_disk
+from .instructions import (SMALLEST_COPY_BYTES, check_room, disk_size, iperf3_argv, nas_addresses, plain_address,
+                           smb_op)
 from .link_facts import link_towards
 from .mounted_copy import MountedCopyError, get, put, remote_path
 from .nas_url import join_uri
@@ -96,7 +98,7 @@ class Joiner:
     def __init__(self, url: str, token: str, *, smb_auth_file: Path | None = None, smb_conf: Path | None = None,
                  workdir: Path | None = None, name: str | None = None, runner: Runner | None = None,
                  say: Callable[[str], None] = print, tls: ssl.SSLContext | bool = True,
-                 nas_address: Sequence[str] = (), mount: Path | None = None):
+                 nas_address: Sequence[str] = (), mount: Path | None = None, disk: Path | None = None):
         self.uri, self.host = join_uri(url)
         self.listed = listed_addresses(nas_address)
         self.nas: frozenset[str] = self.listed  # and, once connected, the addresses it joined
@@ -109,9 +111,13 @@ class Joiner:
         if mount is not None and not mount.is_dir():
             raise ValidationError.one("--mount", f"{mount} is not a directory: give the directory where the "
                                       "NAS's share is mounted")
+        if disk is not None and not disk.is_dir():
+            raise ValidationError.one("--disk", f"{disk} is not a directory: give a directory on the disk to "
+                                      "compare the NAS with")
         self.smb_auth_file = smb_auth_file
         self.smb_conf = smb_conf
         self.mount = mount
+        self.disk = disk
         self.workdir = workdir or Path(tempfile.gettempdir())
         self.runner = runner or Runner()
         self.say = lambda line: say(shown(line))  # lines quote the NAS
@@ -145,6 +151,8 @@ class Joiner:
                          "another of its addresses)")
                 if self.mount is not None:
                     self.say(f"copies go through the share mounted at {self.mount}")
+                if self.disk is not None:
+                    self.say(f"this desktop's own disk is measured in {self.disk} when the NAS asks")
                 return self._serve(client)
         except ClientError as exc:
             raise JoinError(f"the NAS answered: {shown(exc)}") from exc
@@ -154,7 +162,7 @@ class Joiner:
     def _info(self) -> dict[str, Any]:
         facts = link_towards(self.runner, self.host)
         return {"hostname": self.name, "os": _os_name(), "tengig": __version__,
-                "smb": self.copies, **facts}
+                "smb": self.copies, "disk": self.disk is not None, **facts}
 
     def _serve(self, client: Client) -> str:
         while True:
@@ -180,6 +188,8 @@ class Joiner:
                 return self._tool(argv, timeout=params["seconds"] + params["omit"] + 30, compact=compact_iperf3)
             if kind == "smb":
                 return self._smb(params)
+            if kind == "disk":
+                return self._own_disk(params)
         except ValidationError as exc:
             self.say(f"refused: {exc.message}")  # here too: the person at this desktop may be the one to act
             return {"exit_code": 2, "stderr": f"refused: {exc.message}", "argv": []}
@@ -219,6 +229,21 @@ class Joiner:
             return self._mounted(op, remote_path(self.mount, remote), size)
         command = f"put {self._source} {remote}" if op == "put" else f"get {remote} {os.devnull}"
         return self._tool([*base, "-c", command], timeout=120 + 2 * size / MiB)
+
+    def _own_disk(self, params: dict[str, Any]) -> dict[str, Any]:
+        size = disk_size(params)
+        if self.disk is None:
+            return {"exit_code": 2, "stderr": "refused: this desktop joined without --disk", "argv": []}
+        check_room(self.disk, size)
+        self.say(f"own disk: writing then reading {size // MiB} MiB in {self.disk}")
+        if self._source is not None and self._source.stat().st_size == size:
+            return own_disk.measure(self.runner, self.disk, size, self._source)
+        check_room(self.workdir, size)
+        source = self._random_file(size)
+        try:
+            return own_disk.measure(self.runner, self.disk, size, source)
+        finally:
+            source.unlink(missing_ok=True)
 
     def _mounted_dir(self, path: Path) -> dict[str, Any]:
         argv = ["mkdir", str(path)]

@@ -94,7 +94,10 @@ export interface SmbConcurrentResult {
   bytes_written?: number | null
 }
 
-/** One client's part of a run (bench/suite.py ClientReport); the panel reads its name and verdict. */
+/**
+ * One client's part of a run (bench/suite.py ClientReport); the panel reads its name and verdict, and the
+ * verdict against the desktop's own disk when it measured it (tengig client join --disk).
+ */
 export interface ClientReport {
   client: string
   joined?: Record<string, unknown> | null
@@ -105,6 +108,9 @@ export interface ClientReport {
   link_downs?: number | null
   smb?: unknown
   verdict?: Verdict | null
+  own_disk?: unknown
+  own_disk_note?: string | null
+  own_disk_verdict?: Verdict | null
 }
 
 /**

@@ -23,6 +23,16 @@ describe('JoinWaiting', () => {
     expect(desk.classes()).toContain('gone')
   })
 
+  it('adds --disk to the command when each desktop is to measure its own disk too', async () => {
+    const w = mount(JoinWaiting, { props: { session, apiUrl: 'ws://10.99.1.1:8610/api/current', withSmb: true, waiting: true } })
+    expect(w.get('[data-test="join-command"]').text()).not.toContain('--disk')
+    await w.get('[data-test="join-own-disk"]').setValue(true)
+    expect(w.get('[data-test="join-command"]').text()).toBe(
+      'tengig client join ws://10.99.1.1:8610 --token tgb-feed --smb-auth-file ~/.nas-smb.auth --disk ~')
+    const noSmb = mount(JoinWaiting, { props: { session, apiUrl: 'ws://nas:8610/api/current', withSmb: false, waiting: true } })
+    expect(noSmb.find('[data-test="join-own-disk"]').exists()).toBe(false)  // measured beside the copies only
+  })
+
   it('keeps the list but not the command once everyone joined', () => {
     const w = mount(JoinWaiting, { props: { session, apiUrl: 'wss://nas/api/current', withSmb: true, waiting: false } })
     expect(w.find('[data-test="join-command"]').exists()).toBe(false)

@@ -71,10 +71,17 @@ export function joinServerUrl(apiUrl: string): string {
   return `${url.protocol}//${url.hostname}:${port}`
 }
 
-/** The command each desktop runs, as argv; the SMB credentials only when the run copies to the share. */
-export function joinArgv(apiUrl: string, token: string, withSmb: boolean): string[] {
+/** Where a desktop measures its own disk when asked: its home directory, on the disk people compare with. */
+export const OWN_DISK_DIR = '~'
+
+/**
+ * The command each desktop runs, as argv; the SMB credentials only when the run copies to the share, and
+ * with `ownDisk` the desktop also measures its own disk (the verdict then compares SMB with it).
+ */
+export function joinArgv(apiUrl: string, token: string, withSmb: boolean, ownDisk = false): string[] {
   return ['tengig', 'client', 'join', joinServerUrl(apiUrl), '--token', token,
-    ...(withSmb ? ['--smb-auth-file', SMB_AUTH_FILE] : [])]
+    ...(withSmb ? ['--smb-auth-file', SMB_AUTH_FILE] : []),
+    ...(withSmb && ownDisk ? ['--disk', OWN_DISK_DIR] : [])]
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./~-]+$/
