@@ -232,7 +232,7 @@ def test_with_disk_the_kit_measures_its_own_disk_unbuffered_and_the_nas_reads_it
     script = _kit()
     fns = _fns(script)
     assert "if ($kind -eq 'disk') { return (Invoke-OwnDisk $params) }" in text(fns["Invoke-Instruction"])
-    assert "disk = ($Disk -ne '') }" in text(fns["Get-JoinInfo"])
+    assert "if ($Disk -ne '') { $info.disk = $true }" in text(fns["Get-JoinInfo"])
     own = text(fns["Invoke-OwnDisk"])
     assert commands(fns["Invoke-OwnDisk"])[:3] == ["Get-Int", "Stop-Refused", "Assert-Room"]  # before anything is written
     assert "Assert-Room $size 'instruction.size' $Disk '-Disk'" in own
