@@ -63,3 +63,27 @@ def test_desk_joins_without_ip_and_copies_through_a_mounted_share_with_smbclient
           f" MiB/s, mounted share {smb['read']['bytes_per_s']['median'] / MiB:.1f} MiB/s; write: smbclient "
           f"{with_smbclient['report']['clients'][0]['smb']['write']['bytes_per_s']['median'] / MiB:.1f}, mounted "
           f"{smb['write']['bytes_per_s']['median'] / MiB:.1f} MiB/s; how: {copies[0]['stdout'].strip()}")
+
+
+def test_desks_own_disk_is_the_target_its_verdict_names_with_the_measured_figures(shaped_lab, tmp_path):
+    """`--disk PATH` (issue 26, item 3): after its copies, desk writes then reads a file of their size in PATH
+    (fio, direct I/O); the report holds what it measured, and a verdict against it beside the run's target."""
+    disk = tmp_path / "own-disk"
+    disk.mkdir()
+    with nas_api(shaped_lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, {**REQUEST, "kind": "smb"})
+        argv = [*join_argv(shaped_lab, "desk", urls["desk"], outcome["token"]), "--disk", str(disk)]
+        desk = shaped_lab.spawn("desk", argv, log_name="test-join-desk-disk.log")
+        result = _finish(shaped_lab, thread, outcome, desk, "test-join-desk-disk.log")
+        run = api.call("tengig.results.get", result["run_id"])
+    client = result["report"]["clients"][0]
+    own = client["own_disk"]
+    assert own["method"] == "fio" and own["file_size"] == client["smb"]["file_size"] and own["path"] == str(disk)
+    assert client["joined"]["disk"] is True and list(disk.iterdir()) == []
+    summary = client["own_disk_verdict"]["summary"]
+    read, write = own["read_bytes_per_s"] / 1e6, own["write_bytes_per_s"] / 1e6
+    assert summary.startswith(f"Against desk's own disk ({own['path']}), measured here: {read:.1f} MB/s read, "
+                              f"{write:.1f} MB/s write: SMB read "), summary
+    assert client["verdict"]["summary"].startswith("Against 15k rpm enterprise HDD")  # the run's target, beside it
+    assert [r for r in run["raw"] if r["tool"] == "own disk on desk" and r["argv"][0] == "fio"]
+    print(summary)

@@ -86,9 +86,11 @@ class KitConversation:
 
 def join_info(name: str, kit_version: str, *, smb: bool = True, disk: bool = False, interface: str | None = "Ethernet 2",
               mtu: int | None = 1500, speed_bps: int | None = 10**9) -> dict[str, Any]:
-    """Get-JoinInfo's [ordered] table: hostname, os, tengig, smb, disk, then what it could read of the link."""
-    info: dict[str, Any] = {"hostname": name, "os": "windows", "tengig": f"kit {kit_version}", "smb": smb,
-                            "disk": disk}
+    """Get-JoinInfo's [ordered] table: hostname, os, tengig, smb, disk (with -Disk only), then what it could
+    read of the link."""
+    info: dict[str, Any] = {"hostname": name, "os": "windows", "tengig": f"kit {kit_version}", "smb": smb}
+    if disk:
+        info["disk"] = True
     for key, value in (("interface", interface), ("mtu", mtu), ("speed_bps", speed_bps)):
         if value is not None:
             info[key] = value

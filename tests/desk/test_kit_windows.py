@@ -232,7 +232,7 @@ def test_with_disk_the_kit_measures_its_own_disk_unbuffered_and_the_nas_reads_it
     script = _kit()
     fns = _fns(script)
     assert "if ($kind -eq 'disk') { return (Invoke-OwnDisk $params) }" in text(fns["Invoke-Instruction"])
-    assert "disk = ($Disk -ne '') }" in text(fns["Get-JoinInfo"])
+    assert "if ($Disk -ne '') { $info.disk = $true }" in text(fns["Get-JoinInfo"])
     own = text(fns["Invoke-OwnDisk"])
     assert commands(fns["Invoke-OwnDisk"])[:3] == ["Get-Int", "Stop-Refused", "Assert-Room"]  # before anything is written
     assert "Assert-Room $size 'instruction.size' $Disk '-Disk'" in own
@@ -247,6 +247,7 @@ def test_with_disk_the_kit_measures_its_own_disk_unbuffered_and_the_nas_reads_it
     stdout = "\n".join([_own_copy_line(script, "put", size, 0.52, put_how),
                         _own_copy_line(script, "get", size, 0.49, "".join(get_how))]) + "\n"
     measured = parse_own_disk(["tengig-copy", r"D:\tengig-kit-disk-0\disk.dat"], stdout, "", size=size)
+    assert measured.path == "D:\\"
     assert measured.method == "timed copy" and measured.how == "unbuffered (FILE_FLAG_NO_BUFFERING, write-through)"
     assert measured.write_bytes_per_s == pytest.approx(size / 0.52) and measured.read_bytes_per_s == pytest.approx(size / 0.49)
     writer = csharp_of(script)[csharp_of(script).index("public sealed class UnbufferedWriter"):]

@@ -35,7 +35,7 @@ def test_fio_measures_the_disk_and_the_nas_reads_its_json(tmp_path, source):
     sub = own_disk.measure(Runner(), disk, SIZE, source)
     assert sub["exit_code"] == 0 and sub["argv"][0] == "fio" and "--direct=1" in sub["argv"], sub
     measured = parse_own_disk(sub["argv"], sub["stdout"], sub["stderr"], size=SIZE)
-    assert measured.method == "fio" and measured.file_size == SIZE and measured.path.startswith(str(disk))
+    assert measured.method == "fio" and measured.file_size == SIZE and measured.path == str(disk)
     assert measured.read_bytes_per_s > 0 and measured.write_bytes_per_s > 0
     assert list(disk.iterdir()) == []  # the file is gone
 
@@ -49,7 +49,7 @@ def test_without_fio_the_desktops_own_timed_copy_measures_it(tmp_path, source, m
     lines = sub["stdout"].splitlines()
     assert lines[0].startswith(f"tengig-copy: put {SIZE} bytes in ") and lines[1].startswith(f"tengig-copy: get {SIZE} ")
     measured = parse_own_disk(sub["argv"], sub["stdout"], sub["stderr"], size=SIZE)
-    assert measured.method == "timed copy" and measured.how == "unbuffered (O_DIRECT)"
+    assert measured.method == "timed copy" and measured.how == "unbuffered (O_DIRECT)" and measured.path == str(disk)
     assert list(disk.iterdir()) == []
 
 
@@ -77,6 +77,11 @@ def test_a_file_system_without_direct_io_falls_back_to_the_timed_copy_and_says_h
     measured = parse_own_disk(sub["argv"], sub["stdout"], sub["stderr"], size=SIZE)
     assert measured.how == "cached, fsynced, then its cached pages dropped"
     assert list(disk.iterdir()) == []
+
+
+def test_the_directory_measured_in_is_the_one_the_desktop_was_given():
+    assert nas_side.measured_in("/home/ana/tengig-disk-x1y2.dat") == "/home/ana"
+    assert nas_side.measured_in(r"D:\bench\tengig-kit-disk-5f0c\disk.dat") == "D:\\bench"  # the kit's folder in -Disk
 
 
 def test_what_the_nas_cannot_read_is_refused_in_words(tmp_path):
@@ -111,7 +116,7 @@ def test_a_desktop_joined_with_disk_measures_when_asked_and_one_without_refuses(
     assert list(disk.iterdir()) == [] and not list(tmp_path.glob("tengig-smb-*.dat"))
     with HostileNas([("disk", {"size": SIZE}), ("disk", {"size": 1})]) as nas:
         done = nas.join(tmp_path)
-    assert nas.joined[0]["disk"] is False and nas.submitted[1]["stderr"] == "refused: this desktop joined without --disk"
+    assert "disk" not in nas.joined[0] and nas.submitted[1]["stderr"] == "refused: this desktop joined without --disk"
     assert nas.submitted[2]["stderr"].startswith("refused: instruction.size: 1 is not a whole number")
 
 

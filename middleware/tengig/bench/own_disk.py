@@ -6,6 +6,7 @@ The desktop runs fio (its JSON: a write job, then a read job) or tengig's own ti
 asked for, and never checks these bytes on its port: they never left the desktop."""
 from __future__ import annotations
 
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -31,10 +32,21 @@ class OwnDisk(BaseModel):
     read_bytes_per_s: float = Field(gt=0)
 
 
+KIT_FOLDER = "tengig-kit-disk-"  # the Windows kit's own folder inside -Disk
+
+
+def measured_in(file: str) -> str:
+    """The directory the desktop was given (--disk, -Disk), from the file it measured with."""
+    path = PureWindowsPath(file) if "\\" in file else PurePosixPath(file)
+    folder = path.parent
+    return str(folder.parent if folder.name.startswith(KIT_FOLDER) else folder)
+
+
 def parse_own_disk(argv: list[str], stdout: str, stderr: str, *, size: int) -> OwnDisk:
     tool = tool_of(argv)
-    path = argv[-1] if tool == OWN_COPY else next((a.split("=", 1)[1] for a in argv if a.startswith("--filename=")),
-                                                   "?")
+    file = argv[-1] if tool == OWN_COPY else next((a.split("=", 1)[1] for a in argv if a.startswith("--filename=")),
+                                                   "")
+    path = measured_in(file) if file else "?"
     if tool == "fio":
         jobs = {j.name: j for j in parse_fio_json(stdout)}
         rates = {}

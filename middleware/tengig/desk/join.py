@@ -160,9 +160,11 @@ class Joiner:
             self._drop_source()
 
     def _info(self) -> dict[str, Any]:
+        """What this desktop says of itself; "disk" only when it measures its disk (a NAS of an earlier
+        tengig refuses a key it does not know)."""
         facts = link_towards(self.runner, self.host)
         return {"hostname": self.name, "os": _os_name(), "tengig": __version__,
-                "smb": self.copies, "disk": self.disk is not None, **facts}
+                "smb": self.copies, **({"disk": True} if self.disk is not None else {}), **facts}
 
     def _serve(self, client: Client) -> str:
         while True:

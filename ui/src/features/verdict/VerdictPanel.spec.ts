@@ -27,6 +27,22 @@ describe('VerdictPanel', () => {
     server.runs = {}
   })
 
+  it('shows each desktop\'s own disk verdict beside the run\'s, or why it was not measured', async () => {
+    const verdict = one.verdict!
+    const ownDisk = { ...verdict, summary: "Against desk's own disk (/home/ana), measured here: 512.3 MB/s read",
+      target: { ...verdict.target, name: 'own-disk-desk', title: "desk's own disk (/home/ana), measured here" } }
+    const base = one.results as Record<string, unknown>
+    const w = await show({ ...one, id: 9, results: { ...base, clients: [{ client: 'desk', verdict, own_disk_verdict: ownDisk }] } })
+    const [block] = w.findAll('[data-test="own-disk-verdict"]')
+    expect(block.attributes('data-client')).toBe('desk')
+    expect(block.get('[data-test="own-disk-summary"]').text()).toBe(ownDisk.summary)
+    expect(w.get('[data-test="verdict-summary"]').text()).toBe(verdict.summary)  // the run's target, still first
+    const none = await show({ ...one, id: 10, results: { ...base, clients: [{ client: 'desk', verdict, own_disk_note: 'not measured: x' }] } })
+    expect(none.get('[data-test="own-disk-note"]').text()).toBe('not measured: x')
+    const plain = await show({ ...one, id: 11 })
+    expect(plain.find('[data-test="own-disk-verdict"]').exists()).toBe(false)
+  })
+
   it('shows a multi-client run\'s aggregate first, then each client\'s own verdict under its name', async () => {
     const w = await show(joined)
     const agg = w.get('[data-test="aggregate-verdict"]')

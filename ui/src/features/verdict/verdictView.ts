@@ -204,3 +204,21 @@ export function runVerdicts(report: BenchReport | null, first: Verdict | null): 
     clients,
   }
 }
+
+// --- each desktop's own disk (tengig client join --disk), judged beside the run's target ---
+
+export interface OwnDiskView {
+  /** The client's name (ClientReport.client). */
+  name: string
+  /** SMB against the disk that desktop measured; null when it could not measure it. */
+  view: VerdictView | null
+  /** Why its disk was not measured, when it was asked to. */
+  note: string | null
+}
+
+/** One block per desktop that measured its own disk, or was asked to and could not (with why). */
+export function ownDiskVerdicts(report: BenchReport | null): OwnDiskView[] {
+  return (report?.clients ?? [])
+    .filter((c) => c.own_disk_verdict || c.own_disk_note)
+    .map((c) => ({ name: c.client, view: c.own_disk_verdict ? verdictView(c.own_disk_verdict) : null, note: c.own_disk_note ?? null }))
+}
