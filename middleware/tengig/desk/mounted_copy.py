@@ -17,6 +17,8 @@ import fcntl
 import mmap
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..bench.copy_parse import format_own_copy
@@ -59,12 +61,22 @@ def _purged(fd: int) -> bool:
     return True
 
 
-def put(source: Path, target: Path, size: int) -> str:
-    """``source`` (size bytes) copied to ``target`` on the mount; the tengig-copy line."""
-    buffer = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT wants
+@contextmanager
+def _aligned_chunk() -> Iterator[memoryview]:
+    """A CHUNK-sized buffer, page-aligned as O_DIRECT wants (an anonymous mmap), released after use."""
+    buffer = mmap.mmap(-1, CHUNK)
     view = memoryview(buffer)
     try:
-        with open(source, "rb", buffering=0) as src:
+        yield view
+    finally:
+        view.release()
+        buffer.close()
+
+
+def put(source: Path, target: Path, size: int) -> str:
+    """``source`` (size bytes) copied to ``target`` on the mount; the tengig-copy line."""
+    try:
+        with _aligned_chunk() as view, open(source, "rb", buffering=0) as src:
             started = time.monotonic()
             fd, unbuffered, how = _open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             try:
@@ -85,33 +97,26 @@ def put(source: Path, target: Path, size: int) -> str:
             seconds = time.monotonic() - started
     except OSError as exc:
         raise MountedCopyError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    finally:
-        view.release()
-        buffer.close()
     return format_own_copy("put", size, seconds, how)
 
 
 def get(source: Path, size: int) -> str:
     """``source`` on the mount read into memory and dropped; the tengig-copy line."""
-    buffer = mmap.mmap(-1, CHUNK)
-    view = memoryview(buffer)
     try:
-        started = time.monotonic()
-        fd, unbuffered, how = _open(source, os.O_RDONLY)
-        try:
-            if not unbuffered:
-                how += ", its cached pages dropped first" if _purged(fd) else " (this OS cannot drop them)"
-            total = 0
-            while got := os.readv(fd, [view]):
-                total += got
-        finally:
-            os.close(fd)
-        seconds = time.monotonic() - started
+        with _aligned_chunk() as view:
+            started = time.monotonic()
+            fd, unbuffered, how = _open(source, os.O_RDONLY)
+            try:
+                if not unbuffered:
+                    how += ", its cached pages dropped first" if _purged(fd) else " (this OS cannot drop them)"
+                total = 0
+                while got := os.readv(fd, [view]):
+                    total += got
+            finally:
+                os.close(fd)
+            seconds = time.monotonic() - started
     except OSError as exc:
         raise MountedCopyError(f"cannot read {source}: {exc.strerror or exc}") from exc
-    finally:
-        view.release()
-        buffer.close()
     if total != size:
         raise MountedCopyError(f"{source} holds {total} bytes, the NAS asked for {size}")
     return format_own_copy("get", size, seconds, f"{how}, read into memory and discarded")
