@@ -107,6 +107,19 @@ def shaped_lab(request):
         lab.down()
 
 
+BARE_LINKS = ["desk-nas=1g", "lab-nas=100m", "desk-lab=1g"]
+
+
+@pytest.fixture(scope="module")
+def bare_lab():
+    """The lab with cables and no addresses (BARE_LINKS): what a mesh apply starts from; down afterwards."""
+    lab = Lab()
+    lab.down()
+    lab.up(build_spec(BARE_LINKS, bare=True))
+    yield lab
+    lab.down()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def lab_down_at_the_end():
     yield

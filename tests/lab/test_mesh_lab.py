@@ -6,7 +6,6 @@ import pytest
 
 from tengig.bench.context import BenchContext
 from tengig.errors import TengigError, ValidationError
-from tengig.lab import Lab, build_spec
 from tengig.lab.mesh_adapter import LabNetHosts, lab_hosts_file, lab_mesh_request, lab_network
 from tengig.mesh import plan_mesh
 from tengig.mesh.apply_linux import apply_linux
@@ -14,15 +13,6 @@ from tengig.mesh.verify import verify_mesh
 
 pytestmark = pytest.mark.lab
 HOSTS = ("nas", "desk", "lab")
-
-
-@pytest.fixture(scope="module")
-def bare_lab():
-    lab = Lab()
-    lab.down()
-    lab.up(build_spec(["desk-nas=1g", "lab-nas=100m", "desk-lab=1g"], bare=True))
-    yield lab
-    lab.down()
 
 
 def _state(lab):

@@ -10,7 +10,6 @@ from tengig.backends.truenas import StagedChangeFailed, TrueNASBackend
 from tengig.bench.context import BenchContext
 from tengig.client import connect
 from tengig.errors import ValidationError
-from tengig.lab import Lab, build_spec
 from tengig.lab.mesh_adapter import LabNetHosts, lab_hosts_file, lab_mesh_request, lab_network
 from tengig.mesh import MeshRequest, plan_mesh
 from tengig.mesh.apply_linux import apply_linux
@@ -20,15 +19,6 @@ from tengig.standin.truenas import SeedInterface, StandinSeed, StandinThread
 
 pytestmark = pytest.mark.lab
 PORTS = ("eth-desk", "eth-lab")
-
-
-@pytest.fixture(scope="module")
-def bare_lab():
-    lab = Lab()
-    lab.down()
-    lab.up(build_spec(["desk-nas=1g", "lab-nas=100m", "desk-lab=1g"], bare=True))
-    yield lab
-    lab.down()
 
 
 def _nas_request(lab) -> MeshRequest:

@@ -16,7 +16,6 @@ import time
 
 import pytest
 
-from tengig.lab import Lab, build_spec
 from tengig.lab.mesh_adapter import lab_hosts_file, lab_mesh_request, lab_network
 from tengig.mesh import MeshRequest, plan_mesh
 from tengig.mesh.apply_linux import apply_linux
@@ -27,15 +26,6 @@ from .harness import MiddlewaredSystem, middlewared_build
 pytestmark = pytest.mark.lab
 VERSION = "25.10.6"
 NAS_PORTS = ("eth-desk", "eth-lab")
-
-
-@pytest.fixture(scope="module")
-def bare_lab():
-    lab = Lab()
-    lab.down()
-    lab.up(build_spec(["desk-nas=1g", "lab-nas=100m", "desk-lab=1g"], bare=True))
-    yield lab
-    lab.down()
 
 
 @pytest.fixture(scope="module")
