@@ -14,8 +14,24 @@ if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/vite.conf
   (cd ui && npm run -s build >/dev/null) || echo "ui build failed: the browser tests will say so" >&2
 fi
 
-.venv/bin/python -m pytest -q -p no:cacheprovider --durations=20 --junitxml="$out/pytest.xml" "$@"
-py_rc=$?
+# Two pytest streams side by side (tests/conftest.py --stream): the tests that use the lab (they wait on
+# shaped links and take the machine's lab lock) and the rest (a tengig serve, real middlewared, parsers:
+# they use the CPU). The rest's output goes to a log, shown once the lab's stream is done.
+rm -f "$out"/pytest-*.xml "$out"/pytest-rest.log
+.venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest \
+  --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1 &
+rest_pid=$!
+.venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream lab --junitxml="$out/pytest-lab.xml" "$@"
+lab_rc=$?
+wait "$rest_pid"
+rest_rc=$?
+echo "---- the tests that use no lab (ran beside the lab's; $out/pytest-rest.log) ----"
+cat "$out/pytest-rest.log"
+# pytest exits 5 when a stream has no test to run (a path or -k that selects only the other stream's).
+py_rc=0
+for rc in "$lab_rc" "$rest_rc"; do
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then py_rc=$rc; fi
+done
 (cd ui && npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json")
 ui_rc=$?
 
@@ -24,16 +40,18 @@ import json, sys, xml.etree.ElementTree as ET
 from pathlib import Path
 out, py_rc, ui_rc = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 passed = failed = skipped = browser = 0
-try:
-    suites = ET.parse(out / "pytest.xml").getroot()
+for stream in ("lab", "rest"):
+    try:
+        suites = ET.parse(out / f"pytest-{stream}.xml").getroot()
+    except (OSError, ET.ParseError):
+        failed += 1  # pytest did not even write its report
+        print(f"pytest's {stream} stream wrote no report", file=sys.stderr)
+        continue
     for s in suites.iter("testsuite"):
         t, f, e, sk = (int(s.get(k, 0)) for k in ("tests", "failures", "errors", "skipped"))
         passed += t - f - e - sk; failed += f + e; skipped += sk
-    browser = sum(1 for case in suites.iter("testcase") if case.get("classname", "").startswith("tests.ui.")
-                  and not any(child.tag in ("failure", "error", "skipped") for child in case))
-except (OSError, ET.ParseError):
-    failed += 1  # pytest did not even write its report
-    print("pytest wrote no report", file=sys.stderr)
+    browser += sum(1 for case in suites.iter("testcase") if case.get("classname", "").startswith("tests.ui.")
+                   and not any(child.tag in ("failure", "error", "skipped") for child in case))
 try:
     doc = json.loads((out / "vitest.json").read_text())
     passed += doc["numPassedTests"]; failed += doc["numFailedTests"]

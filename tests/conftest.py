@@ -20,17 +20,38 @@ LAB_TEST_DIRS = ("lab", "bench", "client", "ui", "realmw")
 LAB_LOCK = Path("/run/tengig/lab.lock")
 
 
+def uses_lab(item) -> bool:
+    """A test in a lab test directory that is not marked no_lab (tests/bench mixes pure and lab tests)."""
+    tests_root = Path(__file__).parent
+    return item.get_closest_marker("no_lab") is None and any(
+        item.path.is_relative_to(tests_root / d) for d in LAB_TEST_DIRS)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--stream", choices=("all", "lab", "rest"), default="all",
+        help="run only the tests that use the lab (lab), only those that do not (rest), or both (all). "
+             "scripts/test.sh runs the two streams side by side: the lab's tests wait on shaped links "
+             "while the rest use the CPU.")
+
+
+def pytest_collection_modifyitems(config, items):
+    stream = config.getoption("--stream")
+    if stream == "all":
+        return
+    keep = [item for item in items if uses_lab(item) == (stream == "lab")]
+    dropped = [item for item in items if uses_lab(item) != (stream == "lab")]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
 @pytest.fixture(scope="session", autouse=True)
 def one_lab_user_at_a_time(request):
     """Two runs using the lab on one machine would fight over it: the second waits for the first.
     Runs that touch no lab (tests/mesh, tests/api ...) do not wait. `flock /run/tengig/lab.lock CMD`
     takes the same lock from a shell (a demo, a browser test run by hand)."""
-    tests_root = Path(__file__).parent
-    uses_lab = any(
-        item.path.is_relative_to(tests_root / d) and item.get_closest_marker("no_lab") is None
-        for item in request.session.items for d in LAB_TEST_DIRS
-    )
-    if not uses_lab:
+    if not any(uses_lab(item) for item in request.session.items):
         yield
         return
     LAB_LOCK.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,8 @@ import pytest
 
 from .harness import ARCHIVES, HERE, middlewared_build, require_vendor, unpack
 
+pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+
 MANIFEST = json.loads((Path(__file__).resolve().parents[2] / "manifest.json").read_text())
 CORE_STUBS = "ws4py,prctl,flask,bsd,sentry_sdk,aiohttp_wsgi,iocage_lib,sysctl,netif"
 NAS_ADDRESS = "192.168.1.10"        # the NAS's own address on ix0 (interface.ip_in_use)
