@@ -2,7 +2,7 @@
 
 On the lab with an ARC of 1 GiB, in interleaved rounds, the same sequential read (fio SEQ1M Q8T1, the
 pool test's argv) of:
-  - bounded: a 512 MiB file (half the ARC) written the way tengig writes it (bench/cache_policy.py:
+  - bounded: a 512 MiB file (half the ARC) written the way tengig writes it (bench/phases/cache_policy.py:
     primarycache=metadata), read with primarycache=all;
   - cold: a 2.5 GiB file (more than 2 x the ARC) written and read on a dataset with the default
     primarycache=all, the rule tengig used before and still falls back to.
@@ -16,12 +16,12 @@ import statistics
 import time
 
 from tengig.backends.linux.zfs import ZfsCli
-from tengig.bench.arc import ArcDelta, delta, read_arc
-from tengig.bench.cache_policy import keep_arc_out, reading
+from tengig.bench.phases.arc import ArcDelta, delta, read_arc
+from tengig.bench.phases.cache_policy import keep_arc_out, reading
 from tengig.bench.context import BenchContext
-from tengig.bench.fio_parse import parse_fio_json, require_io
-from tengig.bench.pool import drop_caches, fio_argv
-from tengig.bench.pool_presets import PRESETS, SEQ1M_Q8T1
+from tengig.bench.parse.fio_parse import parse_fio_json, require_io
+from tengig.bench.phases.pool import drop_caches, fio_argv
+from tengig.bench.phases.pool_presets import PRESETS, SEQ1M_Q8T1
 from tengig.lab import Lab, build_spec
 from tengig.lab.hosts import LabHosts
 from tengig.lab.plan import POOL_NAME

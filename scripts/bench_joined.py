@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  the lab's own way to start both ends
 
-from tengig.bench.suite import NET_OMIT, NET_SECONDS  # noqa: E402
+from tengig.bench.run.suite import NET_OMIT, NET_SECONDS  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
 from tengig.lab.paths import LabPaths  # noqa: E402
 from tengig.backends.linux.zfs import ZfsCli  # noqa: E402

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.bench.mounted_share import smbnetfs_share  # noqa: E402  the lab's own mount
 
-from tengig.bench.copy_parse import parse_own_copy  # noqa: E402
+from tengig.bench.parse.copy_parse import parse_own_copy  # noqa: E402
 from tengig.desk import mounted_copy  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
 from tengig.units import MiB  # noqa: E402

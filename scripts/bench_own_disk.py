@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tengig.bench.fio_parse import parse_fio_json, require_io  # noqa: E402
-from tengig.bench.own_disk import parse_own_disk  # noqa: E402
+from tengig.bench.parse.fio_parse import parse_fio_json, require_io  # noqa: E402
+from tengig.bench.join.own_disk import parse_own_disk  # noqa: E402
 from tengig.desk import own_disk  # noqa: E402
 from tengig.runner import Runner  # noqa: E402
 from tengig.units import MB, MiB  # noqa: E402

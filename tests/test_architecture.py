@@ -138,3 +138,128 @@ def test_a_deliberately_added_upward_import_fails(tmp_path):
     target.write_text(target.read_text() + "\n\ndef _late():\n    from ..api.services import bench  # noqa\n")
     assert upward(copy) - KNOWN_UPWARD == {("verdict/judge.py", "api")}
     assert any(cycle[0] == "api" or "verdict" in cycle for cycle in cycles(copy, KNOWN_UPWARD))
+
+
+# Inside bench/, subpackages by what changes together, low to high: a subpackage imports its own modules
+# and lower ones only. The tool-output parsers import nothing else of bench; bench's own modules (context,
+# hosts, stats: what every measurement is run with) sit above them; the measurement phases on the NAS use
+# both; the join session and its protocol use the phases; the run (the suite, its report, the run over the
+# API) uses everything.
+BENCH_RANKS = {"parse": 0, "(bench)": 1, "phases": 2, "join": 3, "run": 4}
+
+
+def _type_checking_only(tree: ast.AST) -> set[ast.AST]:
+    """The imports under ``if TYPE_CHECKING:``: they never run, so they make no cycle."""
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING":
+            for child in node.body:
+                skipped.update(ast.walk(child))
+    return skipped
+
+
+def imports_between_modules(root: Path) -> list[tuple[str, str]]:
+    """(importing module, imported module) as dotted names under tengig, for every import of a tengig
+    module anywhere in a file (functions too, not the ones for type checkers only). ``from .x import y``
+    names module x.y when y is a module, else x; a package stands for its ``__init__``."""
+    def exists(parts: list[str]) -> bool:
+        path = root.joinpath(*parts[1:])
+        return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        module = ["tengig", *rel.with_suffix("").parts]
+        if module[-1] == "__init__":
+            module = module[:-1]
+        package = module if path.name == "__init__.py" else module[:-1]
+        tree = ast.parse(path.read_text(), filename=str(path))
+        skipped = _type_checking_only(tree)
+        for node in ast.walk(tree):
+            if node in skipped:
+                continue
+            targets: list[list[str]] = []
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[:len(package) - (node.level - 1)]
+                    base = base + node.module.split(".") if node.module else base
+                elif node.module and node.module.split(".")[0] == "tengig":
+                    base = node.module.split(".")
+                else:
+                    continue
+                subs = [base + [alias.name] for alias in node.names if exists(base + [alias.name])]
+                targets = subs if len(subs) == len(node.names) else [base, *subs]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name.split(".") for alias in node.names if alias.name.split(".")[0] == "tengig"]
+            for target in targets:
+                if target != module:
+                    found.append((".".join(module), ".".join(target)))
+    return found
+
+
+def module_cycles(root: Path) -> list[list[str]]:
+    edges: dict[str, set[str]] = defaultdict(set)
+    for src, dst in imports_between_modules(root):
+        edges[src].add(dst)
+    found, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == "open":
+                found.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    return found
+
+
+def _bench_part(module: str) -> str | None:
+    """'tengig.bench.parse.fio_parse' -> 'parse'; 'tengig.bench.context' -> '(bench)'; outside bench: None."""
+    parts = module.split(".")
+    if parts[:2] != ["tengig", "bench"]:
+        return None
+    return parts[2] if len(parts) > 3 else "(bench)"
+
+
+def bench_layer_breaches(root: Path) -> set[tuple[str, str]]:
+    out = set()
+    for src, dst in imports_between_modules(root):
+        a, b = _bench_part(src), _bench_part(dst)
+        if a is None or b is None or a == b:
+            continue
+        if a not in BENCH_RANKS or b not in BENCH_RANKS:
+            out.add((src, f"{dst} (a part of bench with no layer: add it to BENCH_RANKS)"))
+        elif BENCH_RANKS[b] > BENCH_RANKS[a]:
+            out.add((src, dst))
+    return out
+
+
+def test_no_cycle_between_modules():
+    """No module imports one that imports it back, directly or around a longer circle, even from inside
+    a function: a circle forces the late import that hides it."""
+    assert module_cycles(PACKAGE) == []
+
+
+def test_bench_modules_all_sit_in_a_layer():
+    parts = {_bench_part(".".join(["tengig", *p.relative_to(PACKAGE).with_suffix("").parts]))
+             for p in (PACKAGE / "bench").rglob("*.py")}
+    assert sorted(parts - set(BENCH_RANKS)) == []
+
+
+def test_bench_subpackages_import_down_only():
+    assert sorted(bench_layer_breaches(PACKAGE)) == []
+
+
+def test_a_deliberately_added_circle_and_upward_bench_import_fail(tmp_path):
+    """The checks themselves: a parser that imports the run is reported, and so is the circle it makes."""
+    copy = tmp_path / "tengig"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "panel"))
+    target = copy / "bench" / "parse" / "fio_parse.py"
+    target.write_text(target.read_text() + "\n\ndef _late():\n    from ..run import record  # noqa\n")
+    assert bench_layer_breaches(copy) == {("tengig.bench.parse.fio_parse", "tengig.bench.run.record")}
+    assert any("tengig.bench.parse.fio_parse" in cycle for cycle in module_cycles(copy))

@@ -65,7 +65,7 @@ def test_a_spawned_servers_report_is_read_from_its_stdout_and_its_notes_stay_in_
     stderr in the log; a server that ended by itself is read whole, one still waiting is stopped first."""
     import sys
 
-    from tengig.bench.network import server_report
+    from tengig.bench.phases.network import server_report
 
     log = tmp_path / "server.log"
     big = "x" * 200_000  # more than a pipe holds: read while it ends, not after

@@ -16,7 +16,7 @@ from tengig.backends.freebsd.arc import arcstats_from_text
 from tengig.backends.freebsd.ifconfig import parse_media
 from tengig.backends.freebsd.kernel_log import count_link_downs, parse_link_events
 from tengig.backends.freebsd.nics import default_sysctl, freebsd_nics, pci_slot_of_location
-from tengig.bench.arc import ArcSample
+from tengig.bench.phases.arc import ArcSample
 from tengig.errors import TengigError, ToolOutputError
 from tengig.runner import Completed
 from tengig.systems.host_os import FreeBsdHost

@@ -19,7 +19,7 @@ import pytest
 from tengig.backends.freebsd import RecordedSysctl
 from tengig.backends.scratch import PoolSpace, ScratchInfo
 from tengig.bench.context import BenchContext
-from tengig.bench.pool import PoolBenchRequest, run_pool_bench
+from tengig.bench.phases.pool import PoolBenchRequest, run_pool_bench
 from tengig.errors import ValidationError
 from tengig.runner import Completed, Runner
 from tengig.systems.host_os import FreeBsdHost, LinuxHost, host_os

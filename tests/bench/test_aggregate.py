@@ -1,15 +1,15 @@
-"""The aggregate verdict's chain (bench/aggregate.py): the NAS's ports summed once each, each client's
+"""The aggregate verdict's chain (bench/run/aggregate.py): the NAS's ports summed once each, each client's
 network summed, SMB measured at once; no single-link fact reaches the rules."""
 from __future__ import annotations
 
 import pytest
 
-from tengig.bench.aggregate import aggregate_ceilings, judge_aggregate
-from tengig.bench.nas_port import NasPort
-from tengig.bench.network import LinkUnderTest, NetMeasurement
-from tengig.bench.smb_results import ConcurrentDirection, SmbConcurrentResult
+from tengig.bench.run.aggregate import aggregate_ceilings, judge_aggregate
+from tengig.bench.phases.nas_port import NasPort
+from tengig.bench.phases.network import LinkUnderTest, NetMeasurement
+from tengig.bench.phases.smb_results import ConcurrentDirection, SmbConcurrentResult
 from tengig.bench.stats import summarize
-from tengig.bench.suite import ClientReport
+from tengig.bench.run.suite import ClientReport
 from tengig.verdict.targets import find_target
 
 GOODPUT_1G = 1e9 * 1448 / 1538 / 8  # TCP payload of 1 Gb/s at MTU 1500, bytes/s

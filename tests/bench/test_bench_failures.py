@@ -10,7 +10,8 @@ import time
 import pytest
 
 from tengig.backends.linux.zfs import ZfsCli
-from tengig.bench.suite import BenchRunRequest, run_and_record
+from tengig.bench.run.record import run_and_record
+from tengig.bench.run.suite import BenchRunRequest
 from tengig.errors import Aborted, BenchRefused, CommandFailed, ToolOutputError
 from tengig.lab import Lab, build_spec
 from tengig.lab.nas_run import LabNas

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.fio_parse import decode_documents, parse_fio_json, require_io
+from tengig.bench.parse.fio_parse import decode_documents, parse_fio_json, require_io
 from tengig.errors import ToolOutputError
 from tengig.units import MiB
 

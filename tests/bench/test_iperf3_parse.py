@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.iperf3_parse import parse_iperf3_json
+from tengig.bench.parse.iperf3_parse import parse_iperf3_json
 from tengig.errors import ToolOutputError
 
 FIX = Path(__file__).parent.parent / "fixtures" / "iperf3"

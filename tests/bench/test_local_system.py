@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.suite import BenchRunRequest, run_and_record
+from tengig.bench.run.record import run_and_record
+from tengig.bench.run.suite import BenchRunRequest
 from tengig.errors import ValidationError
 from tengig.lab import Lab, build_spec
 from tengig.results.store import ResultStore

@@ -1,4 +1,4 @@
-"""A desktop's figures against what the NAS saw itself (bench/nas_witness.py), on iperf3 output recorded on
+"""A desktop's figures against what the NAS saw itself (bench/join/nas_witness.py), on iperf3 output recorded on
 the lab: desk's client and nas's own `iperf3 -s -1 -J` of the same test (1 s, omit 1, 4 streams, 1 Gb/s,
 tests/fixtures/iperf3/joined-*), then changed as a dishonest desktop would. The lab runs of the same
 desktops are tests/bench/test_joined_lab.py."""
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.copy_parse import parse_copy
-from tengig.bench.iperf3_parse import parse_iperf3_json, parse_iperf3_server
-from tengig.bench.nas_port import NasPort
-from tengig.bench.nas_witness import (
+from tengig.bench.parse.copy_parse import parse_copy
+from tengig.bench.parse.iperf3_parse import parse_iperf3_json, parse_iperf3_server
+from tengig.bench.phases.nas_port import NasPort
+from tengig.bench.join.nas_witness import (
     SMB_START_SLACK_S, check_copy_on_nas_clock, check_iperf3_served, iperf3_tolerance)
 from tengig.errors import ToolOutputError
 from tengig.units import MiB

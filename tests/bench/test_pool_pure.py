@@ -5,10 +5,10 @@ import pytest
 
 from tengig.backends.linux.zfs import parse_ratio
 from tengig.backends.freebsd.arc import arcstats_from_text
-from tengig.bench.arc import ArcDelta, parse_grep_values
-from tengig.bench.cache_policy import LARGER_THAN_ARC, CachePolicy, file_size, keep_arc_out, reading
-from tengig.bench.pool import fio_argv
-from tengig.bench.pool_presets import PRESETS, RND4K_Q32T1, SEQ1M_Q8T1
+from tengig.bench.phases.arc import ArcDelta, parse_grep_values
+from tengig.bench.phases.cache_policy import LARGER_THAN_ARC, CachePolicy, file_size, keep_arc_out, reading
+from tengig.bench.phases.pool import fio_argv
+from tengig.bench.phases.pool_presets import PRESETS, RND4K_Q32T1, SEQ1M_Q8T1
 from tengig.backends.scratch import PoolSpace
 from tengig.bench.stats import summarize
 from tengig.errors import ToolOutputError, ValidationError
@@ -185,7 +185,7 @@ def test_zpool_iostat_write_bandwidth_from_recorded_zfs_fuse_output():
 
 
 def test_quick_sizes_smb_copies_by_the_measured_network_and_full_does_not():
-    from tengig.bench.pool_presets import PRESETS, smb_copy_size
+    from tengig.bench.phases.pool_presets import PRESETS, smb_copy_size
 
     quick, full = PRESETS["quick"], PRESETS["full"]
     assert smb_copy_size(quick, 941e6) == 168 * MiB  # 1.5 s at 941 Mb/s, whole MiB

@@ -1,5 +1,5 @@
-"""The NAS's own clock on a copy: its port's counter sampled while a desktop copies (bench/port_timeline.py)
-and the least time the copy took, against what the desktop says (bench/nas_witness.py)."""
+"""The NAS's own clock on a copy: its port's counter sampled while a desktop copies (bench/join/port_timeline.py)
+and the least time the copy took, against what the desktop says (bench/join/nas_witness.py)."""
 from __future__ import annotations
 
 import itertools
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tengig.backends.linux.proc_net_dev import counter_reader, parse_proc_net_dev
-from tengig.bench.nas_port import NasPort
-from tengig.bench.nas_witness import check_copy_on_port_timeline
-from tengig.bench.port_timeline import PortTimeline, Sample, busy_seconds
+from tengig.bench.phases.nas_port import NasPort
+from tengig.bench.join.nas_witness import check_copy_on_port_timeline
+from tengig.bench.join.port_timeline import PortTimeline, Sample, busy_seconds
 from tengig.errors import ToolOutputError
 
 pytestmark = [pytest.mark.abuse, pytest.mark.no_lab]  # pure: no lab

@@ -1,4 +1,4 @@
-"""Bench sessions (bench/session.py) without a network: joins, instructions, submissions and every way a
+"""Bench sessions (bench/join/session.py) without a network: joins, instructions, submissions and every way a
 client can go wrong, each with the error it must give."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import tracemalloc
 
 import pytest
 
-from tengig.bench.session import SESSIONS, ClientGone, JoinInfo, SessionEnded, SessionRegistry, Submission
+from tengig.bench.join.session import SESSIONS, ClientGone, JoinInfo, SessionEnded, SessionRegistry, Submission
 from tengig.errors import Aborted, ValidationError
 
 INFO = JoinInfo(hostname="desk.example.lan", os="linux")
@@ -253,7 +253,7 @@ def _accepted_bytes(session, client, iid, most: int) -> tuple[int, Exception | N
 
 @pytest.mark.abuse
 def test_a_desktop_may_hold_at_most_its_share_of_bytes_in_parts_counted_in_utf8():
-    from tengig.bench.session import PARTS_BYTES_PER_CLIENT
+    from tengig.bench.join.session import PARTS_BYTES_PER_CLIENT
 
     _, session, _ = _session()
     client = session.join(INFO, peer="a", local="b")
@@ -272,7 +272,7 @@ def test_a_desktop_may_hold_at_most_its_share_of_bytes_in_parts_counted_in_utf8(
 
 @pytest.mark.abuse
 def test_a_session_holds_at_most_its_bytes_in_parts_whatever_the_number_of_desktops():
-    from tengig.bench.session import MAX_CLIENTS, PARTS_BYTES_PER_CLIENT, PARTS_BYTES_PER_SESSION
+    from tengig.bench.join.session import MAX_CLIENTS, PARTS_BYTES_PER_CLIENT, PARTS_BYTES_PER_SESSION
 
     assert PARTS_BYTES_PER_SESSION < MAX_CLIENTS * PARTS_BYTES_PER_CLIENT
     _, session, _ = _session(expected=MAX_CLIENTS)
@@ -288,7 +288,7 @@ def test_a_session_holds_at_most_its_bytes_in_parts_whatever_the_number_of_deskt
 
 @pytest.mark.abuse
 def test_one_submission_is_bounded_in_bytes_not_characters():
-    from tengig.bench.session import MAX_OUTPUT_BYTES
+    from tengig.bench.join.session import MAX_OUTPUT_BYTES
 
     _, session, _ = _session()
     client = session.join(INFO, peer="a", local="b")

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.smb_probes import (
+from tengig.bench.phases.smb_probes import (
     parse_cpu_ticks, parse_link_counters, parse_smbd_pids, parse_smbstatus_session,
 )
-from tengig.bench.smbclient_parse import parse_transfer
+from tengig.bench.parse.smbclient_parse import parse_transfer
 from tengig.errors import ToolOutputError
 
 FIX = Path(__file__).parent.parent / "fixtures"
@@ -54,7 +54,7 @@ def test_share_full_and_missing_share_are_errors():
 def test_carrier_changes_from_recorded_ip_output_and_what_is_not_there():
     from pathlib import Path
 
-    from tengig.bench.nas_port import parse_carrier_changes
+    from tengig.bench.phases.nas_port import parse_carrier_changes
 
     recorded = (Path(__file__).resolve().parents[1] / "fixtures" / "ip" / "link-stats-detailed.json").read_text()
     assert parse_carrier_changes(recorded) == 0  # lo never lost its carrier
@@ -69,7 +69,7 @@ def test_a_client_behind_a_proxy_is_placed_on_its_link_by_the_nas_route_towards_
     of the connection says 127.0.0.1, so the link is the source the NAS's kernel picks towards the
     desktop (recorded `ip -j route get`)."""
     from tengig.bench.context import BenchContext
-    from tengig.bench.nas_port import address_towards, proxied
+    from tengig.bench.phases.nas_port import address_towards, proxied
     from tengig.errors import ToolOutputError
     from tengig.systems.local_bench import LocalHosts
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.smbclient_parse import parse_transfer
+from tengig.bench.parse.smbclient_parse import parse_transfer
 from tengig.errors import ToolOutputError
 
 FIX = Path(__file__).parent.parent / "fixtures" / "smbclient"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.smbd_cpu_limit import (
+from tengig.bench.phases.smbd_cpu_limit import (
     CpuCgroup, cpu_cgroup_of, over_copies, parse_cfs_quota, parse_cpu_max, parse_cpu_stat,
 )
 from tengig.errors import ToolOutputError

@@ -3,7 +3,8 @@
 same run: test_joined_lab.py."""
 import pytest
 
-from tengig.bench.suite import BenchRunRequest, run_and_record
+from tengig.bench.run.record import run_and_record
+from tengig.bench.run.suite import BenchRunRequest
 from tengig.results.store import ResultStore
 from tengig.systems import bench_system
 

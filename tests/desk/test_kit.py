@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.copy_parse import exit_ok, parse_copy
-from tengig.bench.joined import _checked, _net_result, link_of
-from tengig.bench.nas_port import NasPort
-from tengig.bench.session import JoinedClient, JoinInfo, Submission
-from tengig.bench.smb_probes import LinkCounters
+from tengig.bench.parse.copy_parse import exit_ok, parse_copy
+from tengig.bench.join.joined import _checked, _net_result, link_of
+from tengig.bench.phases.nas_port import NasPort
+from tengig.bench.join.session import JoinedClient, JoinInfo, Submission
+from tengig.bench.phases.smb_probes import LinkCounters
 from tengig.cli.main import main
 from tengig.api import Registry, ValidationErrors
 from tengig.api.host import Middleware

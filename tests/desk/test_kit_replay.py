@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from tengig.bench.session import SESSIONS, _client_name
+from tengig.bench.join.session import SESSIONS, _client_name
 from tengig.desk.kit import MESSAGE_LIMIT
 from tests.server.harness import running_server
 

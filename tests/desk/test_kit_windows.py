@@ -16,9 +16,9 @@ import pytest
 
 from tengig.api import Registry, ValidationErrors
 from tengig.api.host import Middleware
-from tengig.bench.copy_parse import format_own_copy, parse_copy
-from tengig.bench.own_disk import parse_own_disk
-from tengig.bench.pool_presets import SMB_MIN_COPY
+from tengig.bench.parse.copy_parse import format_own_copy, parse_copy
+from tengig.bench.join.own_disk import parse_own_disk
+from tengig.bench.phases.pool_presets import SMB_MIN_COPY
 from tengig.cli.main import main
 from tengig.desk.kit import how_to_run, make_kit, render_kit
 from tengig.errors import ValidationError

@@ -1,6 +1,6 @@
 """`tengig client join --mount PATH`: the copies go through a share this desktop has mounted (macOS's only
 SMB client; a Linux desktop with a CIFS, FUSE or gvfs mount and no smbclient), timed by the desktop and
-submitted as one `tengig-copy` line that the NAS reads (desk/mounted_copy.py, bench/copy_parse.py). Here a
+submitted as one `tengig-copy` line that the NAS reads (desk/mounted_copy.py, bench/parse/copy_parse.py). Here a
 scripted NAS (hostile_nas.py) asks for the copies and a directory stands for the mount; the lab copies
 through a real FUSE mount of the NAS's share (tests/bench/test_mounted_share_lab.py)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.copy_parse import parse_copy
+from tengig.bench.parse.copy_parse import parse_copy
 from tengig.desk import mounted_copy
 from tengig.units import MiB
 

@@ -1,6 +1,6 @@
 """The desktop's own disk as the target to beat (`tengig client join --disk PATH`, issue 26 item 3): the desktop
 writes then reads one file of the SMB copies' size with the cache kept out (fio when present, else its own
-timed copy), the NAS reads that (bench/own_disk.py) and judges SMB against it beside the run's target."""
+timed copy), the NAS reads that (bench/join/own_disk.py) and judges SMB against it beside the run's target."""
 from __future__ import annotations
 
 import os
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench import own_disk as nas_side
-from tengig.bench.own_disk import OwnDisk, own_disk_target, parse_own_disk
+from tengig.bench.join import own_disk as nas_side
+from tengig.bench.join.own_disk import OwnDisk, own_disk_target, parse_own_disk
 from tengig.desk import mounted_copy, own_disk
 from tengig.errors import ToolOutputError
 from tengig.runner import Completed, Runner
@@ -121,5 +121,5 @@ def test_a_desktop_joined_with_disk_measures_when_asked_and_one_without_refuses(
 
 
 def test_the_nas_side_module_is_what_the_suite_uses():
-    from tengig.bench import joined_disk
+    from tengig.bench.join import joined_disk
     assert joined_disk.parse_own_disk is nas_side.parse_own_disk

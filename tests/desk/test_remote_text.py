@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError as PydanticError
 
-from tengig.bench.report_text import report_text
-from tengig.bench.session import SESSIONS, JoinInfo
-from tengig.bench.suite import BenchReport, ClientReport
+from tengig.bench.run.report_text import report_text
+from tengig.bench.join.session import SESSIONS, JoinInfo
+from tengig.bench.run.suite import BenchReport, ClientReport
 from tengig.cli.main import main
 from tengig.cli.progress import ProgressBar
 from tengig.client.client import Client

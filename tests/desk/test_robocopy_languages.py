@@ -1,5 +1,5 @@
 """robocopy's summary read by position and exit code, whatever language Windows prints it in
-(bench/robocopy_parse.py); the logs are under fixtures/ (see fixtures/README.md: written in robocopy's
+(bench/parse/robocopy_parse.py); the logs are under fixtures/ (see fixtures/README.md: written in robocopy's
 layout from public material, not recorded on Windows). And the line a desktop prints for a copy it timed
 itself (`tengig-copy`), which the kit's reads and a mounted share's copies submit."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.copy_parse import format_own_copy, parse_copy
+from tengig.bench.parse.copy_parse import format_own_copy, parse_copy
 from tengig.errors import ToolOutputError
 
 FIX = Path(__file__).parent / "fixtures"

@@ -1,7 +1,7 @@
 """The lab up for real: three hosts, three shaped cables, a zfs-fuse pool, smbd, checked from outside."""
 import pytest
 
-from tengig.bench.network import measure
+from tengig.bench.phases.network import measure
 from tengig.cli.main import main
 from tengig.errors import ValidationError
 from tengig.bench.context import BenchContext

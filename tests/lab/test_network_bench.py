@@ -3,7 +3,7 @@ both directions, 1 and N streams."""
 import pytest
 
 from tengig.bench.context import BenchContext
-from tengig.bench.network import measure
+from tengig.bench.phases.network import measure
 from tengig.errors import ToolOutputError
 from tengig.lab.hosts import LabHosts, lab_link
 

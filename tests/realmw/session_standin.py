@@ -2,7 +2,7 @@
 middlewared as the plugin ``tengig_test_sessions``, never imported by tengig): a run's session made and
 driven without a pool to measure, so a desktop's messages can be replayed against the plugin's real
 tengig.bench.session methods. Private methods, called by root over the unix socket (midclt); the
-session is the plugin's own (tengig.bench.session.SESSIONS of middlewared's process)."""
+session is the plugin's own (tengig.bench.join.session.SESSIONS of middlewared's process)."""
 import threading
 
 from middlewared.service import Service, private
@@ -15,7 +15,7 @@ class TengigTestSessionService(Service):  # stand-in
 
     @private
     def create(self, join_timeout):
-        from tengig.bench.session import SESSIONS
+        from tengig.bench.join.session import SESSIONS
 
         session, token = SESSIONS.create(1, join_timeout=join_timeout)
         return {"id": session.id, "token": token}
@@ -42,6 +42,6 @@ class TengigTestSessionService(Service):  # stand-in
         self._session(session_id).end(reason)
 
     def _session(self, session_id):
-        from tengig.bench.session import SESSIONS
+        from tengig.bench.join.session import SESSIONS
 
         return SESSIONS.by_id(session_id)

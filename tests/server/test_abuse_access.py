@@ -16,7 +16,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tengig.bench.session import SESSIONS
+from tengig.bench.join.session import SESSIONS
 from tengig.server.apikeys import ApiKeyStore
 from tengig.server.legacy import PATH as LEGACY_PATH
 from tengig.server.login_gate import LOGIN_THREADS

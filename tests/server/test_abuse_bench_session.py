@@ -12,7 +12,7 @@ import threading
 import aiohttp
 import pytest
 
-from tengig.bench.session import SESSIONS
+from tengig.bench.join.session import SESSIONS
 from tengig.results.models import RawOutput
 from tengig.results.store import ResultStore
 

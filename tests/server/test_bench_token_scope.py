@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tengig.bench.session import SESSIONS, ClientGone
+from tengig.bench.join.session import SESSIONS, ClientGone
 from tengig.client.client import Client
 from tengig.client.errors import ClientError
 from tengig.desk.submit_parts import MESSAGE_LIMIT, message_bytes, submission_parts

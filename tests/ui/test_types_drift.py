@@ -38,7 +38,9 @@ from tengig.changes import ApiCall
 from tengig.mesh.verify import AsymmetricPair, LinkCheck, MeshVerifyResult, PairThroughput
 from tengig.nic.models import Nic
 from tengig.api.services import default_services
-from tengig.bench import smb_results, stats, suite
+from tengig.bench import stats
+from tengig.bench.phases import smb_results
+from tengig.bench.run import suite
 from tengig.plugin_spec import build_plan
 from tengig.verdict import models as verdict_models
 

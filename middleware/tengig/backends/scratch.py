@@ -56,7 +56,7 @@ class ScratchStorage(Protocol):
     def find_scratch(self, pool: str) -> list[str]: ...
 
     def set_primarycache(self, dataset: str, value: PrimaryCache) -> None:
-        """Set a scratch dataset's primarycache (bench/cache_policy.py keeps the ARC out of reads with it)."""
+        """Set a scratch dataset's primarycache (bench/phases/cache_policy.py keeps the ARC out of reads with it)."""
         ...
 
     def dataset_mounted_at(self, path: str) -> str | None:

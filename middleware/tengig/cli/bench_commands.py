@@ -17,10 +17,10 @@ from typing import Any
 import click
 
 from ..backends.linux.ip import parse_ip_addr_json
-from ..bench.report_text import report_text
-from ..bench.session import SESSIONS
-from ..bench.suite import BenchReport
-from ..bench.over_api import run_over_api
+from ..bench.run.report_text import report_text
+from ..bench.join.session import SESSIONS
+from ..bench.run.suite import BenchReport
+from ..bench.run.over_api import run_over_api
 from ..client.client import Client
 from ..results.store import default_db_path
 from ..runner import Runner

@@ -9,8 +9,9 @@ import sys
 
 import click
 
-from ..bench.report_text import report_text
-from ..bench.suite import BenchRunRequest, run_and_record
+from ..bench.run.report_text import report_text
+from ..bench.run.record import run_and_record
+from ..bench.run.suite import BenchRunRequest
 from ..lab import Lab, build_spec
 from ..lab.roundtrip import smb_roundtrip
 from ..lab.status import lab_status

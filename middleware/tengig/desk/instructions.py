@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..bench.pool_presets import SMB_MIN_COPY
+from ..bench.phases.pool_presets import SMB_MIN_COPY
 from ..errors import ValidationError
 from ..names import SHARE_RE
 from ..units import GiB, format_size

@@ -30,7 +30,7 @@ from ..client.client import Client
 from ..client.errors import ClientError
 from ..errors import CommandNotFound, CommandTimeout, TengigError, ValidationError
 from ..runner import Runner
-from ..bench.copy_parse import OWN_COPY
+from ..bench.parse.copy_parse import OWN_COPY
 from ..text import shown
 from . import own_disk
 from .instructions import (SMALLEST_COPY_BYTES, check_room, disk_size, iperf3_argv, nas_addresses, plain_address,

@@ -1,6 +1,6 @@
 """SMB copies through a share this desktop has mounted (`tengig client join --mount PATH`): macOS's SMB
 client is the mounted share (mount_smbfs, Finder), and a Linux desktop may have one (CIFS, a FUSE mount,
-GNOME's gvfs) and no smbclient. The copy is timed here and printed as one line (bench/copy_parse.py's
+GNOME's gvfs) and no smbclient. The copy is timed here and printed as one line (bench/parse/copy_parse.py's
 `tengig-copy: OP N bytes in S s (HOW)`); the NAS checks its bytes on its own port as for any copy.
 
 The desktop's own cache is kept out of the figure, as smbclient keeps it out (it has none):
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..bench.copy_parse import format_own_copy
+from ..bench.parse.copy_parse import format_own_copy
 
 CHUNK = 4 * 1024 * 1024  # a multiple of every sector and page size O_DIRECT asks buffers to be aligned to
 O_DIRECT = getattr(os, "O_DIRECT", 0)

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..bench.copy_parse import OWN_COPY
+from ..bench.parse.copy_parse import OWN_COPY
 from ..errors import CommandNotFound, CommandTimeout
 from ..runner import Runner
 from .mounted_copy import MountedCopyError, get, put

@@ -4,7 +4,7 @@ A joined desktop never logs in (its token goes to tengig.bench.session.join), an
 at most 8 KiB per message from such a connection (middlewared's MsgSizeLimit.UNAUTHENTICATED; tengig's
 host mirrors it). A tool's output can be longer (iperf3 -J of many streams), so it goes in parts:
 consecutive slices of stdout, then of stderr, each part with ``more`` true but the last. The NAS
-appends them in order (bench/session.py). The Windows kit splits the same way.
+appends them in order (bench/join/session.py). The Windows kit splits the same way.
 """
 from __future__ import annotations
 

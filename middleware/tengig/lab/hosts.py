@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..bench.network import LinkUnderTest
+from ..bench.phases.network import LinkUnderTest
 from ..runner import CancelToken, Completed
 from ..verdict.ceilings import ethernet_rate_of_tbf
 from .lab import Lab
@@ -51,7 +51,7 @@ def _live_port(lab: Lab, host: str, other: str) -> dict:
 
 def lab_link(lab: Lab, client: str, server: str | None = None) -> LinkUnderTest:
     """The cable as it is now: addresses from the plan, MTU and line rate (from the shaper the NAS's end
-    carries, as bench/nas_port.py reads it) from the NAS's kernel."""
+    carries, as bench/phases/nas_port.py reads it) from the NAS's kernel."""
     plan = lab.plan()
     server = server or plan.spec.nas
     cable = plan.cable(client, server)

@@ -4,7 +4,7 @@ lab is the one place tengig can drive both ends of a LAGG test today; on a user'
 desktop that measures and sends its numbers (tengig.lagg.analyse)."""
 from __future__ import annotations
 
-from ..bench.network import LinkUnderTest
+from ..bench.phases.network import LinkUnderTest
 from .hosts import LabHosts, lab_link
 from .lab import Lab
 

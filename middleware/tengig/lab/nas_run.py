@@ -9,8 +9,8 @@ import subprocess
 import threading
 from typing import Any
 
-from ..bench.over_api import Live, Progress, run_over_api
-from ..bench.suite import BenchReport, BenchRunRequest
+from ..bench.run.over_api import Live, Progress, run_over_api
+from ..bench.run.suite import BenchReport, BenchRunRequest
 from ..errors import LabError, ValidationError
 from .lab import Lab
 from .nas_tengig import join_url, linked_desktops, nas_tengig, start_join
@@ -21,7 +21,7 @@ JOINS_END_SECONDS = 60
 
 
 class LabNas:
-    """The lab as bench.suite's system 'lab': it runs the suite itself, on nas (``run_recorded``)."""
+    """The lab as bench.run.suite's system 'lab': it runs the suite itself, on nas (``run_recorded``)."""
 
     name = "lab"
     pool = POOL_NAME

@@ -4,7 +4,7 @@ counters (`ip -s -j link` on the NAS) read around every test. The counters show 
 LOADBALANCE one flow rides one member, and a member that carried nothing is named.
 
 Runs through the bench Hosts seam, so the same code measures on a TrueNAS (its shell), plain Linux or
-the lab. A failed tool is an error, never a zero (bench.network.measure checks iperf3's JSON and exit).
+the lab. A failed tool is an error, never a zero (bench.phases.network.measure checks iperf3's JSON and exit).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from ..bench.context import BenchContext
 from ..bench.hosts import Hosts
-from ..bench.network import LinkUnderTest, measure
+from ..bench.phases.network import LinkUnderTest, measure
 from ..errors import ValidationError
 from .models import LaggPlan
 from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window, parse_ip_link_stats
@@ -57,7 +57,7 @@ def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, la
 
 
 class MeasuringSystem(Protocol):
-    """What verify needs of a bench system (bench.suite.BenchSystem has it): hosts, the NAS, its clients."""
+    """What verify needs of a bench system (bench.run.suite.BenchSystem has it): hosts, the NAS, its clients."""
     name: str
     nas: str
     default_clients: list[str]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from ..bench.context import BenchContext
-from ..bench.network import LinkUnderTest, measure
+from ..bench.phases.network import LinkUnderTest, measure
 from ..errors import TengigError
 from ..ping import PingResult, parse_ping
 from .models import MeshPlan

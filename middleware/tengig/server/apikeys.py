@@ -35,9 +35,8 @@ from pydantic import BaseModel, Field
 
 from ..errors import TengigError, ValidationError
 from ..results.store import default_db_path
-from .revocation import tell_servers
+from .revocation import APIKEYS_ENV_VAR, tell_servers
 
-APIKEYS_ENV_VAR = "TENGIG_APIKEYS_DB"
 PBKDF2_ITERATIONS = 200_000  # a random 288-bit secret needs no stretching; this guards a leaked file anyway
 KEY_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 USERNAME_RE = re.compile(r"[a-z_][a-z0-9_.-]{0,31}")

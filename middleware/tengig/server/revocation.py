@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+# The variable naming the API key file (apikeys.py reads it); the servers' sockets sit beside that file.
+APIKEYS_ENV_VAR = "TENGIG_APIKEYS_DB"
+
 ANSWER_SECONDS = 10.0  # a server's answer to a delete; it only reads the key ids and closes connections
 UNIX_PATH_MAX = 108  # bytes of an AF_UNIX address on Linux, the final NUL included
 ANSWER_RE = re.compile(rb"ended ([0-9]{1,9})\n")
@@ -56,8 +59,6 @@ class RevocationListener:
         self._server: asyncio.AbstractServer | None = None
 
     async def start(self) -> None:
-        from .apikeys import APIKEYS_ENV_VAR
-
         directory = servers_dir(self.keys.path)
         path = directory / f"{secrets.token_hex(4)}.sock"
         try:

@@ -4,7 +4,7 @@ name LocalFacts read). Nothing else asks which OS this is.
 
 - Linux (TrueNAS SCALE, the app, the lab's hosts): NICs from iproute2, ethtool, sysfs and the kernel log
   (backends.linux.nics); ARC counters from OpenZFS's /proc/spl/kstat/zfs/arcstats or zfs-fuse's kstat
-  mount (bench.arc); fio's ``libaio``; before each read the host's page cache is dropped
+  mount (bench.phases.arc); fio's ``libaio``; before each read the host's page cache is dropped
   (``vm.drop_caches``, after ``sync``).
 - FreeBSD (TrueNAS CORE and its jail): NICs from ``ifconfig -a -v`` and the device tree, ARC counters
   from ``kstat.zfs.misc.arcstats``, both sysctl reads through the freebsd-sysctl seam
@@ -13,7 +13,7 @@ name LocalFacts read). Nothing else asks which OS this is.
   FreeBSD has no vm.drop_caches, and nothing needs dropping, because ZFS on FreeBSD keeps file data in
   the ARC and not in the VM page cache (read(2) and aio copy from the ARC; only mmap(2)ed pages sit in
   the page cache, and fio here does not mmap). The ARC itself is kept out of the reads by the scratch
-  dataset's primarycache (bench/cache_policy.py) and checked by the hit counters read around every read,
+  dataset's primarycache (bench/phases/cache_policy.py) and checked by the hit counters read around every read,
   as on Linux. A read phase says so: ``page_cache_dropped`` is null there, not true.
 """
 from __future__ import annotations
@@ -56,12 +56,12 @@ class LinuxHost:
         return linux_nics(self.runner, session_interface=port, include_loopback=include_loopback)
 
     def read_arc(self, ctx: "Context", host: str) -> "ArcSample":
-        from ..bench.arc import read_arc
+        from ..bench.phases.arc import read_arc
 
         return read_arc(ctx, host)
 
     def drop_caches(self, ctx: "Context", host: str) -> bool | None:
-        """Write dirty pages, then drop the page cache (the ARC is handled by bench/cache_policy.py)."""
+        """Write dirty pages, then drop the page cache (the ARC is handled by bench/phases/cache_policy.py)."""
         ctx.run(host, ["sync"], timeout=SYNC_TIMEOUT, tool="sync")
         done = ctx.run(host, ["sysctl", "-q", "-w", "vm.drop_caches=3"], timeout=DROP_TIMEOUT, check=False,
                        tool="sysctl")

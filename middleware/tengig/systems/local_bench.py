@@ -1,6 +1,6 @@
 """This machine as the NAS under test (system ``local``): programs run here, on its own pool, with its
 own ARC counters. The pool is measured here; what crosses the network (iperf3, SMB) is measured with
-desktops that join the run (bench/suite_joined.py): this system never runs a program elsewhere."""
+desktops that join the run (bench/run/suite_joined.py): this system never runs a program elsewhere."""
 from __future__ import annotations
 
 import os
@@ -49,7 +49,7 @@ class LocalHosts:
                                  stdout_pipe=stdout_pipe)
 
     def port_reader(self, host: str, ifname: str):
-        """This machine's port counters from /proc/net/dev (bench/port_timeline.py samples a copy with it);
+        """This machine's port counters from /proc/net/dev (bench/join/port_timeline.py samples a copy with it);
         None where there is none (FreeBSD)."""
         self._here(host)
         return counter_reader(ifname)
@@ -76,7 +76,7 @@ def nas_name() -> str:
 
 
 class LocalBenchSystem:
-    """bench.suite.BenchSystem for the machine tengig runs on."""
+    """bench.run.suite.BenchSystem for the machine tengig runs on."""
 
     name = "local"
     clients_hint = ("the network and SMB are measured from desktops that join the run over the network: set join "
@@ -117,7 +117,7 @@ class LocalBenchSystem:
 
     def share(self, ctx, name: str):
         """The SMB share desktops copy to: from TrueNAS's API on a TrueNAS, else the running Samba's smb.conf."""
-        from ..bench.nas_share import find_share, share_on_truenas
+        from ..bench.phases.nas_share import find_share, share_on_truenas
 
         if self.truenas is not None:
             return share_on_truenas(self._backend(), name)

@@ -73,7 +73,7 @@ export interface Repeated {
   stopped_because?: string | null
 }
 
-/** One direction of every client copying at once (bench/smb_results.py ConcurrentDirection), bytes/s. */
+/** One direction of every client copying at once (bench/phases/smb_results.py ConcurrentDirection), bytes/s. */
 export interface ConcurrentDirection {
   direction: string
   per_client: Record<string, Repeated>
@@ -83,7 +83,7 @@ export interface ConcurrentDirection {
   arc_hit_ratio?: number | null
 }
 
-/** SMB with every client at once (bench/smb_results.py SmbConcurrentResult). */
+/** SMB with every client at once (bench/phases/smb_results.py SmbConcurrentResult). */
 export interface SmbConcurrentResult {
   engine: string
   clients: string[]
@@ -95,7 +95,7 @@ export interface SmbConcurrentResult {
 }
 
 /**
- * One client's part of a run (bench/suite.py ClientReport); the panel reads its name and verdict, and the
+ * One client's part of a run (bench/run/suite.py ClientReport); the panel reads its name and verdict, and the
  * verdict against the desktop's own disk when it measured it (tengig client join --disk).
  */
 export interface ClientReport {
@@ -114,7 +114,7 @@ export interface ClientReport {
 }
 
 /**
- * A run's measurements (bench/suite.py BenchReport): tengig.bench.run's report and tengig.results.get's
+ * A run's measurements (bench/run/suite.py BenchReport): tengig.bench.run's report and tengig.results.get's
  * results. With several clients, smb_concurrent and aggregate_verdict are all of them at once.
  */
 export interface BenchReport {

@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from ...bench.session import JoinInfo, Submission
+from ...bench.join.session import JoinInfo, Submission
 from ...verdict.targets import DEFAULT_TARGET
 from .base import ApiInput, ApiOutput
 
@@ -122,7 +122,7 @@ class TenGigBenchKitResult(ApiOutput):
 
 
 def _api_face(name: str, source: type[BaseModel], doc: str) -> type[ApiInput]:
-    """The API's input model for one of bench/session.py's: the same fields, defaults and limits (one
+    """The API's input model for one of bench/join/session.py's: the same fields, defaults and limits (one
     source of truth), with the API's input rules (ApiInput: unknown keys and coercion refused)."""
     fields: dict[str, Any] = {n: (f.annotation, f) for n, f in source.model_fields.items()}
     return create_model(name, __base__=ApiInput, __module__=__name__, __doc__=doc, **fields)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...bench.suite import BenchRunRequest, run_and_record
+from ...bench.run.record import run_and_record
+from ...bench.run.suite import BenchRunRequest
 from ...desk.kit import DEFAULT_OUT, how_to_run, make_kit
 from ...results import ResultStore
 from ...systems import describe_systems

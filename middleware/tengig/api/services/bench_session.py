@@ -1,4 +1,4 @@
-"""tengig.bench.session: what a desktop that joined a benchmark run calls (bench/session.py).
+"""tengig.bench.session: what a desktop that joined a benchmark run calls (bench/join/session.py).
 
 The same protocol under tengig's own host and inside middlewared (the plugin): no login. A desktop
 connects and calls ``join`` with the run's token, which finds that run and nothing else; the
@@ -17,8 +17,8 @@ import errno
 import time
 from typing import Any
 
-from ...bench.nas_port import proxied
-from ...bench.session import SESSIONS, JoinInfo, SessionEnded, Submission, token_label
+from ...bench.phases.nas_port import proxied
+from ...bench.join.session import SESSIONS, JoinInfo, SessionEnded, Submission, token_label
 from ..decorators import api_method
 from ..exceptions import CallError, api_errors
 from ..models.bench import (

@@ -60,7 +60,7 @@ def arc_stats(source: SysctlSource) -> ArcStats:
 
 
 def arc_sample(source: SysctlSource) -> ArcSample:
-    """What the benchmark's ARC check needs (hits, misses, c_max), as tengig.bench.arc.ArcSample."""
+    """What the benchmark's ARC check needs (hits, misses, c_max), as tengig.bench.phases.arc.ArcSample."""
     counters = arcstats_counters(source.values(ARCSTATS))
     _require(counters, NEEDED)
     return ArcSample(hits=counters["hits"], misses=counters["misses"], c_max=counters["c_max"],

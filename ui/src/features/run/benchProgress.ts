@@ -1,7 +1,7 @@
 /**
  * A benchmark job's progress as phases, and its live samples as chart data. Pure.
  *
- * The suite (middleware/tengig/bench/suite.py) runs its steps one after another and gives each an
+ * The suite (middleware/tengig/bench/run/suite.py) runs its steps one after another and gives each an
  * equal share of 0-100%: the pool, then per client the network and SMB, then (several clients) SMB
  * from all of them at once; the verdict comes at 100%. `benchSteps` mirrors that plan so the
  * overall percent can be shown per phase; the job's description says what runs right now.

@@ -2,7 +2,7 @@
  * A run on the NAS itself (system local) that waits for desktops to join over the network. Pure.
  *
  * While it waits, the job's progress.extra is {phase: "waiting for clients", session: {id, token,
- * expected, joined: [...]}} (middleware/tengig/bench/suite_joined.py). Each desktop runs
+ * expected, joined: [...]}} (middleware/tengig/bench/run/suite_joined.py). Each desktop runs
  * `tengig client join ws://NAS:PORT --token T`: the URL is the one this panel is connected to (the same
  * API the desktop logs in to with the run's token), so the command is right wherever the panel was
  * opened from, behind https (wss) too.

@@ -1,0 +1,70 @@
+"""The ZFS ARC as a benchmark sees it: its size (to size a working set the cache cannot hold) and its
+hit/miss counters (to show the reads came from the disks, docs/physics.md §6).
+
+Read on a Linux NAS host here, from whichever source its ZFS offers: OpenZFS's /proc/spl/kstat/zfs/arcstats
+or zfs-fuse's kstat mount (one file per value). A FreeBSD NAS's counters come through the sysctl seam
+(backends.freebsd.arc); systems/host_os.py picks which, by the NAS's OS."""
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from ...backends.arcstats import NEEDED, ArcSample
+from ...errors import ToolOutputError
+from ...results.environment import parse_arcstats
+from ..context import BenchContext
+
+PROC_ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
+ZFS_FUSE_KSTAT = "/zfs-kstat/zfs/arcstats"
+
+
+class ArcDelta(BaseModel):
+    hits: int
+    misses: int
+
+    def __add__(self, other: "ArcDelta") -> "ArcDelta":
+        return ArcDelta(hits=self.hits + other.hits, misses=self.misses + other.misses)
+
+    @property
+    def hit_ratio(self) -> float | None:
+        total = self.hits + self.misses
+        return self.hits / total if total else None
+
+
+def parse_grep_values(text: str) -> dict[str, int]:
+    """`grep -H "" DIR/hits DIR/misses` -> {"hits": N, ...} (zfs-fuse: one value per file)."""
+    out = {}
+    for line in text.splitlines():
+        path, _, value = line.rpartition(":")
+        if path and value.strip().lstrip("-").isdigit():
+            out[path.rsplit("/", 1)[-1]] = int(value)
+    return out
+
+
+def _complete(stats: dict[str, int], source: str) -> ArcSample | None:
+    if all(k in stats for k in NEEDED):
+        return ArcSample(hits=stats["hits"], misses=stats["misses"], c_max=stats["c_max"], source=source)
+    return None
+
+
+def read_arc(ctx: BenchContext, host: str) -> ArcSample:
+    """A Linux host's ARC counters (HostOs.read_arc: a FreeBSD host's come through the sysctl seam)."""
+    tried = []
+    done = ctx.run(host, ["cat", PROC_ARCSTATS], timeout=10, check=False, record=False)
+    if done.returncode == 0:
+        sample = _complete(parse_arcstats(done.stdout), PROC_ARCSTATS)
+        if sample:
+            return sample
+    tried.append(PROC_ARCSTATS)
+    files = [f"{ZFS_FUSE_KSTAT}/{k}" for k in NEEDED]
+    done = ctx.run(host, ["grep", "-H", "", *files], timeout=10, check=False, record=False)
+    if done.returncode == 0 and (sample := _complete(parse_grep_values(done.stdout), ZFS_FUSE_KSTAT)):
+        return sample
+    tried.append(ZFS_FUSE_KSTAT)
+    raise ToolOutputError(
+        f"no ARC statistics on {host} (tried {', '.join(tried)}): without them tengig cannot show that reads "
+        "came from the disks; is ZFS loaded (zfs-fuse: was it started without --no-kstat-mount)?"
+    )
+
+
+def delta(before: ArcSample, after: ArcSample) -> ArcDelta:
+    return ArcDelta(hits=max(0, after.hits - before.hits), misses=max(0, after.misses - before.misses))

@@ -1,0 +1,75 @@
+"""The SMB share a joined client copies to, on the NAS's own Samba: the share the user names, found in
+the configuration of the smbd that is running (its ``-s``/``--configfile``, else Samba's default), with
+its path from testparm. The run's scratch directory lives inside it and is removed by the NAS itself,
+whatever the clients did."""
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ...errors import ToolOutputError, ValidationError
+from ...names import SHARE_RE
+from ..context import BenchContext
+
+T = 30
+DEFAULT_CONF = "/etc/samba/smb.conf"
+
+
+class NasShare(BaseModel):
+    name: str
+    path: str = Field(description="The share's directory on the NAS.")
+    conf: str | None = Field(description="The smb.conf of the running smbd (None: Samba's own, as on TrueNAS).")
+
+    def smbstatus_argv(self) -> list[str]:
+        return ["smbstatus", "--json", *(["-s", self.conf] if self.conf else [])]
+
+
+def smbd_conf_from_cmdline(args: list[str]) -> str | None:
+    """smbd's argv -> its -s/--configfile value, or None (Samba's default then)."""
+    for i, arg in enumerate(args):
+        if arg in ("-s", "--configfile") and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--configfile="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def running_smbd_conf(ctx: BenchContext, nas: str) -> str:
+    ps = ctx.run(nas, ["ps", "-C", "smbd", "-o", "pid="], timeout=T, check=False, record=False)
+    pids = [p for p in ps.stdout.split() if p.isdigit()]
+    if not pids:
+        raise ToolOutputError(f"no smbd runs on {nas}: start Samba (or TrueNAS's SMB service) to measure SMB")
+    done = ctx.run(nas, ["cat", f"/proc/{pids[0]}/cmdline"], timeout=T, check=False, record=False)
+    return smbd_conf_from_cmdline(done.stdout.split("\0")) or DEFAULT_CONF
+
+
+def check_share_name(name: str) -> None:
+    if not SHARE_RE.fullmatch(name):
+        raise ValidationError.one("request.share", f"{name!r} is not a share name (allowed: {SHARE_RE.pattern})")
+
+
+def share_on_truenas(backend: Any, name: str) -> NasShare:
+    """The share as TrueNAS's middlewared knows it (sharing.smb.query): its Samba's shares live in TrueNAS's
+    configuration, not in an smb.conf testparm reads."""
+    check_share_name(name)
+    found = backend.smb_shares(name)
+    if not found or not str(found[0].get("path", "")).startswith("/"):
+        raise ValidationError.one("request.share", f"this TrueNAS has no SMB share {name!r}; name one of its shares "
+                                  "(Shares > Windows (SMB) Shares)")
+    if found[0].get("enabled") is False:
+        raise ValidationError.one("request.share", f"the SMB share {name!r} is disabled on this TrueNAS; enable it")
+    return NasShare(name=name, path=str(PurePosixPath(found[0]["path"])), conf=None)
+
+
+def find_share(ctx: BenchContext, nas: str, name: str) -> NasShare:
+    check_share_name(name)
+    conf = running_smbd_conf(ctx, nas)
+    done = ctx.run(nas, ["testparm", "-s", "-l", f"--section-name={name}", "--parameter-name=path", conf],
+                   timeout=T, check=False, tool="testparm")
+    path = done.stdout.strip().splitlines()[-1].strip() if done.returncode == 0 and done.stdout.strip() else ""
+    if not path.startswith("/"):
+        raise ValidationError.one("request.share", f"the running smbd ({conf}) has no share {name!r} with a path; "
+                                  "name one of its shares")
+    return NasShare(name=name, path=str(PurePosixPath(path)), conf=conf)

@@ -1,0 +1,143 @@
+"""Network benchmark: iperf3 per link, bound to the link's addresses, 1 stream and N streams, both
+directions, each result next to the link's goodput ceiling (docs/physics.md §1).
+
+Directions are named from the NAS's side as SMB users see them: "read" = the NAS sends (iperf3 -R
+with the client on the user's host), "write" = the user's host sends to the NAS.
+One iperf3 server per test and port (iperf3 serves one test at a time), stopped after the test."""
+from __future__ import annotations
+
+import subprocess
+import time
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...errors import ToolOutputError
+from ...verdict.ceilings import tcp_goodput_bps
+from ..context import BenchContext
+from ..parse.iperf3_parse import Iperf3Result, parse_iperf3_json
+
+BASE_PORT = 5201
+
+
+class LinkUnderTest(BaseModel):
+    name: str = Field(description="Link name, e.g. desk-nas.")
+    client: str = Field(description="The user's host (runs the iperf3 client).")
+    server: str = Field(description="The NAS side (runs the iperf3 server).")
+    server_address: str = Field(description="The server's address on this link (the test is bound to it).")
+    client_address: str
+    line_rate_bps: int | None = Field(description="Negotiated (or, in the lab, configured) line rate, bits/s.")
+    mtu: int = 1500
+
+
+class NetMeasurement(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    link: str
+    direction: Literal["read", "write"]
+    streams: int
+    goodput_bps: float = Field(description="Receiver-side TCP goodput, bits/s (measured).")
+    bytes: int = Field(description="Bytes the receiver got in the measured window.")
+    seconds: float
+    retransmits: int | None
+    mss: int | None
+    cpu_client_percent: float | None
+    cpu_server_percent: float | None
+    ceiling_bps: float | None = Field(description="Ethernet goodput ceiling of the line rate at this MTU, bits/s (estimated).")
+    percent_of_ceiling: float | None
+    raw: str = Field("", repr=False, exclude=True, description="iperf3 -J output as printed (kept with the run's raw "
+                     "outputs; empty in a report read back from JSON).")
+
+
+def client_argv(link: LinkUnderTest, *, port: int, seconds: int, omit: int, streams: int, reverse: bool) -> list[str]:
+    argv = ["iperf3", "-c", link.server_address, "-B", link.client_address, "-p", str(port),
+            "-t", str(seconds), "-O", str(omit), "-P", str(streams), "-J"]
+    return argv + (["-R"] if reverse else [])
+
+
+def server_argv(link: LinkUnderTest, *, port: int) -> list[str]:
+    return ["iperf3", "-s", "-1", "-B", link.server_address, "-p", str(port)]
+
+
+def to_measurement(link: LinkUnderTest, result: Iperf3Result, direction: str, raw: str) -> NetMeasurement:
+    ceiling = tcp_goodput_bps(link.line_rate_bps, link.mtu) if link.line_rate_bps else None
+    return NetMeasurement(
+        link=link.name, direction=direction, streams=result.streams, goodput_bps=result.receiver_bps,
+        bytes=result.receiver_bytes, seconds=result.seconds, retransmits=result.retransmits, mss=result.mss,
+        cpu_client_percent=result.cpu_local_percent, cpu_server_percent=result.cpu_remote_percent,
+        ceiling_bps=ceiling, percent_of_ceiling=(100 * result.receiver_bps / ceiling) if ceiling else None,
+        raw=raw,
+    )
+
+
+def measure(
+    ctx: BenchContext,
+    link: LinkUnderTest,
+    *,
+    direction: Literal["read", "write"],
+    streams: int = 1,
+    seconds: int = 10,
+    omit: int = 2,
+    port: int = BASE_PORT,
+) -> NetMeasurement:
+    """One iperf3 test over one link. Raises ToolOutputError/CommandError; never returns a zero."""
+    server = ctx.spawn(link.server, server_argv(link, port=port), log_name=f"iperf3-{link.name}-{port}.log")
+    try:
+        wait_listening(ctx, link.server, port, server, program="iperf3 server")
+        done = ctx.run(
+            link.client,
+            client_argv(link, port=port, seconds=seconds, omit=omit, streams=streams, reverse=direction == "read"),
+            timeout=seconds + omit + 30,
+            check=False,  # iperf3 -J reports failures in its JSON; the parser raises on them
+            tool="iperf3",
+        )
+        result = parse_iperf3_json(done.stdout)
+        if done.returncode != 0:
+            raise ToolOutputError(f"iperf3 exited with {done.returncode}: {done.stderr.strip()[:300]}")
+        return to_measurement(link, result, direction, done.stdout)
+    finally:
+        stop_server(server)
+
+
+SERVER_REPORT_WAIT_S = 10
+
+
+def server_report(proc, *, wait: bool) -> str:
+    """What a server started with ``stdout_pipe`` printed, once it has ended: waited for up to
+    SERVER_REPORT_WAIT_S when it should end by itself (iperf3 -s -1 after its test), else stopped at once
+    (TERM, then KILL), its output read either way."""
+    if not wait and proc.poll() is None:
+        proc.terminate()
+    try:
+        out, _ = proc.communicate(timeout=SERVER_REPORT_WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        try:
+            out, _ = proc.communicate(timeout=SERVER_REPORT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+    return out or ""
+
+
+def stop_server(proc) -> None:
+    """Stop a server process we started (iperf3 -s -1 may have ended by itself): TERM, then KILL."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except Exception:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def wait_listening(ctx: BenchContext, host: str, port: int, server, *, program: str, timeout: float = 10) -> None:
+    """Until `server` (a process we started on `host`) listens on TCP `port`; raises if it exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise ToolOutputError(f"{program} on {host} exited with {server.returncode} before the test")
+        if ctx.run(host, ["ss", "-Hltn", f"sport = :{port}"], timeout=5, record=False).stdout.strip():
+            return
+        time.sleep(0.05)
+    raise ToolOutputError(f"{program} on {host} did not listen on port {port} within {timeout:g} s")

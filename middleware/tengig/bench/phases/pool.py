@@ -1,0 +1,289 @@
+"""Pool benchmark: fio on a scratch dataset made for the run and always removed afterwards.
+
+Honest by construction (docs/physics.md §6):
+- the ARC is kept out of the reads with files of a bounded size (bench/phases/cache_policy.py: written with
+  primarycache=metadata, each read once; only where that property cannot be set, files of 2 x the ARC), and
+  the run is refused before writing anything if the files would fill the pool past 80%;
+- data is incompressible (fio's random buffers, refilled) on a dataset with compression off, and the
+  dataset's compressratio is checked after the writes;
+- before every read the host's page cache is dropped where ZFS reads pass through one (Linux; FreeBSD has
+  none in a ZFS read's path: systems/host_os.py), and the ARC hit ratio of each read is measured from the
+  NAS's arcstats: a sequential read that the ARC served fails the run instead of reporting RAM;
+- fio's ioengine is the NAS OS's asynchronous one: libaio on Linux, posixaio on FreeBSD;
+- every repeat has its own file (run i writes file i, and later reads it once): re-reading one file
+  lets the ARC promote its blocks to the MFU list, and measured on the lab, three reads of one file
+  2.5 x the ARC went 0% -> 16% -> 31% hits and 340 -> 813 MB/s: the cache, not the pool;
+- every write ends with fio's fsync (end_fsync), so a read phase never competes with the pool writing back
+  what the write phase left in RAM (SMB copies have no such fsync: bench/join/joined.py waits for the pool);
+- the random tests' file is written in full before they run: a file fio's random writes left sparse would
+  read its holes from nowhere (and fio would lay it out inside the timed read);
+- tests run one after another (never concurrently), each repeated, reported as median and CV, and a test
+  stops repeating once more runs could not change the verdict (bench/stats.settled);
+- a sweep removes scratch datasets an earlier crashed run left behind (found by their user property).
+"""
+from __future__ import annotations
+
+import os
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...errors import BenchRefused, TengigError, ToolOutputError
+from ...units import MiB, format_size
+from ...verdict.models import Ceiling
+from .arc import ArcDelta, delta
+from .cache_policy import CachePolicy, file_size, keep_arc_out, reading
+from ..context import BenchContext
+from ..parse.fio_parse import parse_fio_json, require_io
+from .pool_presets import CEILING_TEST, PRESETS, SEQ1M_Q8T1, PoolPreset, PoolTest, PresetName
+from ...backends.scratch import MAX_FILL, ScratchStorage
+from ..stats import Repeated, Threshold, settled, summarize
+from ...backends.host_os import HostOs, all_dropped
+
+MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
+MAX_COMPRESSRATIO = 1.02
+TEST_FILE = "tengig-pool-{}.dat"  # one per repeat of a sequential test
+RANDOM_FILE = "tengig-pool-random.dat"  # the random tests' one file (uncached writes)
+
+
+class PoolBenchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pool: str = Field(description="ZFS pool to measure, e.g. 'tank'.")
+    preset: PresetName = Field("quick", description="quick: SEQ1M Q8T1 + RND4K Q32T1, 3 runs; full: all four, 5 runs.")
+    repeats: int | None = Field(None, ge=1, le=20, description="Override the preset's runs per test.")
+    working_set: int | None = Field(
+        None, gt=0, description="Test file size, bytes (default: the preset's; at least 64 MiB, and at least 2 x "
+        "the ARC where the ARC cannot be kept out by uncached writes).")
+    ioengine: Literal["libaio", "posixaio", "psync"] | None = Field(
+        None, description="fio ioengine (default: the NAS OS's own, libaio on Linux and posixaio on FreeBSD).")
+
+
+class PoolPhase(BaseModel):
+    test: str = Field(description="CrystalDiskMark name, e.g. 'SEQ1M Q8T1'.")
+    key: str
+    direction: Literal["read", "write"]
+    bytes_per_s: Repeated = Field(description="Throughput per run, bytes/s (fio's bytes / fio's runtime).")
+    iops: Repeated
+    mean_latency_us: float | None = Field(description="Median over runs of the mean completion latency, µs.")
+    bytes_moved: list[int] = Field(description="Bytes fio moved in each run.")
+    arc_hit_ratio: float | None = Field(None, description="ARC hits / (hits + misses) during the reads (None for writes).")
+    arc_hits: int | None = None
+    arc_misses: int | None = None
+    page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each "
+                                            "run; null for writes, and on FreeBSD, whose ZFS reads pass through no "
+                                            "page cache (the ARC is kept out by the cache policy and counted).")
+
+
+class PoolBenchResult(BaseModel):
+    pool: str
+    dataset: str = Field(description="The scratch dataset the run used (removed afterwards).")
+    preset: PresetName
+    working_set_bytes: int
+    arc_max_bytes: int
+    arc_source: str
+    cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
+    bytes_written: int | None = Field(None, description="Bytes this run wrote to the pool: fio's writes and the "
+                                      "random test file's layout.")
+    recordsize_bytes: int
+    compressratio: float = Field(description="Of the scratch dataset after the writes (must be ~1.00).")
+    phases: list[PoolPhase]
+    swept: list[str] = Field(default_factory=list, description="Orphaned scratch datasets found and removed first.")
+
+    def phase(self, key: str, direction: str) -> PoolPhase | None:
+        return next((p for p in self.phases if p.key == key and p.direction == direction), None)
+
+    def ceilings(self) -> list[Ceiling]:
+        out = []
+        for direction in ("read", "write"):
+            p = self.phase(CEILING_TEST.key, direction)
+            if p:
+                out.append(Ceiling(component="pool", direction=direction, bytes_per_s=p.bytes_per_s.median,
+                                   provenance="measured", label=f"pool {self.pool} fio {p.test} {direction}",
+                                   runs=p.bytes_per_s.values))
+        return out
+
+
+def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolPreset, ioengine: str) -> list[str]:
+    rw = ("" if test.sequential else "rand") + direction
+    argv = ["fio", f"--name={test.key}-{direction}", f"--filename={path}", f"--rw={rw}", f"--bs={test.block_size}",
+            f"--iodepth={test.queue_depth}", f"--numjobs={test.threads}", f"--ioengine={ioengine}",
+            f"--size={size}", "--group_reporting", "--randrepeat=0", "--invalidate=1", "--output-format=json"]
+    if direction == "write":
+        argv += ["--refill_buffers", "--end_fsync=1"]  # incompressible, and on the pool before the clock stops
+    if not test.sequential:
+        argv += ["--time_based", f"--runtime={preset.random_seconds}", f"--ramp_time={preset.ramp_seconds}"]
+    return argv
+
+
+def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
+    if test.sequential:
+        return 120 + size / (5 * MiB)  # even a 5 MB/s pool finishes
+    return 120 + preset.random_seconds + preset.ramp_seconds
+
+
+@dataclass(frozen=True)
+class _Nas:
+    """Where the pool is measured: the host's name, its OS (systems/host_os.py) and fio's ioengine there."""
+
+    host: str
+    os: HostOs
+    ioengine: str
+
+
+def _fio(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest, direction: str,
+         path: str, size: int, *, what: str):
+    """One fio run of ``test`` on ``path``, checked: its exit code, its JSON and the I/O it did."""
+    done = ctx.run(nas.host, fio_argv(test, direction, path, size, preset, nas.ioengine),
+                   timeout=_timeout(test, size, preset), check=False, tool="fio")
+    jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
+    if done.returncode != 0 or not jobs:
+        detail = (done.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
+        for job in jobs:
+            require_io(job, direction)  # names fio's errno when it gave one
+        raise ToolOutputError(f"{what} failed (exit {done.returncode}): {detail}")
+    return require_io(jobs[0], direction)
+
+
+def _run_phase(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest,
+               direction: str, paths: list[str], size: int, *, adaptive: bool,
+               against: list[Threshold] | None) -> PoolPhase:
+    """Up to len(paths) runs; ``adaptive``: fewer once they are enough (stats.settled, ``against`` the figures
+    the verdict compares this phase with)."""
+    repeats = len(paths)
+    enough = None
+    speeds, iops, lats, moved = [], [], [], []
+    arc_total = ArcDelta(hits=0, misses=0)
+    dropped: bool | None = True
+    for i in range(repeats):
+        ctx.report(100 * i / repeats, f"pool {test.name} {direction} run {i + 1}/{repeats}")
+        if direction == "read":
+            dropped = all_dropped(dropped, nas.os.drop_caches(ctx, nas.host))
+            before = nas.os.read_arc(ctx, nas.host)
+        io = _fio(ctx, nas, preset, test, direction, paths[i], size, what=f"fio {test.name} {direction}")
+        if direction == "read":
+            d = delta(before, nas.os.read_arc(ctx, nas.host))
+            arc_total = arc_total + d
+        speeds.append(io.bytes_per_s)
+        iops.append(io.iops)
+        moved.append(io.bytes)
+        if io.mean_latency_us is not None:
+            lats.append(io.mean_latency_us)
+        ctx.sample(phase=f"pool {test.name} {direction}", bytes_per_s=io.bytes_per_s, run=i + 1)
+        if adaptive and (enough := settled(speeds, repeats, against)):
+            break
+    phase = PoolPhase(
+        test=test.name, key=test.key, direction=direction,
+        bytes_per_s=summarize(speeds, planned=repeats, stopped_because=enough),
+        iops=summarize(iops),
+        mean_latency_us=summarize(lats).median if lats else None, bytes_moved=moved,
+    )
+    if direction == "read":
+        phase.arc_hits, phase.arc_misses = arc_total.hits, arc_total.misses
+        phase.arc_hit_ratio = arc_total.hit_ratio
+        phase.page_cache_dropped = dropped
+        if test.sequential and (arc_total.hit_ratio or 0) > MAX_SEQ_READ_HIT_RATIO:
+            raise BenchRefused(
+                f"pool {test.name} read was served from the ARC (hit ratio {100 * arc_total.hit_ratio:.0f}% > "
+                f"{100 * MAX_SEQ_READ_HIT_RATIO:.0f}%): it measured RAM, not the pool; use a larger working_set "
+                "or shrink the ARC (zfs_arc_max)")
+    return phase
+
+
+def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: PoolBenchRequest, *,
+                   host_os: HostOs, default_size: int | None = None,
+                   against: dict[str, list[Threshold]] | None = None) -> PoolBenchResult:
+    """Measure `req.pool` on `host`, whose OS is ``host_os`` (its ARC counters, cache drop and fio ioengine).
+    Raises (and leaves no scratch dataset) if anything could not be measured.
+    ``default_size``: the system's file size when the request names none (else the preset's). ``against``:
+    per direction, the figures the verdict will compare the ceiling test with (verdict/thresholds.py); a
+    phase stops repeating once its median can no longer cross one, and in quick the tests the verdict does
+    not use stop at two runs."""
+    preset = PRESETS[req.preset]
+    repeats = req.repeats or preset.repeats
+    ctx.report(0, f"pool {req.pool}: looking for orphaned scratch datasets")
+    swept = storage.find_scratch(req.pool)
+    for name in swept:
+        storage.destroy(name)
+    nas = _Nas(host, host_os, req.ioengine or host_os.fio_ioengine)
+    arc = host_os.read_arc(ctx, host)
+    space = storage.space(req.pool)
+    info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
+    try:
+        policy = keep_arc_out(storage, info.name)
+        size = file_size(policy, arc.c_max, default_size or preset.working_set, req.working_set, field="working_set")
+        random_tests = any(not t.sequential for t in preset.tests)
+        at_once = size * (repeats + (1 if policy.uncached and random_tests else 0))
+        if space.fill_after(at_once) > MAX_FILL:
+            raise BenchRefused(
+                f"pool {req.pool} has {format_size(space.available)} free of {format_size(space.total)}; {repeats} "
+                f"files of {format_size(size)} ({policy.note}) would fill it past {100 * MAX_FILL:.0f}%: free some "
+                "space, use fewer repeats" + (" or a smaller working_set" if policy.uncached else
+                                              ", or shrink the ARC (zfs_arc_max) before measuring"))
+        root = info.mountpoint.rstrip("/")
+        sequential = [f"{root}/{TEST_FILE.format(i)}" for i in range(repeats)]
+        # uncached, the random tests share one file: no read of it stays in the ARC to warm the next
+        random = [f"{root}/{RANDOM_FILE}"] * repeats if policy.uncached else sequential
+        phases: list[PoolPhase] = []
+        steps = [(t, d) for t in preset.tests for d in ("write", "read")]
+        ratio = None
+        written = sequential  # the sequential files the last write phase wrote
+        laid_out = 0
+        for n, (test, direction) in enumerate(steps):
+            part = ctx.part(5 + 90 * n / len(steps), 5 + 90 * (n + 1) / len(steps))
+            paths = sequential if test.sequential else (random if policy.uncached else written)
+            if direction == "read" and test.sequential:
+                paths = written  # each file the write phase wrote, read once
+            if policy.uncached and direction == "write" and test.sequential:
+                ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
+            if policy.uncached and not test.sequential and not laid_out:
+                laid_out = _lay_out(part, nas, preset, random[0], size)
+            if test == CEILING_TEST:
+                phase_against = against.get(direction, []) if against is not None else None
+            else:
+                phase_against = [] if preset.name == "quick" else None
+            with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
+                phases.append(_run_phase(part, nas, preset, test, direction, paths, size,
+                                         adaptive=req.repeats is None, against=phase_against))
+            if direction == "write" and test.sequential:
+                written = paths[:len(phases[-1].bytes_moved)]
+            if direction == "write" and ratio is None:
+                ratio = storage.compressratio(info.name)
+                if ratio > MAX_COMPRESSRATIO:
+                    raise ToolOutputError(
+                        f"the test data compressed {ratio:.2f}x on {info.name}: the pool wrote less than fio "
+                        "reported, so the write figure would be inflated")
+        ctx.report(100, f"pool {req.pool} done")
+        return PoolBenchResult(
+            pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size, arc_max_bytes=arc.c_max,
+            arc_source=arc.source, recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
+            swept=swept, cache_policy=policy,
+            bytes_written=laid_out + sum(sum(p.bytes_moved) for p in phases if p.direction == "write"),
+        )
+    finally:
+        _destroy_quietly_if_failing(storage, info.name)
+
+
+def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: int) -> int:
+    """Write the random tests' file in full, sequentially and uncached (not timed, not reported as a figure);
+    the bytes written."""
+    ctx.report(0, f"writing the random tests' {format_size(size)} file")
+    io = _fio(ctx, nas, preset, SEQ1M_Q8T1, "write", path, size, what="fio writing the random tests' file")
+    if io.bytes < size:
+        raise ToolOutputError(f"fio wrote {format_size(io.bytes)} of the random tests' {format_size(size)} file")
+    return io.bytes
+
+
+def _destroy_quietly_if_failing(storage: ScratchStorage, name: str) -> None:
+    import sys
+
+    failing = sys.exc_info()[1] is not None
+    try:
+        storage.destroy(name)
+    except TengigError:
+        if not failing:
+            raise  # success must not leave the dataset behind silently
+        # the run's own error matters more; the next run's sweep removes the dataset

@@ -1,0 +1,103 @@
+"""What an SMB benchmark reads besides the transfer itself (pure parsers): the session's dialect,
+signing and encryption from `smbstatus --json`; the interface byte counters from `ip -s -j link`
+(to prove the bytes crossed the wire); smbd's CPU time from /proc/PID/stat."""
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, Field
+
+from ...errors import ToolOutputError
+from ..context import BenchContext
+
+
+class SmbSession(BaseModel):
+    dialect: str = Field(description="Negotiated dialect as smbstatus names it, e.g. 'SMB3_11'.")
+    signing_cipher: str
+    signing_degree: str = Field(description="none | partial | full (smbstatus).")
+    encryption_cipher: str
+    encryption_degree: str
+
+    @property
+    def signing(self) -> bool:
+        return self.signing_degree not in ("", "none")
+
+    @property
+    def encryption(self) -> bool:
+        return self.encryption_degree not in ("", "none")
+
+
+def parse_smbstatus_session(text: str, client_address: str) -> SmbSession | None:
+    """The session from `client_address` in `smbstatus --json`, or None if it has none (yet)."""
+    try:
+        doc = json.loads(text[text.find("{"):]) if "{" in text else None
+    except json.JSONDecodeError as exc:
+        raise ToolOutputError(f"smbstatus printed broken JSON: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise ToolOutputError(f"smbstatus printed no JSON: {text.strip()[:200] or '(nothing)'}")
+    for session in (doc.get("sessions") or {}).values():
+        if session.get("remote_machine") == client_address:
+            sign, enc = session.get("signing") or {}, session.get("encryption") or {}
+            return SmbSession(
+                dialect=str(session.get("session_dialect", "?")),
+                signing_cipher=str(sign.get("cipher", "-")), signing_degree=str(sign.get("degree", "none")),
+                encryption_cipher=str(enc.get("cipher", "-")), encryption_degree=str(enc.get("degree", "none")),
+            )
+    return None
+
+
+class LinkCounters(BaseModel):
+    rx_bytes: int
+    tx_bytes: int
+
+
+def parse_link_counters(text: str) -> LinkCounters:
+    """`ip -s -j link show dev IF` -> its byte counters."""
+    try:
+        links = json.loads(text)
+        stats = links[0]["stats64"]
+        return LinkCounters(rx_bytes=int(stats["rx"]["bytes"]), tx_bytes=int(stats["tx"]["bytes"]))
+    except (ValueError, LookupError, TypeError) as exc:
+        raise ToolOutputError(f"`ip -s -j link` printed no byte counters: {text.strip()[:200]!r}") from exc
+
+
+def parse_smbd_pids(text: str) -> list[int]:
+    """`ps -e -o pid=,comm=` -> PIDs of smbd and its helpers (smbd-notifyd, ...)."""
+    pids = []
+    for line in text.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[0].isdigit() and parts[1].strip().startswith("smbd"):
+            pids.append(int(parts[0]))
+    return pids
+
+
+def parse_cpu_ticks(text: str) -> int:
+    """Sum of utime+stime+cutime+cstime over /proc/PID/stat lines (clock ticks). Children that ended
+    are in their parent's cutime/cstime, so a per-client smbd that came and went is still counted."""
+    total = 0
+    for line in text.splitlines():
+        _, sep, rest = line.rpartition(")")  # comm may contain spaces; fields follow the last ')'
+        fields = rest.split()
+        if not sep or len(fields) < 15:
+            continue
+        total += sum(int(f) for f in fields[11:15])  # fields 14-17 of stat(5), counted from state (3)
+    return total
+
+
+def smbd_ticks_on(ctx: BenchContext, server: str) -> int | None:
+    """CPU clock ticks of every smbd process on ``server`` (children that ended included)."""
+    ps = ctx.run(server, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False)
+    pids = parse_smbd_pids(ps.stdout)
+    if not pids:
+        return None
+    done = ctx.run(server, ["cat", *(f"/proc/{p}/stat" for p in pids)], timeout=10, check=False, record=False)
+    return parse_cpu_ticks(done.stdout)
+
+
+def cpu_percent(ticks: list[int], speeds: list[float], size: int, clk_tck: int) -> float | None:
+    """smbd's CPU over the copies, % of one core: its ticks over the copies' transfer time."""
+    if not ticks or len(ticks) != len(speeds):
+        return None
+    busy = sum(ticks) / clk_tck
+    transfer = sum(size / s for s in speeds)
+    return 100 * busy / transfer if transfer > 0 else None

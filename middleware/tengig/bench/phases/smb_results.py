@@ -1,0 +1,73 @@
+"""What an SMB measurement reports: per client (smbclient or the Windows kit's copies, each direction
+over several runs) and for several clients at once (the NAS's start barrier). Models only; the
+measuring is bench/join/joined.py and bench/join/joined_concurrent.py."""
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...verdict.models import Ceiling
+from .cache_policy import CachePolicy
+from .smb_probes import SmbSession
+from .smbd_cpu_limit import SmbdCpuLimit
+from ..stats import Repeated
+
+
+class SmbDirection(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    direction: str
+    bytes_per_s: Repeated = Field(description="smbclient's bytes / smbclient's transfer time, per run, bytes/s.")
+    bytes_per_run: int
+    wire_bytes: list[int] = Field(description="Client interface bytes (rx for read, tx for write) per run.")
+    smbd_cpu_percent: float | None = Field(description="smbd CPU over the runs, % of one core.")
+    arc_hit_ratio: float | None = None
+    write_back: str | None = Field(None, description="Reads: how the NAS made sure its pool had finished writing "
+                                   "the copies first (zpool sync, or zpool iostat quiet), or why it could not.")
+    smbd_cpu_limit: SmbdCpuLimit | None = Field(None, description="smbd's CPU cgroup during the copies: its limit "
+                                                "and the share of periods the kernel throttled (Linux).")
+
+
+class SmbBenchResult(BaseModel):
+    client: str
+    server: str
+    engine: str = "smbclient"
+    file_size: int
+    session: SmbSession | None = Field(description="Dialect, signing, encryption (None: not observed).")
+    read: SmbDirection
+    write: SmbDirection
+    cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
+    bytes_written: int | None = Field(None, description="Bytes the copies wrote to the NAS's pool.")
+
+    def ceilings(self) -> list[Ceiling]:
+        return [Ceiling(component="smb", direction=d.direction, bytes_per_s=d.bytes_per_s.median,
+                        provenance="measured", label=f"SMB {d.direction} {self.client} <- {self.server} smbclient"
+                        if d.direction == "read" else f"SMB write {self.client} -> {self.server} smbclient",
+                        runs=d.bytes_per_s.values)
+                for d in (self.read, self.write)]
+
+
+class ConcurrentDirection(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    direction: str
+    per_client: dict[str, Repeated] = Field(description="Client -> bytes/s per run (fio bytes / fio runtime).")
+    aggregate: Repeated = Field(description="All clients' bytes over the time they took together, per run, bytes/s "
+                                "(fio: the slowest client's runtime; joined: from the first copy taken to the "
+                                "last answer, on the NAS's clock).")
+    wire_bytes: dict[str, list[int]] = Field(description="Client -> its port's bytes per run (clients sharing "
+                                             "a port of the NAS: that port's bytes, the sum of theirs).")
+    start_spread_seconds: list[float] | None = Field(
+        None, description="Per run: from the first client's start to the last one's, s (joined clients, "
+        "started together by the NAS).")
+    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) on the NAS during "
+                                        "the reads (near 0: the reads came from the pool).")
+
+
+class SmbConcurrentResult(BaseModel):
+    engine: str = Field(description="How the copies ran (each desktop's own SMB client, started together).")
+    clients: list[str]
+    file_size: int
+    read: ConcurrentDirection
+    write: ConcurrentDirection
+    cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
+    bytes_written: int | None = Field(None, description="Bytes the clients wrote to the NAS's pool.")

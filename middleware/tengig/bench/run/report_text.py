@@ -1,0 +1,129 @@
+"""A benchmark report as text for a terminal (pure): per client, the ceilings chain next to the target,
+the verdict and the advice; the pool's tests with median, CV and ARC hit ratio. Units always printed:
+MB/s = 10^6 bytes/s (as disk makers and the targets use), MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s.
+Names and words from desktops (an interface in the MTU advice, a tool's output) are printed escaped."""
+from __future__ import annotations
+
+from ...text import shown
+from ...units import MiB, format_size
+from ...verdict.models import Ceiling, DirectionVerdict, Verdict
+from ..stats import Repeated
+from .suite import BenchReport, ClientReport
+
+COMPONENTS = ("pool", "link", "network", "smb")
+
+
+def mb(bytes_per_s: float | None) -> str:
+    return "-" if bytes_per_s is None else f"{bytes_per_s / 1e6:.1f} MB/s"
+
+
+def _cell(ceilings: list[Ceiling], component: str) -> str:
+    cs = [c for c in ceilings if c.component == component]
+    if not cs:
+        return "-"
+    c = max(cs, key=lambda c: c.bytes_per_s)
+    return mb(c.bytes_per_s) + (" (est)" if c.provenance == "estimated" else "")
+
+
+def _result(d: DirectionVerdict) -> str:
+    if d.beats_target is None:
+        return "no target figure" if d.smb_bytes_per_s is not None else "SMB not measured"
+    word = "BEATS" if d.beats_target else "loses"
+    return f"{word} by {abs(d.margin_percent):.1f}%"
+
+
+def verdict_table(verdict: Verdict) -> list[str]:
+    head = ["", "pool", "link", "network", "SMB", "target", "result", "bottleneck"]
+    rows = [head]
+    for d in verdict.directions:
+        rows.append([d.direction] + [_cell(d.ceilings, c) for c in COMPONENTS]
+                    + [mb(d.target_bytes_per_s), _result(d), d.bottleneck or "-"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def _early(r: Repeated) -> str:
+    if not r.stopped_early:
+        return ""
+    return f"; {len(r.values)} of {r.planned} runs: {r.stopped_because or 'fewer files to read than planned'}"
+
+
+def _client_lines(c: ClientReport) -> list[str]:
+    out = []
+    link = c.link
+    if link:
+        rate = f"{link.line_rate_bps / 1e9:g} Gb/s" if link.line_rate_bps else "unshaped"
+        out.append(f"client {c.client} over {link.name} ({rate}, MTU {link.mtu})")
+    for m in c.network:
+        pct = f", {m.percent_of_ceiling:.1f}% of the {m.ceiling_bps / 1e9:.3g} Gb/s ceiling" if m.percent_of_ceiling else ""
+        out.append(f"  iperf3 {m.direction:5} {m.streams} stream(s): {m.goodput_bps / 1e9:.3f} Gb/s "
+                   f"({mb(m.goodput_bps / 8)}){pct}, retransmits {m.retransmits}")
+    out += [f"  iperf3 {line}" for line in c.network_skipped]
+    if c.smb:
+        s = c.smb
+        sess = s.session
+        how = f"{sess.dialect}, signing {sess.signing_degree}, encryption {sess.encryption_degree}" if sess else "session not observed"
+        for d in (s.read, s.write):
+            cv = f", CV {d.bytes_per_s.cv_percent:.1f}%" if d.bytes_per_s.cv_percent is not None else ""
+            cv += _early(d.bytes_per_s)
+            cpu = f", smbd CPU {d.smbd_cpu_percent:.0f}% of a core" if d.smbd_cpu_percent is not None else ""
+            lim = d.smbd_cpu_limit
+            if lim and lim.limit_cores is not None:
+                held = f", throttled in {lim.throttled_percent:.0f}% of periods" if lim.throttled_percent is not None else ""
+                cpu += f" (its cgroup {lim.cgroup} allows {lim.limit_cores:.2g} of a core{held})"
+            arc = f", ARC hits {100 * d.arc_hit_ratio:.1f}%" if d.arc_hit_ratio is not None else ""
+            out.append(f"  SMB {d.direction:5} {mb(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
+                       f"(median of {len(d.bytes_per_s.values)} x {s.file_size // MiB} MiB{cv}{cpu}{arc})")
+        if s.read.write_back:
+            out.append(f"  SMB reads started once the pool had finished writing the copies: {s.read.write_back}")
+        out.append(f"  SMB session: {how}")
+    if c.verdict:
+        out += ["", *("  " + line for line in verdict_table(c.verdict)), "", "  " + c.verdict.summary]
+        for a in c.verdict.advice:
+            out.append(f"  - [{a.severity}] {a.text}")
+    if c.own_disk:
+        d = c.own_disk
+        out += ["", f"  Own disk of {c.client} ({d.path}): {mb(d.read_bytes_per_s)} read, {mb(d.write_bytes_per_s)} "
+                f"write ({d.method}, {d.file_size // MiB} MiB, {d.how})"]
+    if c.own_disk_verdict:
+        out.append("  " + c.own_disk_verdict.summary)
+    elif c.own_disk_note:
+        out.append(f"  Own disk: {c.own_disk_note}")
+    return out
+
+
+def report_text(report: BenchReport) -> str:
+    out = [f"tengig bench {report.kind} on {report.system} (preset {report.preset}, target {report.target})"]
+    if report.pool:
+        p = report.pool
+        out.append(f"pool {p.pool}: working set {p.working_set_bytes // MiB} MiB per run (ARC max "
+                   f"{p.arc_max_bytes // MiB} MiB), recordsize {p.recordsize_bytes // 1024} KiB, "
+                   f"compressratio {p.compressratio:.2f}x")
+        if p.cache_policy:
+            out.append(f"  ARC kept out: {p.cache_policy.note}")
+        for ph in p.phases:
+            cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
+            cv += _early(ph.bytes_per_s)
+            arc = f", ARC hits {100 * ph.arc_hit_ratio:.1f}%" if ph.arc_hit_ratio is not None else ""
+            out.append(f"  {ph.test:12} {ph.direction:5} {mb(ph.bytes_per_s.median):>12} {ph.iops.median:9.0f} IOPS "
+                       f"({cv}{arc})")
+    for c in report.clients:
+        out += [""] + _client_lines(c)
+    if report.smb_concurrent:
+        sc = report.smb_concurrent
+        out += ["", f"SMB, {len(sc.clients)} clients at once ({sc.engine}, {sc.file_size // MiB} MiB each):"]
+        for d in (sc.read, sc.write):
+            each = ", ".join(f"{c} {mb(r.median)}" for c, r in d.per_client.items())
+            spread = (f", started within {1000 * max(d.start_spread_seconds):.0f} ms of each other"
+                      if d.start_spread_seconds else "")
+            out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each}{spread})")
+    if report.aggregate_verdict:
+        v = report.aggregate_verdict
+        out += ["", "Aggregate verdict (all clients at once):", *("  " + line for line in verdict_table(v)), "",
+                "  " + v.summary]
+        out += [f"  - [{a.severity}] {a.text}" for a in v.advice]
+    if report.bytes_written is not None:
+        out += ["", f"bytes written to the NAS's pool by this run: {format_size(report.bytes_written)}"]
+    out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
+            "(docs/physics.md §1), everything else measured."]
+    return shown("\n".join(out), lines=True)
