@@ -25,11 +25,16 @@ def lab_group() -> None:
 @click.option("--pool-size", default="8G", show_default=True, help="Sparse pool file size (binary units: 8G = 8 GiB).")
 @click.option("--slow-pool", "slow_pool", type=float, default=None, metavar="MBPS",
               help="Throttle the pool's device to MBPS MB/s (10^6 bytes/s) with a loop device and cgroup blkio.")
+@click.option("--pool-members", type=int, default=1, show_default=True,
+              help="Disks (sparse files) the pool stripes across.")
+@click.option("--slow-members", type=int, default=None, metavar="N",
+              help="With --slow-pool: throttle only the first N members (default: all).")
 @click.option("--arc-mib", type=int, default=100, show_default=True, help="zfs-fuse ARC size, MiB.")
-def up(links, mtu, bare, pool_size, slow_pool, arc_mib) -> None:
+def up(links, mtu, bare, pool_size, slow_pool, pool_members, slow_members, arc_mib) -> None:
     """Build the lab (refuses if one is already here: `tengig lab down` first)."""
     spec = build_spec(list(links), mtu=mtu, bare=bare, pool_size=parse_size(pool_size, field="--pool-size"),
-                      slow_pool_mbps=slow_pool, arc_mib=arc_mib)
+                      slow_pool_mbps=slow_pool, pool_members=pool_members, slow_members=slow_members,
+                      arc_mib=arc_mib)
     bar = ProgressBar("lab up")
     Lab().up(spec, progress=bar)
     bar.done()
