@@ -16,7 +16,8 @@ def test_make_bench_runs_scripts():
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
-def test_bench_script_imports(name):
+def test_bench_script_imports(name, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # as `python scripts/x.py` has it: its siblings import
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # raises ImportError on a name that moved
