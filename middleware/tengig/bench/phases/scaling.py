@@ -95,7 +95,9 @@ def stop_reason(steps: list[ScalingStep], counts: list[int]) -> str | None:
 
 
 def fio_scaling_argv(direction: str, directory: str, threads: int, per_thread: int, ioengine: str) -> list[str]:
-    argv = ["fio", f"--name=scale-{direction}", f"--directory={directory}", f"--rw={direction}", f"--bs={BLOCK}",
+    # one job name for both directions: the read's threads find the files the write's left (fio names them
+    # NAME.THREAD.0), so the read lays out nothing of its own
+    argv = ["fio", "--name=scale", f"--directory={directory}", f"--rw={direction}", f"--bs={BLOCK}",
             f"--iodepth={QUEUE_DEPTH}", f"--numjobs={threads}", f"--ioengine={ioengine}", f"--size={per_thread}",
             "--group_reporting", "--invalidate=1", "--output-format=json"]
     if direction == "write":
