@@ -76,3 +76,15 @@ def test_the_sweep_becomes_the_advice_facts():
     assert facts["pool_one_thread_bps"] == {"read": 100 * MB}
     assert (facts["pool_best_thread_bps"], facts["pool_best_threads"]) == ({"read": 185.6 * MB}, {"read": 4})
     assert pool_facts(None) == {}
+
+
+def test_the_text_report_shows_the_sweep_and_the_disk_that_stands_out():
+    from tengig.bench.run.report_text import scaling_lines
+
+    pool = scaled_pool()
+    pool.scaling.dragging = "sdc: 41.0 ms average wait, the others 6.0 ms"
+    lines = scaling_lines(pool.scaling)
+    assert lines[1] == ("    read  1: 100.0 MB/s, 2: 180.0 MB/s, 4: 185.6 MB/s; 4 threads: +3.1% over 2: stopped; "
+                        "the verdict uses 4")
+    assert "    disk sdc: 41.0 ms average wait" in lines
+    assert lines[-1] == "    stands out: sdc: 41.0 ms average wait, the others 6.0 ms"
