@@ -119,6 +119,7 @@ export interface ScalingStep {
   bytes_per_s: number
   bytes: number
   gain_percent?: number | null
+  arc_hit_ratio?: number | null
 }
 
 export interface ScalingSweep {
@@ -140,18 +141,21 @@ export interface MemberLoad {
 }
 
 export interface ScalingResult {
+  test?: string
   cores: number
+  bytes_per_step: number
+  bytes_written?: number
   sweeps: ScalingSweep[]
   members: MemberLoad[]
   dragging?: string | null
   member_reads?: { name: string; device: string; bytes: number; bytes_per_s: number }[]
 }
 
-/** The pool's part of a run (bench/phases/pool.py PoolBenchResult); only what the panel reads is typed. */
+/** The pool's part of a run (bench/phases/pool.py PoolBenchResult): what the panel reads (the rest: OMITTED in
+ * tests/ui/test_types_drift.py). */
 export interface PoolReport {
   pool: string
   scaling?: ScalingResult | null
-  [key: string]: unknown
 }
 
 /**
@@ -210,6 +214,9 @@ export interface BenchRunRequest {
   join?: number
   join_timeout?: number
   share?: string | null
+  scaling?: 'auto' | 'on' | 'off' | 'only'
+  member_reads?: boolean
+  member_read_bytes?: number
 }
 
 export interface BenchOutcome {
