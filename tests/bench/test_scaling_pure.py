@@ -88,3 +88,20 @@ def test_the_text_report_shows_the_sweep_and_the_disk_that_stands_out():
                         "the verdict uses 4")
     assert "    disk sdc: 41.0 ms average wait" in lines
     assert lines[-1] == "    stands out: sdc: 41.0 ms average wait, the others 6.0 ms"
+
+
+def test_the_verdict_says_which_thread_count_it_used():
+    from tengig.verdict.judge import judge
+    from tengig.verdict.models import Ceiling, Facts
+    from tengig.verdict.targets import find_target
+
+    pool = scaled_pool()
+    smb = Ceiling(component="smb", direction="read", bytes_per_s=180 * MB, provenance="measured", label="smb")
+    net = Ceiling(component="network", direction="read", bytes_per_s=1170 * MB, provenance="measured", label="net")
+    verdict = judge(find_target("ssd-sata-870-evo"), [*pool.ceilings(), smb, net],
+                    Facts(**pool_facts(pool)))
+    assert "the pool, ceiling 185.6 MB/s at 4 thread(s), the best of the thread sweep" in verdict.summary
+    assert any(a.rule == "pool-needs-threads" and "read 100.0 MB/s with 1 thread, 185.6 MB/s with 4" in a.text
+               for a in verdict.advice)
+    assert any(a.rule == "pool-member-dragging" and "sdc: 41.0 ms average wait, the others 6.0 ms" in a.text
+               for a in verdict.advice)
