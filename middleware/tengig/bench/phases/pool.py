@@ -35,7 +35,7 @@ from ...errors import BenchRefused, TengigError, ToolOutputError
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling
 from .arc import ArcDelta, delta
-from .cache_policy import CachePolicy, file_size, keep_arc_out, reading
+from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, file_size, keep_arc_out, reading
 from ..context import BenchContext
 from ..parse.fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, SEQ1M_Q8T1, PoolPreset, PoolTest, PresetName
@@ -44,7 +44,6 @@ from ...backends.scratch import MAX_FILL, ScratchStorage
 from ..stats import Repeated, Threshold, settled, summarize
 from ...backends.host_os import HostOs, all_dropped
 
-MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
 MAX_COMPRESSRATIO = 1.02
 TEST_FILE = "tengig-pool-{}.dat"  # one per repeat of a sequential test
 RANDOM_FILE = "tengig-pool-random.dat"  # the random tests' one file (uncached writes)

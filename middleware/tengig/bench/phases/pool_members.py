@@ -55,7 +55,7 @@ class MemberSampler:
     def _iostat_argv(self) -> list[str]:
         return ["zpool", "iostat", "-v", *(["-l"] if self.latency else []), self.pool, "1", "2"]
 
-    def _probe(self) -> None:
+    def probe(self) -> None:
         """Once: whether -l works here, and the members' names."""
         if self.latency is not None:
             return
@@ -81,7 +81,7 @@ class MemberSampler:
     @contextmanager
     def window(self) -> Iterator[None]:
         """Around one fio run: iostat intervals beside it, diskstats before and after."""
-        self._probe()
+        self.probe()
         stop = threading.Event()
         reports: list = []
 

@@ -18,7 +18,7 @@ from ...verdict.members import dragging_text
 from ..context import BenchContext
 from ..parse.fio_parse import parse_fio_json, require_io
 from .arc import ArcDelta, delta
-from .cache_policy import CachePolicy, reading
+from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, reading
 from .pool_members import MemberLoad, MemberSampler
 
 ScalingMode = Literal["auto", "on", "off", "only"]
@@ -28,7 +28,6 @@ MAX_THREADS = 64
 BLOCK = MiB
 QUEUE_DEPTH = 8
 MIN_PER_THREAD = 16 * MiB  # below this a thread's file is mostly ramp-up
-MAX_SEQ_READ_HIT_RATIO = 0.10  # as the pool phase: above it, a read measured the cache
 MEMBER_READ_MAX = 1024 * MiB
 
 
@@ -120,6 +119,7 @@ def run_scaling(ctx: BenchContext, *, host: str, pool: str, storage, policy: Cac
     cores = _cores(ctx, host)
     counts = thread_counts(min(cores, max_threads or MAX_THREADS))
     sampler = MemberSampler(ctx, host, pool)
+    sampler.probe()  # before any window: whether -l works, and the members
     steps: dict[str, list[ScalingStep]] = {"write": [], "read": []}
     stopped: dict[str, str] = {}
     written = 0
@@ -170,14 +170,17 @@ def run_scaling(ctx: BenchContext, *, host: str, pool: str, storage, policy: Cac
 
 def _step(ctx: BenchContext, host: str, host_os, storage, policy: CachePolicy, sampler: MemberSampler | None,
           direction: str, directory: str, threads: int, per_thread: int, ioengine: str) -> ScalingStep:
-    before = None
-    if direction == "read":
-        host_os.drop_caches(ctx, host)
-        before = host_os.read_arc(ctx, host)
+    before = after = None
     argv = fio_scaling_argv(direction, directory, threads, per_thread, ioengine)
+    # the ARC is read inside the primarycache switch: the switch's own metadata reads are no hits of the read
     with (reading(storage, policy, sequential=True) if direction == "read" else nullcontext()):
+        if direction == "read":
+            host_os.drop_caches(ctx, host)
+            before = host_os.read_arc(ctx, host)
         with (sampler.window() if sampler is not None else nullcontext()):
             done = ctx.run(host, argv, timeout=120 + threads * per_thread / (5 * MiB), check=False, tool="fio")
+        if direction == "read":
+            after = host_os.read_arc(ctx, host)
     jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
     if done.returncode != 0 or not jobs:
         detail = (done.stderr.strip().splitlines() or ["(no message)"])[-1][:300]
@@ -185,8 +188,8 @@ def _step(ctx: BenchContext, host: str, host_os, storage, policy: CachePolicy, s
                               f"{detail}")
     io = require_io(jobs[0], direction)
     step = ScalingStep(threads=threads, bytes_per_s=io.bytes_per_s, bytes=io.bytes)
-    if before is not None:
-        arc: ArcDelta = delta(before, host_os.read_arc(ctx, host))
+    if before is not None and after is not None:
+        arc: ArcDelta = delta(before, after)
         step.arc_hit_ratio = arc.hit_ratio
         if (arc.hit_ratio or 0) > MAX_SEQ_READ_HIT_RATIO:
             raise BenchRefused(
