@@ -2,7 +2,7 @@ import { flushPromises, mount } from '@vue/test-utils'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import single from '../../fixtures/run-lab-desk-1g.json'
 import joinedReport from '../../fixtures/run-joined-desk-lab.json'
-import scalingRun from '../../fixtures/scaling-lab-one-slow-member.json'
+import scalingRun from '../../fixtures/run-pool-scaling-lab.json'
 import type { BenchReport, RunEntry } from '../../api/types'
 import VerdictPanel from './VerdictPanel.vue'
 
