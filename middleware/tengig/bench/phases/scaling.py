@@ -198,6 +198,18 @@ def _step(ctx: BenchContext, host: str, host_os, storage, policy: CachePolicy, s
     return step
 
 
+def _device_of(ctx: BenchContext, host: str, name: str) -> str:
+    """The device node of a member as zpool names it: a path as it is; sdc -> /dev/sdc; SCALE's partition
+    uuids under /dev/disk/by-partuuid, CORE's gptid labels under /dev/gptid."""
+    candidates = [name] if name.startswith("/") else [f"/dev/{name}", f"/dev/disk/by-partuuid/{name}",
+                                                      f"/dev/gptid/{name}"]
+    for path in candidates:
+        if ctx.run(host, ["test", "-e", path], timeout=30, check=False, tool="test").returncode == 0:
+            return path
+    raise ToolOutputError(f"pool member {name}: no device node at {', '.join(candidates)}: member_reads cannot "
+                          "read it alone; leave member_reads off")
+
+
 def read_members(ctx: BenchContext, host: str, names: list[str], size: int, ioengine: str) -> list[MemberRead]:
     """Each member read alone, raw and read-only (fio --readonly, direct I/O), ``size`` bytes from its start,
     one after another: what each disk gives with nothing else running. Only when the user asks."""
@@ -206,7 +218,7 @@ def read_members(ctx: BenchContext, host: str, names: list[str], size: int, ioen
                                   f"{format_size(MEMBER_READ_MAX)} tengig reads from each disk")
     out = []
     for name in names:
-        device = name if name.startswith("/") else f"/dev/{name}"
+        device = _device_of(ctx, host, name)
         argv = ["fio", "--name=member", f"--filename={device}", "--readonly", "--rw=read", f"--bs={BLOCK}",
                 f"--iodepth={QUEUE_DEPTH}", "--direct=1", f"--ioengine={ioengine}", f"--size={size}",
                 "--output-format=json"]
