@@ -75,6 +75,9 @@ def test_bare_lab_has_cables_and_no_addresses(clean_machine):
         (["--pool-size", "900T"], "pool_size: "),
         (["--pool-size", "lots"], "--pool-size"),
         (["--mtu", "99999"], "mtu"),
+        (["--slow-members", "1"], "--slow-members: needs --slow-pool"),
+        (["--slow-pool", "50", "--slow-members", "2"], "--slow-members: 2 is more than the pool's 1 member(s): "
+                                                       "raise --pool-members"),
     ],
 )
 def test_bad_input_is_a_clear_error_and_leaves_nothing(clean_machine, capsys, args, field):

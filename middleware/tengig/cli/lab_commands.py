@@ -5,6 +5,8 @@ import os
 
 import click
 
+from ..errors import ValidationError
+
 from ..lab import Lab, build_spec
 from ..lab.roundtrip import RoundTrip, smb_roundtrip
 from ..lab.status import LabStatus, lab_status
@@ -15,6 +17,10 @@ from .progress import ProgressBar
 @click.group("lab")
 def lab_group() -> None:
     """The embedded lab: nas, desk and lab as network namespaces, shaped direct cables, a zfs-fuse pool and smbd."""
+
+
+FLAGS = {"mtu": "--mtu", "pool_size": "--pool-size", "slow_pool_mbps": "--slow-pool", "pool_members": "--pool-members",
+         "slow_members": "--slow-members", "arc_mib": "--arc-mib"}
 
 
 @lab_group.command("up")
@@ -32,9 +38,13 @@ def lab_group() -> None:
 @click.option("--arc-mib", type=int, default=100, show_default=True, help="zfs-fuse ARC size, MiB.")
 def up(links, mtu, bare, pool_size, slow_pool, pool_members, slow_members, arc_mib) -> None:
     """Build the lab (refuses if one is already here: `tengig lab down` first)."""
-    spec = build_spec(list(links), mtu=mtu, bare=bare, pool_size=parse_size(pool_size, field="--pool-size"),
-                      slow_pool_mbps=slow_pool, pool_members=pool_members, slow_members=slow_members,
-                      arc_mib=arc_mib)
+    try:
+        spec = build_spec(list(links), mtu=mtu, bare=bare, pool_size=parse_size(pool_size, field="--pool-size"),
+                          slow_pool_mbps=slow_pool, pool_members=pool_members, slow_members=slow_members,
+                          arc_mib=arc_mib)
+    except ValidationError as exc:  # the spec's fields as this command's flags
+        raise ValidationError([(FLAGS.get(f, f), m.removeprefix("Value error, ").replace(
+            "slow_pool_mbps", "--slow-pool").replace("pool_members", "--pool-members")) for f, m in exc.errors]) from exc
     bar = ProgressBar("lab up")
     Lab().up(spec, progress=bar)
     bar.done()

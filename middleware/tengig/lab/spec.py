@@ -42,7 +42,7 @@ class LabSpec(BaseModel):
     def _slow_members_fit(cls, value: int | None, info: ValidationInfo) -> int | None:
         if value is not None:
             if not info.data.get("slow_pool_mbps"):
-                raise ValueError("slow_members needs slow_pool_mbps (the throttle it applies): give both")
+                raise ValueError("needs slow_pool_mbps (the throttle it applies): give both")
             members = info.data.get("pool_members", 1)
             if value > members:
                 raise ValueError(f"{value} is more than the pool's {members} member(s): raise pool_members")
