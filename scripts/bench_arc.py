@@ -20,11 +20,12 @@ from tengig.bench.phases.arc import ArcDelta, delta, read_arc
 from tengig.bench.phases.cache_policy import keep_arc_out, reading
 from tengig.bench.context import BenchContext
 from tengig.bench.parse.fio_parse import parse_fio_json, require_io
-from tengig.bench.phases.pool import drop_caches, fio_argv
+from tengig.bench.phases.pool import fio_argv
 from tengig.bench.phases.pool_presets import PRESETS, SEQ1M_Q8T1
 from tengig.lab import Lab, build_spec
 from tengig.lab.hosts import LabHosts
 from tengig.lab.plan import POOL_NAME
+from tengig.systems.host_os import LinuxHost
 from tengig.units import GiB, MiB
 
 ARC_MIB = 1024
@@ -41,7 +42,7 @@ def fio(ctx, nas, direction, path, size):
 def one(ctx, storage, nas, policy, path, size):
     ctx.run(nas, ["rm", "-f", path], timeout=60)
     wrote = fio(ctx, nas, "write", path, size)
-    drop_caches(ctx, nas)
+    LinuxHost().drop_caches(ctx, nas)  # the lab's nas is Linux
     before = read_arc(ctx, nas)
     with reading(storage, policy, sequential=True):
         io = fio(ctx, nas, "read", path, size)

@@ -26,6 +26,9 @@ answered, unedited:
   desk and lab run `tengig client join` with the token the job shows; the job's result's report (the
   BenchReport: each client's own verdict, smb_concurrent and aggregate_verdict) ->
   run-joined-desk-lab.json. Until then that file is hand-made (recorded-lab.json says so).
+- scaling: `tengig lab up --slow-pool 50 --pool-members 2 --slow-members 1` (one slow disk of two);
+  tengig.bench.run {system: lab, kind: pool, scaling: only, working_set: 128 MiB}: the job's report (the
+  thread sweep and each member's load) -> run-pool-scaling-lab.json.
 
 recorded-lab.json says when and with what (lab spec, requests, options) each file was recorded; the
 unit tests check that the recorded requests are the ones the panel builds. Re-record after a change
@@ -223,14 +226,36 @@ def record_joined(_api: Api) -> dict[str, Any]:
     }
 
 
-RECORDERS = {"mesh": record_mesh, "lagg": record_lagg, "joined": record_joined}
-DEFAULT = ["mesh", "lagg"]
+SCALING_SPEC = {"links": ["desk-nas=1g"], "slow_pool_mbps": 50, "pool_members": 2, "slow_members": 1,
+                "pool_size": 1024 * 2**20}
+SCALING_REQUEST = {"system": "lab", "kind": "pool", "scaling": "only", "working_set": 128 * 2**20}
+
+
+def record_scaling(api: Api) -> dict[str, Any]:
+    """The pool's thread sweep on a pool of two members, one throttled: the job's report."""
+    lab = Lab()
+    lab.down()
+    spec = dict(SCALING_SPEC)
+    print(f"lab up {spec}", flush=True)
+    lab.up(build_spec(spec.pop("links"), **spec))
+    job = api.job("tengig.bench.run", dict(SCALING_REQUEST))
+    report = job.result["report"]
+    if not (report.get("pool") or {}).get("scaling", {}).get("dragging"):
+        raise SystemExit("expected the sweep to name the throttled member, got none")
+    write("run-pool-scaling-lab.json", report)
+    print(report["pool"]["scaling"]["dragging"])
+    return {"lab": SCALING_SPEC, "request": SCALING_REQUEST,
+            "files": {"run-pool-scaling-lab.json": "the report of tengig.bench.run(request) on the lab"}}
+
+
+RECORDERS = {"mesh": record_mesh, "lagg": record_lagg, "joined": record_joined, "scaling": record_scaling}
+DEFAULT = ["mesh", "lagg", "scaling"]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("which", nargs="*", metavar="mesh|lagg|joined",
-                        help="What to record (default: mesh and lagg).")
+    parser.add_argument("which", nargs="*", metavar="mesh|lagg|joined|scaling",
+                        help="What to record (default: mesh, lagg and scaling).")
     parser.add_argument("--only", action="append", choices=sorted(RECORDERS), default=[],
                         help="Record only this (repeatable), e.g. --only joined.")
     args = parser.parse_args()

@@ -11,6 +11,7 @@ import pytest
 
 from tengig.cli.main import main
 from tengig.lab import build_spec, residue
+from tengig.lab.plan import POOL_NAME
 from tengig.lab.status import lab_status
 
 pytestmark = pytest.mark.lab
@@ -74,6 +75,9 @@ def test_bare_lab_has_cables_and_no_addresses(clean_machine):
         (["--pool-size", "900T"], "pool_size: "),
         (["--pool-size", "lots"], "--pool-size"),
         (["--mtu", "99999"], "mtu"),
+        (["--slow-members", "1"], "--slow-members: needs --slow-pool"),
+        (["--slow-pool", "50", "--slow-members", "2"], "--slow-members: 2 is more than the pool's 1 member(s): "
+                                                       "raise --pool-members"),
     ],
 )
 def test_bad_input_is_a_clear_error_and_leaves_nothing(clean_machine, capsys, args, field):
@@ -83,14 +87,17 @@ def test_bad_input_is_a_clear_error_and_leaves_nothing(clean_machine, capsys, ar
     assert residue.scan(clean_machine.runner, clean_machine.paths).empty()
 
 
-def test_slow_pool_sits_on_a_throttled_loop_device(clean_machine):
+def test_slow_pool_throttles_one_of_two_members(clean_machine):
     lab = clean_machine
-    lab.up(build_spec(slow_pool_mbps=50, pool_size=512 * 2**20))
+    lab.up(build_spec(slow_pool_mbps=50, pool_size=512 * 2**20, pool_members=2, slow_members=1))
     st = lab.state()
-    assert st.loop_device and st.cgroup
-    limit = Path(st.cgroup, "blkio.throttle.read_bps_device").read_text().split()
-    rdev = os.stat(st.loop_device).st_rdev
-    assert limit == [f"{os.major(rdev)}:{os.minor(rdev)}", str(50 * 10**6)]
+    backings, members = st.loop_devices[:2], st.loop_devices[2:]
+    assert len(members) == 2 and st.cgroup
+    limits = Path(st.cgroup, "blkio.throttle.read_bps_device").read_text().splitlines()
+    rdev = os.stat(backings[0]).st_rdev
+    assert [line.split() for line in limits] == [[f"{os.major(rdev)}:{os.minor(rdev)}", str(50 * 10**6)]]
+    listed = lab.runner.run(["zpool", "status", POOL_NAME], timeout=30).stdout
+    assert all(os.path.basename(m) in listed for m in members)
     assert str(st.pids["zfs-fuse"]) in Path(st.cgroup, "cgroup.procs").read_text().split()
     assert lab_status(lab).pool["health"] == "ONLINE"
     lab.down()

@@ -89,3 +89,19 @@ def test_bad_mtu_names_the_field():
 def test_plan_is_deterministic():
     spec = build_spec(["desk-nas=1g"])
     assert plan_lab(spec) == plan_lab(spec)
+
+
+@pytest.mark.parametrize("kwargs, says", [
+    ({"slow_members": 1}, "needs slow_pool_mbps"),
+    ({"slow_pool_mbps": 50, "pool_members": 2, "slow_members": 3}, "raise pool_members"),
+])
+def test_slow_members_must_fit_the_pool(kwargs, says):
+    with pytest.raises(ValidationError) as info:
+        build_spec(**kwargs)
+    assert info.value.errors[0][0] == "slow_members" and says in info.value.errors[0][1]
+
+
+def test_the_throttle_slows_every_member_unless_told():
+    assert build_spec(slow_pool_mbps=50, pool_members=2).throttled_members == 2
+    assert build_spec(slow_pool_mbps=50, pool_members=2, slow_members=1).throttled_members == 1
+    assert build_spec(pool_members=2).throttled_members == 0

@@ -22,7 +22,7 @@ from tengig.verdict.targets import find_target
 
 MB = 10**6
 G = 10**9
-UNIT = re.compile(r"\d (MB/s|Gb/s|Mb/s|bytes|time\(s\))")
+UNIT = re.compile(r"\d( (MB/s|Gb/s|Mb/s|bytes|time\(s\)|ms)|%)")
 # Both directions have a figure (560 MB/s read, 530 MB/s write), so per-direction rules can be tried in each.
 SSD = find_target("ssd-sata-870-evo")
 
@@ -65,12 +65,18 @@ HEALTHY = {
     "link_downs": 0,
     "lagg_protocol": None,
     "lagg_members": None,
+    "pool_member_wait_ms": {"sdb": 6.0, "sdc": 6.2},  # the thread sweep: members alike
+    "pool_member_busy_percent": {"sdb": 30.0, "sdc": 32.0},
+    "pool_one_thread_bps": {"read": 1500 * MB, "write": 1500 * MB},  # one thread as good as any
+    "pool_best_thread_bps": {"read": 1500 * MB, "write": 1500 * MB},
+    "pool_best_threads": {"read": 1, "write": 1},
 }
 
 
 def unknown(key):
-    """What a scenario holds for a fact nobody could read: no MTUs, no ceiling, None."""
-    return {} if key == "mtus" else None
+    """What a scenario holds for a fact nobody could read: an empty mapping (no MTUs, no member, no sweep),
+    no ceiling, None."""
+    return {} if isinstance(HEALTHY.get(key), dict) else None
 
 
 @dataclass(frozen=True)
@@ -164,6 +170,30 @@ CASES = (
          given={"link_negotiated_bps": 10 * G}, fault={"lagg_protocol": "failover", "lagg_members": 2},
          fix={"lagg_protocol": "NONE"},
          says=("one member at a time (10 Gb/s, 1176.9 MB/s goodput, estimated)",)),
+    Case("pool-member-dragging", "the slow member waits as the others do",
+         fault={"pool_member_wait_ms": {"sdb": 6.0, "sdc": 41.0}},
+         fix={"pool_member_wait_ms": {"sdb": 6.0, "sdc": 6.5}},
+         says=("sdc: 41.0 ms average wait, the others 6.0 ms",)),
+    Case("pool-member-dragging", "waits of a few ms, below the floor",
+         fault={"pool_member_wait_ms": {"sdb": 0.6, "sdc": 41.0}},
+         fix={"pool_member_wait_ms": {"sdb": 0.6, "sdc": 4.0}},
+         says=("sdc: 41.0 ms average wait, the others 0.6 ms",)),
+    Case("pool-member-dragging", "the busy member as busy as the others",
+         fault={"pool_member_busy_percent": {"sdb": 30.0, "sdc": 97.0}},
+         fix={"pool_member_busy_percent": {"sdb": 30.0, "sdc": 35.0}},
+         says=("sdc: busy 97% of the time, the others 30%",)),
+    Case("pool-needs-threads", "one thread nearly as fast as the best",
+         fault={"pool_one_thread_bps": {"read": 200 * MB, "write": 1500 * MB},
+                "pool_best_thread_bps": {"read": 600 * MB, "write": 1500 * MB},
+                "pool_best_threads": {"read": 4, "write": 1}},
+         fix={"pool_one_thread_bps": {"read": 590 * MB, "write": 1500 * MB}},
+         says=("read 200.0 MB/s with 1 thread, 600.0 MB/s with 4",)),
+    Case("pool-needs-threads", "the best thread count is one",
+         fault={"pool_one_thread_bps": {"read": 200 * MB, "write": 1500 * MB},
+                "pool_best_thread_bps": {"read": 600 * MB, "write": 1500 * MB},
+                "pool_best_threads": {"read": 4, "write": 1}},
+         fix={"pool_best_threads": {"read": 1, "write": 1}},
+         says=("600.0 MB/s with 4",)),
 )
 # The crypto notes speak only when SMB itself is the bottleneck, so their fault brings smb-far-below along.
 IMPLIED = {"smb-encryption": {"smb-far-below"}, "smb-signing": {"smb-far-below"}}

@@ -36,9 +36,11 @@ END_TOLD_SECONDS = 15  # a desktop polls at least every 10 s
 
 
 def _request(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
-             repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int) -> dict[str, Any]:
+             repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int,
+             scaling: str = "auto", member_reads: bool = False, member_read_mib: int = 256) -> dict[str, Any]:
     request: dict[str, Any] = {"kind": kind, "target": target, "preset": preset, "streams": streams, "join": join,
-                               "join_timeout": join_timeout}
+                               "join_timeout": join_timeout, "scaling": scaling, "member_reads": member_reads,
+                               "member_read_bytes": member_read_mib * 2**20}
     for key, value in (("system", system), ("pool", pool), ("repeats", repeats), ("share", share)):
         if value is not None:
             request[key] = value
@@ -76,10 +78,12 @@ def _let_desktops_hear_the_end(session_id: int | None) -> None:
 
 def _run(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
          repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int, port: int,
-         as_json: bool, db: str | None) -> None:
+         as_json: bool, db: str | None, scaling: str = "auto", member_reads: bool = False,
+         member_read_mib: int = 256) -> None:
     if db:
         os.environ["TENGIG_DB"] = db  # the service records where the command was told
-    request = _request(kind, system, pool, target, clients, preset, repeats, streams, join, share, join_timeout)
+    request = _request(kind, system, pool, target, clients, preset, repeats, streams, join, share, join_timeout,
+                       scaling, member_reads, member_read_mib)
     bar = ProgressBar(f"bench {kind}")
     joined: dict[str, Any] = {}
     cancel = threading.Event()
@@ -131,6 +135,14 @@ def _options(f):
         click.option("--repeats", type=click.IntRange(1, 20), default=None, help="Runs per test (default: preset's)."),
         click.option("--streams", type=click.IntRange(1, 64), default=4, show_default=True,
                      help="iperf3 streams for the N-stream test."),
+        click.option("--scaling", type=click.Choice(["auto", "on", "off", "only"]), default="auto", show_default=True,
+                     help="The pool's thread sweep (SEQ1M at 1, 2, 4 ... threads up to the NAS's cores, each disk's "
+                          "wait beside it): auto is on in full; only runs the sweep alone."),
+        click.option("--member-reads", is_flag=True,
+                     help="With the sweep: also read each disk of the pool alone, raw and read-only (touches every "
+                          "disk)."),
+        click.option("--member-read-mib", type=click.IntRange(16, 1024), default=256, show_default=True,
+                     help="MiB read from each disk with --member-reads."),
         click.option("--json", "as_json", is_flag=True, help="Print the report as JSON."),
         click.option("--db", default=None, help="Results database (default $TENGIG_DB or /var/lib/tengig/results.sqlite3)."),
     ]):

@@ -5,6 +5,8 @@ import os
 
 import click
 
+from ..errors import ValidationError
+
 from ..lab import Lab, build_spec
 from ..lab.roundtrip import RoundTrip, smb_roundtrip
 from ..lab.status import LabStatus, lab_status
@@ -17,6 +19,10 @@ def lab_group() -> None:
     """The embedded lab: nas, desk and lab as network namespaces, shaped direct cables, a zfs-fuse pool and smbd."""
 
 
+FLAGS = {"mtu": "--mtu", "pool_size": "--pool-size", "slow_pool_mbps": "--slow-pool", "pool_members": "--pool-members",
+         "slow_members": "--slow-members", "arc_mib": "--arc-mib"}
+
+
 @lab_group.command("up")
 @click.option("--link", "links", multiple=True, metavar="HOST-HOST=RATE",
               help="Line rate of one cable: 100m, 1g, 2.5g, 10g (default) or unshaped. Repeatable.")
@@ -25,11 +31,20 @@ def lab_group() -> None:
 @click.option("--pool-size", default="8G", show_default=True, help="Sparse pool file size (binary units: 8G = 8 GiB).")
 @click.option("--slow-pool", "slow_pool", type=float, default=None, metavar="MBPS",
               help="Throttle the pool's device to MBPS MB/s (10^6 bytes/s) with a loop device and cgroup blkio.")
+@click.option("--pool-members", type=int, default=1, show_default=True,
+              help="Disks (sparse files) the pool stripes across.")
+@click.option("--slow-members", type=int, default=None, metavar="N",
+              help="With --slow-pool: throttle only the first N members (default: all).")
 @click.option("--arc-mib", type=int, default=100, show_default=True, help="zfs-fuse ARC size, MiB.")
-def up(links, mtu, bare, pool_size, slow_pool, arc_mib) -> None:
+def up(links, mtu, bare, pool_size, slow_pool, pool_members, slow_members, arc_mib) -> None:
     """Build the lab (refuses if one is already here: `tengig lab down` first)."""
-    spec = build_spec(list(links), mtu=mtu, bare=bare, pool_size=parse_size(pool_size, field="--pool-size"),
-                      slow_pool_mbps=slow_pool, arc_mib=arc_mib)
+    try:
+        spec = build_spec(list(links), mtu=mtu, bare=bare, pool_size=parse_size(pool_size, field="--pool-size"),
+                          slow_pool_mbps=slow_pool, pool_members=pool_members, slow_members=slow_members,
+                          arc_mib=arc_mib)
+    except ValidationError as exc:  # the spec's fields as this command's flags
+        raise ValidationError([(FLAGS.get(f, f), m.removeprefix("Value error, ").replace(
+            "slow_pool_mbps", "--slow-pool").replace("pool_members", "--pool-members")) for f, m in exc.errors]) from exc
     bar = ProgressBar("lab up")
     Lab().up(spec, progress=bar)
     bar.done()

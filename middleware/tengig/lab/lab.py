@@ -134,20 +134,23 @@ class Lab:
         self.paths.data.mkdir(parents=True, exist_ok=True)
         st.pids["zfs-fuse"] = pool.start_zfs_fuse(self.runner, self.paths, spec.arc_mib)
         save()
-        image = self.paths.pool_image
-        with open(image, "wb") as fh:
-            fh.truncate(spec.pool_size)  # sparse: costs nothing until written
-        vdev = str(image)
+        images = pool.member_images(self.paths, spec.pool_members)
+        for image in images:
+            with open(image, "wb") as fh:
+                fh.truncate(spec.pool_size // spec.pool_members)  # sparse: costs nothing until written
+        vdevs = [str(image) for image in images]
         if spec.slow_pool_mbps:
-            progress(40, f"slow pool device ({spec.slow_pool_mbps:g} MB/s, loop + blkio throttle)")
-            st.loop_device, st.cgroup = pool.make_slow_device(
-                self.runner, self.paths, image, spec.slow_pool_mbps, st.pids["zfs-fuse"]
-            )
+            slowed = spec.throttled_members
+            which = "every member" if slowed == spec.pool_members else f"{slowed} of {spec.pool_members} members"
+            progress(40, f"slow pool devices ({spec.slow_pool_mbps:g} MB/s on {which}, loop + blkio throttle)")
+            loops, st.cgroup = pool.make_member_devices(self.runner, images, spec.slow_pool_mbps, slowed,
+                                                        st.pids["zfs-fuse"])
+            st.loop_devices = loops
             save()
-            vdev = st.loop_device
+            vdevs = loops[-len(images):]
         progress(50, f"pool {POOL_NAME} ({format_size(spec.pool_size)}) and dataset {SHARE_DATASET}")
         uid, gid = samba.ensure_unix_user(self.runner, spec.smb_user)
-        st.share_path = str(pool.create_pool(self.runner, self.paths, vdev, uid, gid))
+        st.share_path = str(pool.create_pool(self.runner, self.paths, vdevs, uid, gid))
         st.pool = POOL_NAME
         save()
         progress(70, "smbd on nas (private config, own session)")

@@ -29,29 +29,46 @@ def start_zfs_fuse(runner: Runner, paths: LabPaths, arc_mib: int) -> int:
     raise LabError("zfs-fuse did not answer `zpool list` within 15 s")
 
 
-def make_slow_device(runner: Runner, paths: LabPaths, image: Path, mbps: float, zfs_fuse_pid: int) -> tuple[str, str]:
-    """A loop device over the pool image, throttled by a cgroup v1 blkio group holding zfs-fuse.
+def make_member_devices(runner: Runner, images: list[Path], mbps: float, throttled: int,
+                        zfs_fuse_pid: int) -> tuple[list[str], str]:
+    """The pool's members for --slow-pool: per image, a loop device over it (the backing) and the member, a
+    second loop device with direct I/O over the backing one. The first ``throttled`` backings are throttled
+    by a cgroup v1 blkio group holding zfs-fuse; the others stay fast.
 
-    Returns (loop device, cgroup dir). The throttle applies to that device only: other I/O of the
-    daemon and of the machine stays fast."""
+    Two loops, so that a slowed member looks to the kernel like a slow disk: the member loop's own counters
+    (/proc/diskstats: busy time, wait per I/O) include the time its requests wait on the throttled backing,
+    where a throttle on the member itself would hold requests before they are counted.
+    Returns (every loop device, members last, cgroup dir); the members are the last len(images)."""
     if not (BLKIO_ROOT / "blkio.throttle.read_bps_device").exists():
         raise LabError("--slow-pool needs cgroup v1 blkio throttling (/sys/fs/cgroup/blkio), which this kernel lacks")
-    loop = runner.run(["losetup", "--find", "--show", str(image)], timeout=T).stdout.strip()
     cgroup = BLKIO_ROOT / CGROUP_NAME
     cgroup.mkdir(exist_ok=True)
-    rdev = os.stat(loop).st_rdev
-    limit = f"{os.major(rdev)}:{os.minor(rdev)} {int(mbps * 10**6)}"
-    (cgroup / "blkio.throttle.read_bps_device").write_text(limit)
-    (cgroup / "blkio.throttle.write_bps_device").write_text(limit)
+    backings, members, limits = [], [], []
+    for n, image in enumerate(images):
+        backing = runner.run(["losetup", "--find", "--show", str(image)], timeout=T).stdout.strip()
+        backings.append(backing)
+        members.append(runner.run(["losetup", "--find", "--show", "--direct-io=on", backing], timeout=T).stdout.strip())
+        if n < throttled:
+            rdev = os.stat(backing).st_rdev
+            limits.append(f"{os.major(rdev)}:{os.minor(rdev)} {int(mbps * 10**6)}")
+    for limit in limits:  # one rule per write: the kernel reads one device per line written
+        (cgroup / "blkio.throttle.read_bps_device").write_text(limit)
+        (cgroup / "blkio.throttle.write_bps_device").write_text(limit)
     (cgroup / "cgroup.procs").write_text(str(zfs_fuse_pid))
-    return loop, str(cgroup)
+    return backings + members, str(cgroup)
 
 
-def create_pool(runner: Runner, paths: LabPaths, vdev: str, owner_uid: int, owner_gid: int) -> Path:
-    """Create the pool (no cachefile: the daemon must not remember it) and the share dataset."""
+def member_images(paths: LabPaths, members: int) -> list[Path]:
+    """The sparse files under the pool's members: pool.img, then pool-1.img, pool-2.img ..."""
+    return [paths.pool_image] + [paths.pool_image.with_name(f"pool-{n}.img") for n in range(1, members)]
+
+
+def create_pool(runner: Runner, paths: LabPaths, vdevs: list[str], owner_uid: int, owner_gid: int) -> Path:
+    """Create the pool striped over ``vdevs`` (no cachefile: the daemon must not remember it) and the share
+    dataset."""
     mount = paths.mnt / POOL_NAME
     mount.mkdir(parents=True, exist_ok=True)
-    runner.run(["zpool", "create", "-f", "-o", "cachefile=none", "-m", str(mount), POOL_NAME, vdev], timeout=T)
+    runner.run(["zpool", "create", "-f", "-o", "cachefile=none", "-m", str(mount), POOL_NAME, *vdevs], timeout=T)
     runner.run(["zfs", "create", "-o", "compression=off", "-o", "atime=off", SHARE_DATASET], timeout=T)
     share_path = Path(runner.run(["zfs", "get", "-H", "-o", "value", "mountpoint", SHARE_DATASET], timeout=T).stdout.strip())
     os.chown(share_path, owner_uid, owner_gid)

@@ -106,7 +106,10 @@ def lab_loop_devices(runner: Runner, paths: LabPaths) -> list[str]:
         return []
     devices = json.loads(out).get("loopdevices", [])
     root = str(paths.data) + "/"
-    return [d["name"] for d in devices if (d.get("back-file") or "").startswith(root)]
+    backings = [d["name"] for d in devices if (d.get("back-file") or "").startswith(root)]
+    # a slowed pool's members are loops over those loops: listed first, so they are detached first
+    members = [d["name"] for d in devices if (d.get("back-file") or "") in backings]
+    return members + backings
 
 
 def lab_pools(runner: Runner) -> list[str]:
@@ -125,7 +128,7 @@ def scan(runner: Runner, paths: LabPaths) -> Residue:
         if link["ifname"].startswith(("tg-", "eth-tg"))
     ]
     files = [str(p) for p in sorted(paths.netns_etc.glob(f"{NETNS_PREFIX}*"))]
-    files += [str(p) for p in (paths.state_file, paths.pool_image) if p.exists()]
+    files += [str(p) for p in (paths.state_file, *sorted(paths.data.glob("pool*.img"))) if p.exists()]
     cgroup = BLKIO_ROOT / CGROUP_NAME
     return Residue(
         processes=[(pid, _comm(pid)) for pid in pids],

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from ..errors import ValidationError
 from ..units import GiB, parse_rate
@@ -32,6 +32,28 @@ class LabSpec(BaseModel):
     slow_pool_mbps: float | None = Field(
         None, gt=0, description="Throttle the pool's device to this many MB/s (10^6 bytes/s) read and write."
     )
+    pool_members: int = Field(1, ge=1, le=4, description="Disks (sparse files) the pool stripes across, each "
+                              "pool_size / pool_members bytes.")
+    slow_members: int | None = Field(None, ge=1, le=4, description="With slow_pool_mbps: throttle only the first "
+                                     "this many members (None: all of them).")
+
+    @field_validator("slow_members")
+    @classmethod
+    def _slow_members_fit(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None:
+            if not info.data.get("slow_pool_mbps"):
+                raise ValueError("needs slow_pool_mbps (the throttle it applies): give both")
+            members = info.data.get("pool_members", 1)
+            if value > members:
+                raise ValueError(f"{value} is more than the pool's {members} member(s): raise pool_members")
+        return value
+
+    @property
+    def throttled_members(self) -> int:
+        """How many of the pool's members the throttle slows (the first ones)."""
+        if not self.slow_pool_mbps:
+            return 0
+        return self.slow_members if self.slow_members is not None else self.pool_members
     arc_mib: int = Field(100, ge=16, le=16384, description="zfs-fuse ARC size, MiB.")
     smb_user: str = Field("tgsmb", description="Unix and SMB user that owns the share.")
     smb_password: str = Field("tengig-lab", description="SMB password of smb_user (lab only).")

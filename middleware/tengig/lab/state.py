@@ -21,7 +21,7 @@ class LabState(BaseModel):
     spec: LabSpec
     created: float = Field(default_factory=time.time)
     pids: dict[str, int] = Field(default_factory=dict, description="process role -> PID (zfs-fuse, smbd, ...)")
-    loop_device: str | None = None
+    loop_devices: list[str] = Field(default_factory=list, description="--slow-pool's loop devices, members last.")
     cgroup: str | None = None
     pool: str | None = None
     share_path: str | None = None

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..units import MB, format_rate
 from .ceilings import tcp_goodput_bps
+from .members import dragging_text
 from .models import Advice, Ceiling, Component, DirectionVerdict, Direction, Facts, Target
 
 CHAIN_ORDER: tuple[Component, ...] = ("pool", "link", "network", "smb")
@@ -31,6 +32,9 @@ UPGRADE_SPEEDS_BPS = (1e9, 2.5e9, 5e9, 10e9, 25e9, 40e9, 50e9, 100e9, 200e9, 400
 MULTICHANNEL_NIC_BPS = 25e9
 LAGG_PER_FLOW = {"LACP", "LOADBALANCE", "FAILOVER"}
 DEFAULT_MTU = 1500
+# The pool at its best thread count this many times its one-thread figure: one client's copy (one stream of
+# requests) gets the smaller one.
+NEEDS_THREADS_RATIO = 1.25
 
 # Each direction's ceilings; a rule reads them and the facts and returns its advice or None.
 ByDirection = dict[Direction, list[Ceiling]]
@@ -319,6 +323,43 @@ def _lagg_single_flow(target: Target, by_dir: ByDirection, facts: Facts) -> Advi
     )
 
 
+def _pool_member_dragging(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    found = dragging_text(facts.pool_member_wait_ms, facts.pool_member_busy_percent)
+    if found is None:
+        return None
+    name = found.split(":")[0]
+    return Advice(
+        rule="pool-member-dragging",
+        severity="warning",
+        text=(
+            f"one disk of the pool stands out ({found}): a vdev waits for its slowest member and the pool for its "
+            f"slowest vdev; check that disk's health (smartctl -a /dev/{name.rsplit('/', 1)[-1]}), its cable "
+            "and port, and replace it if it stays slow"
+        ),
+    )
+
+
+def _pool_needs_threads(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    parts = []
+    for direction in DIRECTIONS:
+        one = facts.pool_one_thread_bps.get(direction)
+        best_bps = facts.pool_best_thread_bps.get(direction)
+        threads = facts.pool_best_threads.get(direction)
+        if one and best_bps and threads and threads > 1 and best_bps >= NEEDS_THREADS_RATIO * one:
+            parts.append(f"{direction} {mb_s(one)} with 1 thread, {mb_s(best_bps)} with {threads}")
+    if not parts:
+        return None
+    return Advice(
+        rule="pool-needs-threads",
+        severity="info",
+        text=(
+            f"the pool needs several threads to give its best ({'; '.join(parts)}): the verdict uses the best "
+            "thread count, which several clients, or one client copying several files at once (robocopy /MT, "
+            "several Explorer copies), reach; one copy of one file gets about the one-thread figure"
+        ),
+    )
+
+
 RULES: tuple[Rule, ...] = (
     _link_down_during_run,
     _half_duplex,
@@ -331,6 +372,8 @@ RULES: tuple[Rule, ...] = (
     _smb_crypto("smb-encryption", lambda f: f.smb_encryption, "SMB encryption"),
     _smb_crypto("smb-signing", lambda f: f.smb_signing, "SMB signing"),
     _lagg_single_flow,
+    _pool_member_dragging,
+    _pool_needs_threads,
 )
 
 

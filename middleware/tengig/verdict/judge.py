@@ -113,7 +113,9 @@ def _bottleneck_text(dv: DirectionVerdict, facts: Facts) -> str:
         return f"{label}: the link{speed}, ceiling {ceiling_text(ceiling)}"
     if comp == "network":
         return f"{label}: the network, ceiling {ceiling_text(ceiling)} ({format_rate(ceiling.bytes_per_s * 8)})"
-    return f"{label}: the pool, ceiling {ceiling_text(ceiling)}"
+    threads = facts.pool_best_threads.get(dv.direction)
+    used = f" at {threads} thread(s), the best of the thread sweep" if threads else ""
+    return f"{label}: the pool, ceiling {ceiling_text(ceiling)}{used}"
 
 
 def _direction_clause(target: Target, dv: DirectionVerdict, facts: Facts) -> str:

@@ -70,6 +70,16 @@ class Facts(BaseModel):
                                    "kernel's carrier changes, before and after); None: unknown.")
     lagg_protocol: str | None = Field(None, description="LAGG protocol on the path, if any (LACP, LOADBALANCE, ...).")
     lagg_members: int | None = None
+    pool_member_wait_ms: dict[str, float] = Field(default_factory=dict, description="Pool member -> its average "
+                                                  "wait per I/O during the thread sweep, ms (empty: unknown).")
+    pool_member_busy_percent: dict[str, float] = Field(default_factory=dict, description="Pool member -> the share "
+                                                       "of the sweep it was busy, % (empty: unknown).")
+    pool_one_thread_bps: dict[Direction, float] = Field(default_factory=dict, description="Thread sweep: the pool "
+                                                        "with one thread, per direction, bytes/s (empty: no sweep).")
+    pool_best_thread_bps: dict[Direction, float] = Field(default_factory=dict, description="Thread sweep: the "
+                                                         "pool at its best thread count, per direction, bytes/s.")
+    pool_best_threads: dict[Direction, int] = Field(default_factory=dict, description="Thread sweep: that best "
+                                                    "thread count, per direction.")
 
 
 class DirectionVerdict(BaseModel):

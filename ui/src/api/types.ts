@@ -113,6 +113,51 @@ export interface ClientReport {
   own_disk_verdict?: Verdict | null
 }
 
+/** One step of the pool's thread sweep (bench/phases/scaling.py ScalingStep): bytes/s over all threads. */
+export interface ScalingStep {
+  threads: number
+  bytes_per_s: number
+  bytes: number
+  gain_percent?: number | null
+  arc_hit_ratio?: number | null
+}
+
+export interface ScalingSweep {
+  direction: Direction
+  steps: ScalingStep[]
+  best_threads: number
+  best_bytes_per_s: number
+  stopped: string
+}
+
+/** What one pool member did over the sweep (bench/phases/pool_members.py MemberLoad). */
+export interface MemberLoad {
+  name: string
+  read_bytes_per_s?: number | null
+  write_bytes_per_s?: number | null
+  busy_percent?: number | null
+  wait_ms?: number | null
+  wait_source?: string | null
+}
+
+export interface ScalingResult {
+  test?: string
+  cores: number
+  bytes_per_step: number
+  bytes_written?: number
+  sweeps: ScalingSweep[]
+  members: MemberLoad[]
+  dragging?: string | null
+  member_reads?: { name: string; device: string; bytes: number; bytes_per_s: number }[]
+}
+
+/** The pool's part of a run (bench/phases/pool.py PoolBenchResult): what the panel reads (the rest: OMITTED in
+ * tests/ui/test_types_drift.py). */
+export interface PoolReport {
+  pool: string
+  scaling?: ScalingResult | null
+}
+
 /**
  * A run's measurements (bench/run/suite.py BenchReport): tengig.bench.run's report and tengig.results.get's
  * results. With several clients, smb_concurrent and aggregate_verdict are all of them at once.
@@ -122,7 +167,7 @@ export interface BenchReport {
   kind: RunKind
   preset: Preset
   target: string
-  pool?: unknown
+  pool?: PoolReport | null
   clients: ClientReport[]
   smb_concurrent?: SmbConcurrentResult | null
   aggregate_verdict?: Verdict | null
@@ -169,6 +214,9 @@ export interface BenchRunRequest {
   join?: number
   join_timeout?: number
   share?: string | null
+  scaling?: 'auto' | 'on' | 'off' | 'only'
+  member_reads?: boolean
+  member_read_bytes?: number
 }
 
 export interface BenchOutcome {

@@ -33,6 +33,15 @@ class TenGigBenchRequest(ApiInput):
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
     share: str | None = Field(None, max_length=32, description="System 'local': the SMB share of this NAS's running "
                               "Samba that joined clients copy to (a scratch directory in it is removed afterwards).")
+    scaling: Literal["auto", "on", "off", "only"] = Field(
+        "auto", description="The pool's thread sweep: SEQ1M read and write at 1, 2, 4 ... threads up to the NAS's "
+        "cores, stopping when a step adds less than 5%, with each pool member's wait and busy share beside it "
+        "(the member that stands out is named); the verdict uses the best thread count. on, off, only (the sweep "
+        "alone, without the preset's tests), or auto (on in full, off in quick).")
+    member_reads: bool = Field(False, description="With the sweep: also read each pool member alone, raw and "
+                               "read-only (it touches every disk; member_read_bytes from each).")
+    member_read_bytes: int = Field(256 * 2**20, ge=16 * 2**20, le=2**30,
+                                   description="Bytes read from each pool member with member_reads (at most 1 GiB).")
 
 
 class TenGigBenchRunRequest(TenGigBenchRequest):

@@ -28,6 +28,7 @@ from ...errors import TengigError, ValidationError
 from ...units import MiB, format_size
 
 ARC_FACTOR = 2
+MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
 MIN_FILE = 64 * MiB  # below this a sequential figure is mostly ramp-up
 
 Method = Literal["uncached-writes", "larger-than-arc"]

@@ -35,15 +35,15 @@ from ...errors import BenchRefused, TengigError, ToolOutputError
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling
 from .arc import ArcDelta, delta
-from .cache_policy import CachePolicy, file_size, keep_arc_out, reading
+from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, file_size, keep_arc_out, reading
 from ..context import BenchContext
 from ..parse.fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, SEQ1M_Q8T1, PoolPreset, PoolTest, PresetName
+from .scaling import MEMBER_READ_MAX, ScalingMode, ScalingResult, run_scaling
 from ...backends.scratch import MAX_FILL, ScratchStorage
 from ..stats import Repeated, Threshold, settled, summarize
 from ...backends.host_os import HostOs, all_dropped
 
-MAX_SEQ_READ_HIT_RATIO = 0.10  # above this, a sequential read measured the cache, not the pool
 MAX_COMPRESSRATIO = 1.02
 TEST_FILE = "tengig-pool-{}.dat"  # one per repeat of a sequential test
 RANDOM_FILE = "tengig-pool-random.dat"  # the random tests' one file (uncached writes)
@@ -60,6 +60,13 @@ class PoolBenchRequest(BaseModel):
         "the ARC where the ARC cannot be kept out by uncached writes).")
     ioengine: Literal["libaio", "posixaio", "psync"] | None = Field(
         None, description="fio ioengine (default: the NAS OS's own, libaio on Linux and posixaio on FreeBSD).")
+    scaling: ScalingMode = Field("auto", description="The thread sweep (SEQ1M at 1, 2, 4 ... threads up to the "
+                                 "NAS's cores, with each pool member's load): on, off, only (the sweep alone), or "
+                                 "auto (on in full, off in quick).")
+    member_reads: bool = Field(False, description="With the sweep: also read each pool member alone, raw and "
+                               "read-only (it touches every disk; member_read_bytes each).")
+    member_read_bytes: int = Field(256 * MiB, ge=16 * MiB, le=MEMBER_READ_MAX,
+                                   description="Bytes read from each member with member_reads.")
 
 
 class PoolPhase(BaseModel):
@@ -91,16 +98,26 @@ class PoolBenchResult(BaseModel):
     recordsize_bytes: int
     compressratio: float = Field(description="Of the scratch dataset after the writes (must be ~1.00).")
     phases: list[PoolPhase]
+    scaling: ScalingResult | None = Field(None, description="The thread sweep and each member's load, when run.")
     swept: list[str] = Field(default_factory=list, description="Orphaned scratch datasets found and removed first.")
 
     def phase(self, key: str, direction: str) -> PoolPhase | None:
         return next((p for p in self.phases if p.key == key and p.direction == direction), None)
 
     def ceilings(self) -> list[Ceiling]:
+        """Per direction: the thread sweep's best step when it ran (the thread count the NAS serves best,
+        named in the label), else SEQ1M Q8T1."""
         out = []
         for direction in ("read", "write"):
             p = self.phase(CEILING_TEST.key, direction)
-            if p:
+            sweep = self.scaling.sweep(direction) if self.scaling else None
+            if sweep:
+                best = next(s for s in sweep.steps if s.threads == sweep.best_threads)
+                tried = ", ".join(str(s.threads) for s in sweep.steps)
+                out.append(Ceiling(component="pool", direction=direction, bytes_per_s=best.bytes_per_s,
+                                   provenance="measured", label=f"pool {self.pool} fio SEQ1M Q8T{best.threads} "
+                                   f"{direction} ({best.threads} thread(s), the best of {tried})"))
+            elif p:
                 out.append(Ceiling(component="pool", direction=direction, bytes_per_s=p.bytes_per_s.median,
                                    provenance="measured", label=f"pool {self.pool} fio {p.test} {direction}",
                                    runs=p.bytes_per_s.values))
@@ -228,12 +245,15 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         # uncached, the random tests share one file: no read of it stays in the ARC to warm the next
         random = [f"{root}/{RANDOM_FILE}"] * repeats if policy.uncached else sequential
         phases: list[PoolPhase] = []
-        steps = [(t, d) for t in preset.tests for d in ("write", "read")]
+        sweep = req.scaling in ("on", "only") or (req.scaling == "auto" and preset.name == "full")
+        tests = [] if req.scaling == "only" else preset.tests
+        steps = [(t, d) for t in tests for d in ("write", "read")]
+        span = 90 if not sweep else (0 if not steps else 60)
         ratio = None
         written = sequential  # the sequential files the last write phase wrote
         laid_out = 0
         for n, (test, direction) in enumerate(steps):
-            part = ctx.part(5 + 90 * n / len(steps), 5 + 90 * (n + 1) / len(steps))
+            part = ctx.part(5 + span * n / len(steps), 5 + span * (n + 1) / len(steps))
             paths = sequential if test.sequential else (random if policy.uncached else written)
             if direction == "read" and test.sequential:
                 paths = written  # each file the write phase wrote, read once
@@ -256,12 +276,19 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                     raise ToolOutputError(
                         f"the test data compressed {ratio:.2f}x on {info.name}: the pool wrote less than fio "
                         "reported, so the write figure would be inflated")
+        scaling = None
+        if sweep:
+            ctx.run(host, ["rm", "-f", *sorted(set(sequential + random))], timeout=120, tool="rm")  # room for it
+            scaling = run_scaling(ctx.part(5 + span, 95), host=host, pool=req.pool, storage=storage, policy=policy,
+                                  root=root, host_os=host_os, ioengine=nas.ioengine, bytes_per_step=size,
+                                  member_reads=req.member_reads, member_read_bytes=req.member_read_bytes)
         ctx.report(100, f"pool {req.pool} done")
         return PoolBenchResult(
             pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size, arc_max_bytes=arc.c_max,
             arc_source=arc.source, recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
-            swept=swept, cache_policy=policy,
-            bytes_written=laid_out + sum(sum(p.bytes_moved) for p in phases if p.direction == "write"),
+            swept=swept, cache_policy=policy, scaling=scaling,
+            bytes_written=laid_out + sum(sum(p.bytes_moved) for p in phases if p.direction == "write")
+            + (scaling.bytes_written if scaling else 0),
         )
     finally:
         _destroy_quietly_if_failing(storage, info.name)

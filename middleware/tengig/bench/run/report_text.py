@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...text import shown
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling, DirectionVerdict, Verdict
+from ..phases.scaling import ScalingResult
 from ..stats import Repeated
 from .suite import BenchReport, ClientReport
 
@@ -92,6 +93,23 @@ def _client_lines(c: ClientReport) -> list[str]:
     return out
 
 
+def scaling_lines(scaling: ScalingResult) -> list[str]:
+    """The thread sweep per direction (MB/s per thread count, where it stopped and why) and each disk."""
+    out = [f"  threads (SEQ1M Q8 each, up to the NAS's {scaling.cores} cores):"]
+    for sweep in scaling.sweeps:
+        steps = ", ".join(f"{s.threads}: {mb(s.bytes_per_s)}" for s in sweep.steps)
+        out.append(f"    {sweep.direction:5} {steps}; {sweep.stopped}; the verdict uses {sweep.best_threads}")
+    for m in scaling.members:
+        wait = f"{m.wait_ms:.1f} ms average wait" if m.wait_ms is not None else "wait unknown"
+        busy = f", busy {m.busy_percent:.0f}%" if m.busy_percent is not None else ""
+        out.append(f"    disk {m.name}: {wait}{busy}")
+    if scaling.dragging:
+        out.append(f"    stands out: {scaling.dragging}")
+    for r in scaling.member_reads:
+        out.append(f"    {r.device} read alone: {mb(r.bytes_per_s)} ({r.bytes // MiB} MiB)")
+    return out
+
+
 def report_text(report: BenchReport) -> str:
     out = [f"tengig bench {report.kind} on {report.system} (preset {report.preset}, target {report.target})"]
     if report.pool:
@@ -107,6 +125,8 @@ def report_text(report: BenchReport) -> str:
             arc = f", ARC hits {100 * ph.arc_hit_ratio:.1f}%" if ph.arc_hit_ratio is not None else ""
             out.append(f"  {ph.test:12} {ph.direction:5} {mb(ph.bytes_per_s.median):>12} {ph.iops.median:9.0f} IOPS "
                        f"({cv}{arc})")
+        if p.scaling:
+            out += scaling_lines(p.scaling)
     for c in report.clients:
         out += [""] + _client_lines(c)
     if report.smb_concurrent:

@@ -22,6 +22,7 @@ from ..phases.network import LinkUnderTest, NetMeasurement
 from ..join.own_disk import OwnDisk, own_disk_target
 from ..phases.pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from ..phases.pool_presets import PresetName
+from ..phases.scaling import MEMBER_READ_MAX, ScalingMode
 from ...backends.scratch import ScratchStorage
 from ..phases.smb_results import SmbBenchResult, SmbConcurrentResult
 from .aggregate import judge_aggregate
@@ -59,6 +60,13 @@ class BenchRunRequest(BaseModel):
                       "network with `tengig client join`.")
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
     share: str | None = Field(None, description="The SMB share joined clients copy to (system local).")
+    scaling: ScalingMode = Field("auto", description="The pool's thread sweep (SEQ1M at 1, 2, 4 ... threads up to "
+                                 "the NAS's cores, each member's load beside it): on, off, only (the sweep alone, no "
+                                 "preset tests), or auto (on in full, off in quick).")
+    member_reads: bool = Field(False, description="With the sweep: also read each pool member alone, raw and "
+                               "read-only (it touches every disk; member_read_bytes each).")
+    member_read_bytes: int = Field(256 * 2**20, ge=16 * 2**20, le=MEMBER_READ_MAX,
+                                   description="Bytes read from each pool member with member_reads.")
 
 
 class ClientReport(BaseModel):
@@ -126,7 +134,10 @@ def pool_step(ctx: BenchContext, system: Any, req: BenchRunRequest, target: Targ
     known = [c for link in links if link for c in link_ceilings(link.line_rate_bps, link.mtu)]
     return run_pool_bench(ctx, system.storage(ctx), system.nas,
                           PoolBenchRequest(pool=system.pool, preset=req.preset, repeats=req.repeats,
-                                           working_set=req.working_set), host_os=system.os,
+                                           working_set=req.working_set,
+                                           scaling=req.scaling,
+                                           member_reads=req.member_reads,
+                                           member_read_bytes=req.member_read_bytes), host_os=system.os,
                           default_size=getattr(system, "pool_working_set", None),
                           against={d: pool_thresholds(target, d, known) for d in ("read", "write")})
 
@@ -162,10 +173,25 @@ def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientRep
     """One client's verdict from the pool's and its own ceilings, with the MTUs of both ends."""
     ceilings = ((pool.ceilings() if pool else []) + _net_ceilings(report.network)
                 + (report.smb.ceilings() if report.smb else []))
-    report.verdict = judge(target, ceilings, facts_from(report, mtus))
+    facts = facts_from(report, mtus).model_copy(update=pool_facts(pool))
+    report.verdict = judge(target, ceilings, facts)
     if report.own_disk is not None:
-        report.own_disk_verdict = judge(own_disk_target(report.client, report.own_disk), ceilings,
-                                        facts_from(report, mtus))
+        report.own_disk_verdict = judge(own_disk_target(report.client, report.own_disk), ceilings, facts)
+
+
+def pool_facts(pool: PoolBenchResult | None) -> dict[str, Any]:
+    """What the thread sweep found, as the advice rules read it (no sweep: nothing known)."""
+    scaling = pool.scaling if pool else None
+    if scaling is None:
+        return {}
+    one = {s.direction: s.steps[0].bytes_per_s for s in scaling.sweeps if s.steps and s.steps[0].threads == 1}
+    return {
+        "pool_member_wait_ms": {m.name: m.wait_ms for m in scaling.members if m.wait_ms is not None},
+        "pool_member_busy_percent": {m.name: m.busy_percent for m in scaling.members if m.busy_percent is not None},
+        "pool_one_thread_bps": one,
+        "pool_best_thread_bps": {s.direction: s.best_bytes_per_s for s in scaling.sweeps},
+        "pool_best_threads": {s.direction: s.best_threads for s in scaling.sweeps},
+    }
 
 
 def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:

@@ -2,6 +2,7 @@ import { flushPromises, mount } from '@vue/test-utils'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import single from '../../fixtures/run-lab-desk-1g.json'
 import joinedReport from '../../fixtures/run-joined-desk-lab.json'
+import scalingRun from '../../fixtures/run-pool-scaling-lab.json'
 import type { BenchReport, RunEntry } from '../../api/types'
 import VerdictPanel from './VerdictPanel.vue'
 
@@ -73,5 +74,21 @@ describe('VerdictPanel', () => {
     expect(w.find('[data-test="ceiling-read-pool"]').exists()).toBe(true)
     expect(w.find('[data-test="aggregate-verdict"]').exists()).toBe(false)
     expect(w.find('[data-test="client-verdict"]').exists()).toBe(false)
+  })
+
+  it('shows a pool run\'s thread sweep and its disks, the throttled member named, with no verdict', async () => {
+    // recorded on the lab: two members, loop1 throttled to 50 MB/s, the sweep alone (scaling 'only')
+    const scaling = (scalingRun as unknown as { pool: { scaling: { dragging: string } } }).pool.scaling
+    const w = await show({ ...one, id: 12, kind: 'pool', verdict: null, results: scalingRun as unknown as Record<string, unknown> })
+    expect(w.get('[data-test="verdict-none"]').text()).toMatch(/no verdict/)
+    const chart = w.get('[data-test="scaling"]')
+    expect(chart.get('[data-test="scaling-read-1"]').text()).toMatch(/^1 thread\s*\d+\.\d MB\/s/)
+    expect(chart.get('[data-test="scaling-read-2"]').text()).toMatch(/2 threads\s*\d+\.\d MB\/s\s*[+-]\d+\.\d%.*stop/)
+    expect(chart.get('[data-test="scaling-read-stopped"]').text()).toMatch(/^2 threads: [+-]\d+\.\d% over 1: stopped; the verdict uses \d thread/)
+    expect(chart.get('[data-test="scaling-dragging"]').text()).toBe(scaling.dragging)
+    expect(chart.get('[data-test="member-loop1"]').text()).toMatch(/\d+\.\d ms\s*busy \d+%.*stands out/)
+    expect(chart.get('[data-test="member-loop3"]').text()).not.toMatch(/stands out/)
+    const plain = await show({ ...one, id: 13 })
+    expect(plain.find('[data-test="scaling"]').exists()).toBe(false)
   })
 })
