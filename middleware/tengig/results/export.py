@@ -1,4 +1,5 @@
-"""Pure functions over stored runs: compare two, render JSON and CSV. No database here.
+"""Pure functions over stored runs: compare two, render JSON and CSV (secrets redacted: redact.py). No
+database here.
 
 A metric is a numeric leaf of a run's results, named by its dotted path ('smb.read_bytes_per_s',
 list items by index: 'net.streams.0.goodput_bps'); its unit comes from the key's suffix."""
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..errors import ValidationError
 from .models import Environment, RunRecord
+from .redact import redacted
 
 EXPORT_FORMAT = "tengig-results"
 EXPORT_VERSION = 1
@@ -97,7 +99,7 @@ def runs_to_json(runs: Sequence[RunRecord], *, exported: float) -> str:
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported": iso(exported),
-        "runs": [r.model_dump(mode="json") for r in runs],
+        "runs": [redacted(r).model_dump(mode="json") for r in runs],
     }
     return json.dumps(doc, indent=2, allow_nan=False)
 
@@ -108,7 +110,7 @@ def runs_to_csv(runs: Sequence[RunRecord]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
-    for run in runs:
+    for run in map(redacted, runs):
         head = (run.id, iso(run.started), run.kind, run.status)
         if run.results is None:
             writer.writerow((*head, "error", run.error or "", ""))

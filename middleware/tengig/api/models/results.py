@@ -122,10 +122,21 @@ class TenGigResultsCompareResult(ApiOutput):
 
 
 class TenGigResultsExportArgs(ApiInput):
-    format: Literal["json", "csv"] = Field("json", description="json: one document with raw outputs; "
-                                           "csv: one row per (run, metric).")
-    ids: list[RowId] | None = Field(None, description="These runs, in this order; null: every run, newest first.")
+    format: Literal["json", "csv", "md"] = Field(
+        "json", description="json: one document with raw outputs; csv: one row per (run, metric); md: one run as a "
+        "Markdown report (verdict, chain tables, per-client and aggregate figures, environment, tool versions). "
+        "Secrets (passwords, tokens, keys) are redacted in every format.")
+    ids: list[RowId] | None = Field(None, description="These runs, in this order; null: every run, newest first. "
+                                    "Format md: exactly one run id.")
 
 
 class TenGigResultsExportResult(ApiOutput):
     result: str = Field(description="The export document as text.")
+
+
+class TenGigResultsDeleteArgs(ApiInput):
+    id: RowId = Field(description="Run id.")
+
+
+class TenGigResultsDeleteResult(ApiOutput):
+    result: Literal[True] = Field(description="True: the run and its raw tool outputs are gone.")
