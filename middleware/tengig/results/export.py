@@ -32,11 +32,20 @@ UNIT_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("_bytes", "B"),
     ("_percent", "%"),
 )
+REPEATED_PARTS = frozenset({"median", "values", "mean", "min", "max"})  # statistics of the figure above them
 
 
 def unit_for(metric: str) -> str:
-    """The unit a metric's key names by its suffix ('' if none): 'read_bytes_per_s' -> 'B/s'."""
-    key = metric.rsplit(".", 1)[-1].lower()
+    """The unit a metric's key names by its suffix ('' if none): 'read_bytes_per_s' -> 'B/s'. A repeated
+    figure's parts take their parent's: 'smb.read.bytes_per_s.median' and '...ceilings.0.runs.1' -> 'B/s'
+    (a ceiling's runs are bytes/s like the ceiling)."""
+    parts = [p for p in metric.lower().split(".") if not p.isdigit()]
+    while parts and parts[-1] in REPEATED_PARTS:
+        parts.pop()
+    key = "_" + (parts[-1] if parts else "")
+    if (parts[-2:-1] and parts[-1] == "runs" and "ceilings" in parts) or (parts and parts[-1] == "aggregate") \
+            or parts[-2:-1] == ["per_client"]:
+        key = "_bytes_per_s"  # bytes/s by what they are: a ceiling's runs, SMB of all clients at once and of each
     for suffix, unit in UNIT_SUFFIXES:
         if key.endswith(suffix):
             return unit

@@ -74,12 +74,12 @@ def verdict_line(verdict: Verdict) -> str:
     return "; ".join(f"{d.direction} {_result(d)} (bottleneck {d.bottleneck or 'unknown'})" for d in verdict.directions)
 
 
-def verdict_section(title: str, verdict: Verdict) -> list[str]:
-    out = [f"### {md(title)}", "", f"Against **{md(verdict.target.title)}** ({md(verdict.target.name)}).", ""]
+def verdict_section(title: str, verdict: Verdict, level: int = 3) -> list[str]:
+    out = [f"{'#' * level} {md(title)}", "", f"Against **{md(verdict.target.title)}** ({md(verdict.target.name)}).", ""]
     out += table(["direction", "pool", "link", "network", "SMB", "target", "result", "bottleneck"],
                  [[d.direction, *(_cell(d.ceilings, c) for c in COMPONENTS), mb(d.target_bytes_per_s), _result(d),
                    d.bottleneck or "-"] for d in verdict.directions])
-    out += ["", md(verdict.summary), "", f"How sure: {md(how_sure(verdict.directions))}", ""]
+    out += ["", md(verdict.summary), "", f"**{md(how_sure(verdict.directions))}**", ""]
     if verdict.advice:
         out += ["Advice:", ""] + [f"- \\[{a.severity}\\] {md(a.text)}" for a in verdict.advice]
     else:
@@ -206,11 +206,11 @@ def run_to_markdown(run: RunRecord) -> str:
     first = aggregate or _verdict(run.verdict) or next((v for c in clients if (v := _verdict(c.get("verdict")))), None)
     if first is not None:
         scope = "all clients at once" if aggregate else "this run"
-        out += [f"**Verdict ({scope}):** {md(verdict_line(first))}", "", md(first.summary), ""]
+        out += [f"**Verdict ({scope}):** {md(verdict_line(first))}", ""]
     elif run.error:
         out += [f"**{run.status.capitalize()}:** {md(run.error)}", ""]
     if aggregate is not None:
-        out += ["## Aggregate verdict (all clients at once)", ""] + verdict_section("Verdict", aggregate)
+        out += verdict_section("Aggregate verdict (all clients at once)", aggregate, level=2)
     if results.get("smb_concurrent"):
         out += _concurrent_section(results["smb_concurrent"])
     for client in clients:
