@@ -23,10 +23,15 @@ from ..results.store import default_db_path
 from ..runner import Runner
 from ..systems import SYSTEMS, describe_systems
 from ..verdict.targets import DEFAULT_TARGET
+from ..errors import ValidationError
 from .in_process import in_process_api
+from .words import in_cli_words
 from .progress import ProgressBar
 
 JOIN_PORT = 8610
+# tengig.bench.run's request fields -> this command's flags (an API error is said with these: cli/words.py)
+BENCH_FLAGS = {name: "--" + name.replace("_", "-") for name in (
+    "system", "pool", "target", "join", "share", "join_timeout", "clients", "preset", "repeats", "streams")}
 END_TOLD_SECONDS = 15  # a desktop polls at least every 10 s
 
 
@@ -89,6 +94,8 @@ def _run(kind: str, system: str | None, pool: str | None, target: str, clients: 
         previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
         try:
             result = run_over_api(api, request, on_session=show_join, progress=bar, cancel=cancel)
+        except ValidationError as exc:
+            raise in_cli_words(exc, BENCH_FLAGS) from exc
         finally:
             signal.signal(signal.SIGINT, previous)
             bar.done()
