@@ -10,8 +10,9 @@ repeats): two desktops, so each run has per-client verdicts and the aggregate ve
   run 1  desk-nas=1g, lab-nas=100m   (the "before": lab's cable at 100 Mb/s)
   run 2  desk-nas=1g, lab-nas=1g     (the "after": the NAS's two ports together carry 2 x 117.7 MB/s)
 
-Every command runs through tengig's
-own CLI, as a person would run it; the lab is taken down at the end, also when a step fails."""
+Every command runs through tengig's own CLI, as a person would run it; the lab is taken down after each run,
+also when a step fails. The output's report of run 2 is kept as tests/fixtures/results/run-2-as-printed.txt
+(by hand: the text between "tengig bench all on" and "stored as run 2")."""
 from __future__ import annotations
 
 import fcntl
