@@ -33,7 +33,7 @@ class LocalHosts:
 
     def _here(self, host: str) -> None:
         if host != self.nas:
-            raise ValidationError.one("clients", f"{host!r} is another machine: system 'local' runs programs only on "
+            raise ValidationError.one("clients", f"{host!r} is another machine: `system: \"local\"` runs programs only on "
                                       f"this NAS ({self.nas})")
 
     def run(self, host: str, argv: Sequence[str], *, timeout: float, check: bool = True,

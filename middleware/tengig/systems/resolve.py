@@ -90,7 +90,7 @@ def bench_system(system: str | None, pool: str | None = None, *, runner: Runner 
         return lab_system
     if system == "truenas":
         raise ValidationError.one("system", "benchmarks of a TrueNAS over its API need tengig on the NAS: install "
-                                  "it there (tengig plugin install, or the app) and use system 'local'")
+                                  "it there (tengig plugin install, or the app) and use `system: \"local\"` there")
     if system not in (None, "local"):
         raise ValidationError.one("system", f"{system!r} is not a system; use one of {', '.join(SYSTEMS)}")
     return _local(this_machine(runner), pool, named=system == "local")
