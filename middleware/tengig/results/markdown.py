@@ -164,7 +164,8 @@ def environment_section(env: Environment | None) -> list[str]:
     out = ["## Environment", ""]
     if env is None:
         return out + ["Not recorded.", ""]
-    facts = [("host", env.hostname), ("OS", env.os), ("kernel", env.kernel), ("ZFS", env.zfs_version),
+    facts = [("host", env.hostname), ("TrueNAS", env.truenas_version),
+             ("OS", env.os), ("kernel", env.kernel), ("ZFS", env.zfs_version), ("pool layout", env.pool_layout),
              ("ARC max", f"{env.arc_size_bytes // MiB} MiB" if env.arc_size_bytes is not None else None)]
     facts += [(f"dataset {prop}", value) for prop, value in sorted(env.dataset_properties.items())]
     out += table(["", "value"], [[k, "unknown" if v is None else v] for k, v in facts]) + [""]

@@ -38,6 +38,8 @@ class TenGigResultsEnvironment(ApiOutput):
     dataset_properties: dict[str, str] = Field(description="ZFS property -> exact value of the measured dataset.")
     nics: list[TenGigResultsNic] = Field(description="The network interfaces as the system reported them.")
     hostname: str | None = Field(description="The host's name.")
+    pool_layout: str | None = Field(None, description="The measured pool's vdevs in one line (from `zpool status`).")
+    truenas_version: str | None = Field(None, description="TrueNAS's version (/etc/version); null on other systems.")
     probe_errors: dict[str, str] = Field(description="Probe name -> why it yielded nothing.")
 
 
