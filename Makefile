@@ -6,11 +6,13 @@
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
 # make parser-fixtures: re-record the Linux tools' output the parsers are tested on (tests/fixtures/{ip,ethtool,ping,kernel-log}),
 #   in two private network namespaces of its own (not the lab)
+# make results-fixture: re-record tests/fixtures/results/lab-runs.sqlite3 (two `tengig bench all` runs on the lab with
+#   desk and lab joined; takes the lab lock, needs root) for the `tengig results` tests
 # make iocage-artifact: the TrueNAS CORE jail plugin in dist/iocage (tengig.json and artifact/ with the
 #   tengig wheel), to copy to the NAS as IOCAGE_DIR (default /mnt/tank/tengig-iocage); plugin/iocage/README.md
 # make app-image: the SCALE app's image tengig:VERSION (mmdebstrap + podman import) and
 #   dist/app-image/tengig-<version>.docker.tar, then run once with podman and checked (not a test); plugin/app/README.md
-.PHONY: setup demo test bench clean-lab ui-fixtures parser-fixtures wheel iocage-artifact app-image
+.PHONY: setup demo test bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
 
 setup:
 	@bash scripts/setup.sh
@@ -33,6 +35,9 @@ bench: setup
 
 parser-fixtures: setup
 	@PYTHONPATH=middleware .venv/bin/python scripts/record_parser_fixtures.py
+
+results-fixture: setup
+	@PYTHONPATH=middleware .venv/bin/python scripts/record_results_fixture.py
 
 # setuptools reuses build/ between builds: a module deleted since would end up in the wheel, so start clean.
 wheel: setup

@@ -28,7 +28,8 @@ def test_no_pool_and_no_lab_is_one_message_naming_system(clean_machine, tmp_path
                           text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     [line] = done.stderr.strip().splitlines()
-    assert line.startswith("error: system: no system was named") and "no ZFS pool" in line and "--system lab" in line
+    assert line.startswith("error: --system: no system was named") and "no ZFS pool" in line
+    assert "`--system lab` after `tengig lab up`" in line and "`--pool NAME`" in line
     states = {s["name"]: s for s in json.loads(subprocess.run([TENGIG, "bench", "systems", "--json"],
                                                               capture_output=True, text=True, timeout=120).stdout)}
     assert not states["local"]["usable"] and not states["lab"]["usable"] and "not up" in states["lab"]["reason"]
@@ -70,6 +71,34 @@ def test_local_asks_for_a_client_for_the_network(pool_here, tmp_path):
         run_and_record(system, BenchRunRequest(kind="net"), ResultStore(tmp_path / "r.sqlite3"))
     [(field, message)] = err.value.errors
     assert field == "join" and message.startswith("net: local has no desktop to measure") and "tengig client join" in message
+
+
+def test_with_the_lab_up_and_no_system_named_the_cli_offers_system_lab(pool_here, tmp_path):
+    """After `tengig lab up`, `tengig bench all` resolves to this machine (the lab's pool is imported here) and
+    has no desktop: it says so in the command's flags, and offers the lab."""
+    done = subprocess.run([TENGIG, "bench", "all", "--db", str(tmp_path / "r.sqlite3")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    join, system = done.stderr.strip().splitlines()
+    assert join.startswith("error: --join: all: local has no desktop to measure the network and SMB from; ") and \
+        "`--join N` for how many" in join, join
+    assert system == ("error: --system: none was named, and the lab is up: `--system lab` measures the lab and its "
+                      "desktops instead")
+    assert " join to " not in done.stderr and "`join:" not in done.stderr and "`system:" not in done.stderr
+
+
+def test_with_the_lab_up_and_no_system_named_the_api_offers_system_lab(pool_here, tmp_path, monkeypatch):
+    from tests.inprocess import InProcessApi
+
+    monkeypatch.setenv("TENGIG_DB", str(tmp_path / "r.sqlite3"))
+    job = InProcessApi().run_job("tengig.bench.run", {"kind": "net"})
+    fields = {field: message for field, message, *_ in job.exc_info["extra"]}
+    assert set(fields) == {"request.join", "request.system"}, fields
+    assert "`join: N` for how many" in fields["request.join"]
+    assert fields["request.system"] == ('none was named, and the lab is up: `system: "lab"` measures the lab and its '
+                                        "desktops instead")
+    named = InProcessApi().run_job("tengig.bench.run", {"kind": "net", "system": "local"})
+    assert [f for f, *_ in named.exc_info["extra"]] == ["request.join"]  # a system named: nothing offered
 
 
 def test_a_pool_that_is_not_here_names_the_pools(pool_here):

@@ -17,3 +17,19 @@ def test_a_join_port_in_use_is_refused_naming_port(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1 and f"cannot listen on 0.0.0.0:{port}" in err and "choose another --port" in err, err
     assert not (tmp_path / "r.sqlite3").exists()
+
+
+def test_the_apis_errors_are_said_with_the_commands_flags(tmp_path, capsys):
+    """The API names its fields (`system: "local"`); `tengig bench` relays its errors with its flags."""
+    code = main(["bench", "all", "--system", "truenas", "--db", str(tmp_path / "r.sqlite3")])
+    err = capsys.readouterr().err
+    assert code == 2 and err == ("error: --system: benchmarks of a TrueNAS over its API need tengig on the NAS: install "
+                                 "it there (tengig plugin install, or the app) and use `--system local` there\n"), err
+
+
+def test_cli_words_change_only_references_the_command_has_flags_for():
+    from tengig.cli.words import cli_text
+
+    flags = {"join": "--join", "system": "--system"}
+    assert cli_text('`join: N` or `system: "lab"`; `tengig client join URL --token T`; `kind: "all"`', flags) == \
+        '`--join N` or `--system lab`; `tengig client join URL --token T`; `kind: "all"`'

@@ -78,6 +78,17 @@ def test_validation_errors_keep_their_field_paths(truenas):
     assert "request.hosts.1.ports" in done.stderr + done.stdout
 
 
+def test_results_md_export_and_delete_through_midclt(truenas):
+    """tengig.results.export's md format takes one run id (the error names ids); tengig.results.delete answers
+    ENOENT for a run that is not there: the new method and format as middlewared serves them."""
+    done = truenas.midclt("call", "tengig.results.export", "md", "[1, 2]")
+    assert done.returncode != 0 and "ids" in done.stderr + done.stdout and "exactly one run id" in done.stderr + done.stdout
+    done = truenas.midclt("call", "tengig.results.delete", "999999")
+    assert done.returncode != 0 and "run 999999 not found" in done.stderr + done.stdout, done.stderr
+    methods = truenas.methods()
+    assert "FULL_ADMIN" in methods["tengig.results.delete"]["roles"]
+
+
 def test_desktops_join_through_the_plugin_without_a_login(truenas):
     """A desktop never logs in to middlewared: the plugin's tengig.bench.session.* take the run's token as
     their first param (authentication_required=False), and nothing else opens to such a connection.

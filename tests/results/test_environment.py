@@ -23,6 +23,7 @@ from tengig.results.environment import (
     parse_tool_version,
     parse_zfs_get,
     parse_zfs_version,
+    parse_zpool_layout,
     read_kstat_dir,
 )
 from tengig.runner import Runner
@@ -125,6 +126,23 @@ def test_parse_os_release():
     assert parse_os_release("") is None
 
 
+def test_parse_zpool_layout():
+    """The vdev tree in one line. The mirrors are written in `zpool status`'s layout by hand (no such pool here);
+    the lab's pool is zfs-fuse's real answer (one file vdev)."""
+    assert parse_zpool_layout(fixture("zpool-status-mirrors-written.txt")) == \
+        "mirror-0 (sda, sdb), mirror-1 (sdc, sdd); logs: nvme0n1; cache: nvme1n1"
+    assert parse_zpool_layout(fixture("zpool-status-zfs-fuse.txt")) == "/var/lib/tengig/lab/pool.img"
+    assert parse_zpool_layout("cannot open 'nope': no such pool\n") is None
+
+
+def test_truenas_version_only_where_truenas_keeps_it(tmp_path):
+    version = tmp_path / "version"
+    version.write_text("25.04.2.6\n")
+    runner = Runner(extra_env={"PATH": str(tmp_path)})  # no tools: only files are read
+    assert collect_environment(runner, truenas_version=version).truenas_version == "25.04.2.6"
+    assert collect_environment(runner, truenas_version=tmp_path / "absent").truenas_version is None
+
+
 def test_collect_environment_on_this_machine():
     found = collect_environment(Runner())
     assert found.tools["fio"] and found.tools["fio"].startswith("fio-")
@@ -146,7 +164,9 @@ def test_collect_environment_with_every_tool_missing(tmp_path):
                                 proc_arcstats=ARC / "openzfs.txt", kstat_dir=tmp_path / "none")
     assert found.tools == {"fio": None, "iperf3": None, "smbd": None, "smbclient": None}
     assert (found.kernel, found.zfs_version, found.nics, found.dataset_properties) == (None, None, [], {})
-    for probe in ("fio", "iperf3", "smbd", "smbclient", "kernel", "zfs_version", "nics", "dataset_properties"):
+    assert found.pool_layout is None
+    for probe in ("fio", "iperf3", "smbd", "smbclient", "kernel", "zfs_version", "nics", "dataset_properties",
+                  "pool_layout"):
         assert "not installed" in found.probe_errors[probe], probe
     assert found.arc_size_bytes == 8252659712  # files still read without any program
     assert found.os == parse_os_release(Path("/etc/os-release").read_text())

@@ -291,7 +291,7 @@ def test_get_methods_lists_every_public_method_with_schemas(server):
     everything, results = scenario(server, body)
     assert {"core.ping", "auth.login_ex", "tengig.results.query", "tengig.targets.create"} <= set(everything)
     assert set(results) == {"tengig.results.query", "tengig.results.get", "tengig.results.compare",
-                            "tengig.results.export"}
+                            "tengig.results.export", "tengig.results.delete"}
     assert everything["demo.jobs.hold"]["job"] is True and everything["core.ping"]["no_auth_required"] is True
     (run_id,) = everything["tengig.results.get"]["accepts"]  # one schema per argument, as middlewared lists them
     assert run_id["_name_"] == "id" and run_id["description"] == "Run id." and run_id["_required_"] is True

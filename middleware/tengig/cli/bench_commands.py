@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import tempfile
 import threading
-from pathlib import Path
 from typing import Any
 
 import click
@@ -21,17 +19,19 @@ from ..bench.run.report_text import report_text
 from ..bench.join.session import SESSIONS
 from ..bench.run.suite import BenchReport
 from ..bench.run.over_api import run_over_api
-from ..client.client import Client
 from ..results.store import default_db_path
 from ..runner import Runner
-from ..server.apikeys import ApiKeyStore
-from ..server.app import TengigServer
-from ..server.in_thread import serving_in_thread
 from ..systems import SYSTEMS, describe_systems
 from ..verdict.targets import DEFAULT_TARGET
+from ..errors import ValidationError
+from .in_process import in_process_api
+from .words import in_cli_words
 from .progress import ProgressBar
 
 JOIN_PORT = 8610
+# tengig.bench.run's request fields -> this command's flags (an API error is said with these: cli/words.py)
+BENCH_FLAGS = {name: "--" + name.replace("_", "-") for name in (
+    "system", "pool", "target", "join", "share", "join_timeout", "clients", "preset", "repeats", "streams")}
 END_TOLD_SECONDS = 15  # a desktop polls at least every 10 s
 
 
@@ -93,19 +93,17 @@ def _run(kind: str, system: str | None, pool: str | None, target: str, clients: 
         for line in join_lines(session["token"], port, share, _addresses()):
             click.echo(line, err=True)
 
-    with tempfile.TemporaryDirectory(prefix="tengig-bench-") as tmp:
-        server = TengigServer(host="0.0.0.0" if join else None, port=port, unix_socket=Path(tmp) / "api.sock",
-                              ui_dir=None, api_keys=ApiKeyStore(Path(tmp) / "apikeys.sqlite3"), sweep_orphans=False)
-        # the server says "cannot listen on ADDRESS:PORT (...); choose another --port" when it cannot
-        with serving_in_thread(server), Client(f"ws+unix://{server.unix_socket}") as api:
-            # Ctrl-C: the run stops its tools, cleans up and is recorded as aborted
-            previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
-            try:
-                result = run_over_api(api, request, on_session=show_join, progress=bar, cancel=cancel)
-            finally:
-                signal.signal(signal.SIGINT, previous)
-                bar.done()
-                _let_desktops_hear_the_end(joined.get("id"))
+    with in_process_api(host="0.0.0.0" if join else None, port=port) as api:
+        # Ctrl-C: the run stops its tools, cleans up and is recorded as aborted
+        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+        try:
+            result = run_over_api(api, request, on_session=show_join, progress=bar, cancel=cancel)
+        except ValidationError as exc:
+            raise in_cli_words(exc, BENCH_FLAGS) from exc
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            bar.done()
+            _let_desktops_hear_the_end(joined.get("id"))
     if as_json:
         click.echo(json.dumps({"run_id": result["run_id"], "report": result["report"]}, indent=1))
     else:

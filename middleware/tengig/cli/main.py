@@ -17,6 +17,7 @@ from .lab_commands import lab_group
 from .lagg_commands import lagg_group
 from .mesh_commands import mesh_group, nic_command
 from .plugin_commands import plugin_group
+from .results_commands import results_group
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -31,6 +32,7 @@ def cli() -> None:
 cli.add_command(lab_group)
 cli.add_command(demo)
 cli.add_command(bench_group)
+cli.add_command(results_group)
 cli.add_command(client_group)
 cli.add_command(mesh_group)
 cli.add_command(lagg_group)

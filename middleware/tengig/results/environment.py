@@ -21,6 +21,8 @@ from .models import Environment, Nic
 PROC_ARCSTATS = Path("/proc/spl/kstat/zfs/arcstats")  # OpenZFS on Linux: one "name type data" table
 ZFS_FUSE_ARCSTATS = Path("/zfs-kstat/zfs/arcstats")  # zfs-fuse's kstat mount: one file per value
 OS_RELEASE = Path("/etc/os-release")
+TRUENAS_VERSION = Path("/etc/version")  # TrueNAS SCALE: '25.04.2.6'; CORE: 'TrueNAS-13.0-U6.1'; absent elsewhere
+POOL_SECTIONS = ("logs", "cache", "spares", "special", "dedup")  # zpool status's headings besides the data vdevs
 PROBE_TIMEOUT_S = 10.0
 DATASET_PROPERTIES = (
     "recordsize", "compression", "compressratio", "atime", "sync", "primarycache", "secondarycache",
@@ -87,6 +89,40 @@ def parse_zfs_get(text: str) -> dict[str, str]:
     return props
 
 
+def parse_zpool_layout(text: str) -> str | None:
+    """`zpool status POOL` -> its vdev tree in one line: 'mirror-0 (sda, sdb), mirror-1 (sdc, sdd); logs: nvme0n1'.
+    A device straight under the pool is a vdev of its own (a stripe). None when there is no config table."""
+    lines = text.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["NAME", "STATE"])
+    except StopIteration:
+        return None
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.strip() or line.lstrip().startswith("errors:"):
+            break
+        body = line.lstrip("\t")
+        rows.append(((len(body) - len(body.lstrip(" "))) // 2, body.split()[0]))
+    if not rows:
+        return None
+    groups: list[tuple[str, list[str]]] = [("", [])]  # (section, its vdevs as text)
+    vdev: list = []  # [name, [devices]] of the vdev being read
+    for depth, name in rows[1:]:  # rows[0] is the pool itself
+        if depth == 0 and name in POOL_SECTIONS:
+            groups.append((name, []))
+        elif depth == 1:
+            vdev = [name, []]
+            groups[-1][1].append(vdev)
+        elif depth >= 2 and vdev:
+            vdev[1].append(name)
+    parts = []
+    for section, vdevs in groups:
+        text_ = ", ".join(f"{n} ({', '.join(devs)})" if devs else n for n, devs in vdevs)
+        if text_:
+            parts.append(f"{section}: {text_}" if section else text_)
+    return "; ".join(parts) or None
+
+
 def parse_os_release(text: str) -> str | None:
     """PRETTY_NAME from /etc/os-release (falls back to NAME VERSION_ID)."""
     values = {}
@@ -140,6 +176,7 @@ def collect_environment(
     proc_arcstats: Path = PROC_ARCSTATS,
     kstat_dir: Path = ZFS_FUSE_ARCSTATS,
     os_release: Path = OS_RELEASE,
+    truenas_version: Path = TRUENAS_VERSION,
     timeout: float = PROBE_TIMEOUT_S,
 ) -> Environment:
     """Probe this system. ``dataset``: the measured dataset (its properties are recorded);
@@ -164,6 +201,8 @@ def collect_environment(
         arc_size_bytes=arc,
         arc_source=arc_source,
         dataset_properties=_dataset_properties(runner, dataset, timeout, errors) if dataset else {},
+        pool_layout=_pool_layout(runner, dataset.split("/")[0], timeout, errors) if dataset else None,
+        truenas_version=_truenas_version(truenas_version),
         nics=_nics(runner, netns, timeout, errors),
         hostname=socket.gethostname() or None,
         probe_errors=errors,
@@ -253,6 +292,24 @@ def _dataset_properties(runner: Runner, dataset: str, timeout: float, errors: di
     if not props:
         errors["dataset_properties"] = _failure(done) if done.returncode else f"`zfs get` listed nothing for {dataset}"
     return props
+
+
+def _pool_layout(runner: Runner, pool: str, timeout: float, errors: dict[str, str]) -> str | None:
+    done = _run(runner, ["zpool", "status", pool], timeout, errors, "pool_layout")
+    if done is None:
+        return None
+    layout = parse_zpool_layout(done.stdout) if done.returncode == 0 else None
+    if layout is None:
+        errors["pool_layout"] = _failure(done) if done.returncode else f"`zpool status {pool}` showed no vdevs"
+    return layout
+
+
+def _truenas_version(path: Path) -> str | None:
+    """The first line of /etc/version where TrueNAS keeps it; None on other systems (not an error)."""
+    try:
+        return path.read_text().strip().splitlines()[0] or None
+    except (OSError, IndexError):
+        return None
 
 
 def _nics(runner: Runner, netns: str | None, timeout: float, errors: dict[str, str]) -> list[Nic]:

@@ -61,6 +61,10 @@ class Environment(BaseModel):
     )
     nics: list[Nic] = Field(default_factory=list)
     hostname: str | None = None
+    pool_layout: str | None = Field(None, description="The measured pool's vdevs as `zpool status` shows them, in "
+                                    "one line: 'mirror-0 (sda, sdb), mirror-1 (sdc, sdd); logs: nvme0n1'.")
+    truenas_version: str | None = Field(None, description="TrueNAS's version (/etc/version: '25.04.2.6' on SCALE, "
+                                        "'TrueNAS-13.0-U6.1' on CORE); None on other systems.")
     probe_errors: dict[str, str] = Field(
         default_factory=dict, description="Probe name -> why it yielded nothing (e.g. 'iperf3': 'not installed')."
     )

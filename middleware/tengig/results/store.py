@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from ..errors import TengigError, ValidationError
 from . import run_locks
 from .export import compare_runs, runs_to_csv, runs_to_json
+from .markdown import run_to_markdown
 from .models import FINAL_STATUSES, RUN_KINDS, RUN_STATUSES, Environment, RawOutput, RunRecord
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -45,8 +46,12 @@ class ResultStore:
     """The results database at ``path`` (default: $TENGIG_DB or /var/lib/tengig/results.sqlite3),
     created and migrated on open. Safe to share between threads and processes."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None):
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, path_option: str | None = None):
+        """``path_option``: the command-line option that named ``path`` (e.g. '--db'), for the errors to name
+        instead of $TENGIG_DB."""
         self.path = Path(path) if path is not None else default_db_path()
+        self._elsewhere = (f"give {path_option} another file path" if path_option
+                           else f"set {DB_ENV_VAR} to a writable file path")
         try:
             # Private: the history names hosts, shares and pools; nobody else needs to read it.
             if not self.path.parent.exists():
@@ -59,8 +64,7 @@ class ResultStore:
                 os.close(fd)
         except OSError as exc:
             raise TengigError(
-                f"cannot create {self.path.parent} for the results database ({exc.strerror}); "
-                f"set {DB_ENV_VAR} to a writable file path",
+                f"cannot create {self.path.parent} for the results database ({exc.strerror}); {self._elsewhere}",
                 errno=exc.errno,
             ) from exc
         self._migrate()
@@ -188,9 +192,12 @@ class ResultStore:
             return self._records(conn, rows, include_raw)
 
     def delete(self, run_id: int) -> None:
-        """Remove a run and (by cascade) its raw outputs."""
+        """Remove a run and (by cascade) its raw outputs. A run still running is refused (EBUSY): its
+        process is writing to it."""
         with self._connect(write=True) as conn:
-            self._require_run(conn, run_id)
+            if self._require_run(conn, run_id) == "running" and not run_locks.orphaned(self.path, run_id):
+                raise TengigError(f"run {run_id} is still running; stop it first (or wait for it to finish)",
+                                  errno=errno.EBUSY)
             conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
     # -- comparing and exporting ----------------------------------------------------------------
@@ -209,6 +216,10 @@ class ResultStore:
     def export_csv(self, run_ids: Sequence[int] | None = None) -> str:
         """One row per (run, metric path, value); a run without results is one 'error' row."""
         return runs_to_csv(self._export_runs(run_ids))
+
+    def export_markdown(self, run_id: int) -> str:
+        """One run as a Markdown report (markdown.run_to_markdown): to paste where people help."""
+        return run_to_markdown(self.get(run_id))
 
     # -- user targets ---------------------------------------------------------------------------
 
@@ -271,7 +282,7 @@ class ResultStore:
             return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
             raise TengigError(
-                f"cannot open the results database {self.path}: {exc}; set {DB_ENV_VAR} to a writable file path"
+                f"cannot open the results database {self.path}: {exc}; {self._elsewhere}"
             ) from exc
 
     def _migrate(self) -> None:
@@ -280,7 +291,7 @@ class ResultStore:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]  # persistent: set once per file
         except sqlite3.Error as exc:
             raise TengigError(
-                f"cannot open the results database {self.path}: {exc}; set {DB_ENV_VAR} to a writable file path"
+                f"cannot open the results database {self.path}: {exc}; {self._elsewhere}"
             ) from exc
         finally:
             conn.close()
@@ -293,7 +304,7 @@ class ResultStore:
             if version > SCHEMA_VERSION:
                 raise TengigError(
                     f"the results database {self.path} has schema {version}, newer than this tengig knows "
-                    f"({SCHEMA_VERSION}); upgrade tengig or point {DB_ENV_VAR} elsewhere"
+                    f"({SCHEMA_VERSION}); upgrade tengig or {self._elsewhere}"
                 )
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[target - 1]:

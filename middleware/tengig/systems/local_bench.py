@@ -33,7 +33,7 @@ class LocalHosts:
 
     def _here(self, host: str) -> None:
         if host != self.nas:
-            raise ValidationError.one("clients", f"{host!r} is another machine: system 'local' runs programs only on "
+            raise ValidationError.one("clients", f"{host!r} is another machine: `system: \"local\"` runs programs only on "
                                       f"this NAS ({self.nas})")
 
     def run(self, host: str, argv: Sequence[str], *, timeout: float, check: bool = True,
@@ -79,8 +79,9 @@ class LocalBenchSystem:
     """bench.run.suite.BenchSystem for the machine tengig runs on."""
 
     name = "local"
-    clients_hint = ("the network and SMB are measured from desktops that join the run over the network: set join "
-                    "to how many (each runs `tengig client join URL --token T`, the token is shown when the run starts)")
+    clients_hint = ("the network and SMB are measured from desktops that join the run over the network: `join: N` "
+                    "for how many (each runs `tengig client join URL --token T`, the token is shown when the run "
+                    "starts)")
     accepts_joins = True
 
     def __init__(self, facts: LocalFacts, pool: str, runner: Runner | None = None,

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 SystemName = Literal["local", "truenas", "lab"]
 SYSTEMS: tuple[str, ...] = ("local", "truenas", "lab")
-HOW_TO_CHOOSE = ("choose one: --system lab after `tengig lab up` (the embedded lab), --system local --pool NAME on "
-                 "a NAS with a ZFS pool, or run tengig on the NAS itself")
+HOW_TO_CHOOSE = ('choose one: `system: "lab"` after `tengig lab up` (the embedded lab), `system: "local"` with '
+                 "`pool: NAME` on a NAS with a ZFS pool, or run tengig on the NAS itself")
+LAB_OFFER = 'none was named, and the lab is up: `system: "lab"` measures the lab and its desktops instead'
+DESKTOP_FIELDS = ("join", "clients", "kind")  # what a request without desktops on this machine is refused on
 
 
 def _lab_state() -> str:
@@ -31,6 +33,18 @@ def _lab_state() -> str:
     except Exception as exc:  # any reason the lab is not usable is said, not raised
         return f"not up ({exc})"
     return "up: " + ", ".join(state.spec.hosts)
+
+
+def offer_the_lab(exc: ValidationError) -> ValidationError:
+    """A request that named no system and was refused for having no desktops here may have meant the lab:
+    when it is up, the refusal says so too (under ``system``)."""
+    if not any(field.split(".")[-1] in DESKTOP_FIELDS for field, _ in exc.errors) or not lab_is_up():
+        return exc
+    return ValidationError([*exc.errors, ("system", LAB_OFFER)])
+
+
+def lab_is_up() -> bool:
+    return _lab_state().startswith("up")
 
 
 def describe_systems(runner: Runner | None = None) -> list[dict[str, str | bool]]:
@@ -56,7 +70,7 @@ def _local(facts: LocalFacts, pool: str | None, named: bool):
     if pool is None:
         if len(facts.pools) > 1:
             raise ValidationError.one("pool", f"this machine has {len(facts.pools)} pools ({', '.join(facts.pools)}); "
-                                      "name the one to measure (--pool NAME)")
+                                      "name the one to measure (`pool: NAME`)")
         pool = facts.pools[0]
     elif pool not in facts.pools:
         raise ValidationError.one("pool", f"{pool!r} is not a pool of this machine; its pools: {', '.join(facts.pools)}")
@@ -76,7 +90,7 @@ def bench_system(system: str | None, pool: str | None = None, *, runner: Runner 
         return lab_system
     if system == "truenas":
         raise ValidationError.one("system", "benchmarks of a TrueNAS over its API need tengig on the NAS: install "
-                                  "it there (tengig plugin install, or the app) and use system 'local'")
+                                  "it there (tengig plugin install, or the app) and use `system: \"local\"` there")
     if system not in (None, "local"):
         raise ValidationError.one("system", f"{system!r} is not a system; use one of {', '.join(SYSTEMS)}")
     return _local(this_machine(runner), pool, named=system == "local")

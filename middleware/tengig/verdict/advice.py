@@ -24,6 +24,8 @@ SMB_FAR_BELOW_RATIO = 0.70
 SMBD_THROTTLED_PERCENT = 20.0
 # smbd this busy (% of one core): its one process per client is the limit.
 SMBD_BUSY_PERCENT = 85.0
+# A measured network at or above this share of the link's goodput is the link itself at work.
+NETWORK_AT_LINK_RATIO = 0.90
 # One TCP stream below this share of N streams: a single SMB connection will not fill the link either.
 SINGLE_STREAM_LOW_RATIO = 0.70
 # A link upgrade is only suggested if its goodput beats the target by this much: SMB seldom hits 100%.
@@ -79,6 +81,19 @@ def smb_far_below(ceilings: Sequence[Ceiling]) -> tuple[Ceiling, Ceiling] | None
     if smb is None or bound is None or bound.bytes_per_s <= 0:
         return None
     return (smb, bound) if smb.bytes_per_s < SMB_FAR_BELOW_RATIO * bound.bytes_per_s else None
+
+
+def bottleneck(ceilings: Sequence[Ceiling]) -> Component | None:
+    """The component bounding SMB in one direction's ceilings (None when pool, link and network are all unknown)."""
+    if chain_bound(ceilings) is None:
+        return None
+    if smb_far_below(ceilings) is not None:
+        return "smb"
+    candidates = {comp: c for comp in ("pool", "link", "network") if (c := best(ceilings, comp)) is not None}
+    link, net = candidates.get("link"), candidates.get("network")
+    if link is not None and net is not None and net.bytes_per_s >= NETWORK_AT_LINK_RATIO * link.bytes_per_s:
+        del candidates["network"]
+    return min(candidates, key=lambda comp: (candidates[comp].bytes_per_s, CHAIN_ORDER.index(comp)))
 
 
 def smb_cause(facts: Facts) -> str | None:
@@ -144,6 +159,43 @@ def _upgrade_text(needed: float, mtu: int) -> str:
     return f"no single link up to {format_rate(UPGRADE_SPEEDS_BPS[-1])} can: use SMB multichannel over several NICs"
 
 
+ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth"}
+MAX_PORTS = 8  # more ports than this on one NAS is no advice: a faster port is
+
+
+def _ports_text(needed: float, ports_bps: Sequence[int], mtu: int) -> str:
+    """The aggregate's link is the NAS's ports summed: more of the same ports, or faster ones, that carry ``needed``
+    bytes/s ('a third 1 Gb/s port, or 2.5 Gb/s ports, would carry 235.4 -> 353.1 / 588.4 MB/s')."""
+    now = sum(tcp_goodput_bps(rate, mtu) for rate in ports_bps) / 8
+    fastest = max(ports_bps)
+    per_port = tcp_goodput_bps(fastest, mtu) / 8
+    options = []
+    extra = next((k for k in range(1, MAX_PORTS - len(ports_bps) + 1) if now + k * per_port >= needed), None)
+    if extra is not None:
+        total = len(ports_bps) + extra
+        what = (f"a {ORDINALS[total]} {format_rate(fastest)} port" if extra == 1
+                else f"{extra} more {format_rate(fastest)} ports")
+        options.append((what, now + extra * per_port))
+    faster = next((speed for speed in UPGRADE_SPEEDS_BPS if speed > fastest
+                   and len(ports_bps) * tcp_goodput_bps(speed, mtu) / 8 >= needed), None)
+    if faster is not None:
+        options.append((f"{format_rate(faster)} ports", len(ports_bps) * tcp_goodput_bps(faster, mtu) / 8))
+    if not options:
+        return f"no {len(ports_bps)} ports up to {format_rate(UPGRADE_SPEEDS_BPS[-1])} carry {mb_s(needed)}"
+    whats = ", or ".join(w for w, _ in options)
+    carry = " / ".join(mb_s(c).removesuffix(" MB/s") for _, c in options)
+    return (f"{whats}, would carry {mb_s(now).removesuffix(' MB/s')} -> {carry} MB/s (estimated, TCP goodput at MTU "
+            f"{mtu} bytes)")
+
+
+def _more_link_text(needed: float, facts: Facts) -> str:
+    """What would carry ``needed`` bytes/s: more or faster NAS ports for the aggregate, a faster link for one client."""
+    mtu = path_mtu(facts)
+    if facts.nas_ports_bps:
+        return _ports_text(needed * UPGRADE_HEADROOM, facts.nas_ports_bps, mtu)
+    return _upgrade_text(needed, mtu)
+
+
 def _half_duplex(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
     if (facts.duplex or "").lower() != "half":
         return None
@@ -190,9 +242,46 @@ def _link_below_target(target: Target, by_dir: ByDirection, facts: Facts) -> Adv
         severity="warning",
         text=(
             f"the {speed}link carries at most {ceiling_text(link)} of TCP payload, so SMB over it can never beat "
-            f"{target.title} ({wants}); {_upgrade_text(needed, path_mtu(facts))}"
+            f"{target.title} ({wants}); {_more_link_text(needed, facts)}"
         ),
     )
+
+
+def _loses_at_its_bound(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    """SMB loses, and not by its own doing (not far below the chain): the bottleneck must rise. Says which, by
+    how much (for SMB, at the share of it it reaches now, to beat the target), and what would carry that."""
+    parts, remedies = [], []
+    for direction, ceilings in by_dir.items():
+        smb, neck, want = measured_smb(ceilings), bottleneck(ceilings), target_value(target, direction)
+        if smb is None or want is None or smb.bytes_per_s >= want or smb.bytes_per_s <= 0 or neck in (None, "smb"):
+            continue  # it wins, there is nothing to judge, or SMB's own doing (smb-far-below says what)
+        bound = best(ceilings, neck)
+        assert bound is not None
+        parts.append(f"SMB {direction} {mb_s(smb.bytes_per_s)} loses to {mb_s(want)} by "
+                     f"{(want - smb.bytes_per_s) / want:.1%} at {smb.bytes_per_s / bound.bytes_per_s:.0%} of the "
+                     f"{ceiling_text(bound)} the {bound.component} allows")
+        needed = max(want, want * bound.bytes_per_s / smb.bytes_per_s)
+        remedies.append(_bound_remedy(bound, needed, ceilings, facts))
+    if not parts:
+        return None
+    return Advice(rule="loses-at-its-bound", severity="warning",
+                  text=f"{'; '.join(parts)}: {'; '.join(dict.fromkeys(remedies))}, enough to beat {target.title}")
+
+
+def _bound_remedy(bound: Ceiling, needed: float, ceilings: Sequence[Ceiling], facts: Facts) -> str:
+    """What would lift ``bound`` to carry ``needed`` bytes/s (with UPGRADE_HEADROOM), as a clause."""
+    if bound.component == "link":
+        if facts.nas_ports_bps:
+            return _ports_text(needed * UPGRADE_HEADROOM, facts.nas_ports_bps, path_mtu(facts))
+        return _upgrade_text(needed, path_mtu(facts)).removesuffix(" can") + " would carry it"
+    if bound.component == "network":
+        link = best(ceilings, "link")
+        share = f", {bound.bytes_per_s / link.bytes_per_s:.0%} of the link's {ceiling_text(link)}" if link else ""
+        return (f"the network carried {ceiling_text(bound)}{share}: find what costs it throughput (iperf3's "
+                f"retransmits, the NICs' driver and offloads, the switch, either end's CPU) until it carries "
+                f"{mb_s(needed * UPGRADE_HEADROOM)}")
+    return (f"a pool that reads and writes {mb_s(needed * UPGRADE_HEADROOM)} (more vdevs: reads and writes stripe "
+            "across them; or faster disks)")
 
 
 def _mtu_mismatch(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
@@ -365,6 +454,7 @@ RULES: tuple[Rule, ...] = (
     _half_duplex,
     _link_negotiated_low,
     _link_below_target,
+    _loses_at_its_bound,
     _mtu_mismatch,
     _single_stream_low,
     _pool_below_network,

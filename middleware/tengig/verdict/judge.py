@@ -12,12 +12,14 @@ from collections.abc import Sequence
 
 from ..errors import ValidationError
 from ..units import format_rate
-from .advice import (
+from .advice import (  # noqa: F401  (NETWORK_AT_LINK_RATIO: judge's rule, kept importable here)
     CHAIN_ORDER,
     DIRECTIONS,
+    NETWORK_AT_LINK_RATIO,
     SMB_FAR_BELOW_RATIO,
     advise,
     best,
+    bottleneck,
     ceiling_text,
     chain_bound,
     mb_s,
@@ -31,8 +33,6 @@ from .confidence import close_calls, how_sure
 from .thresholds import link_ceiling
 from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
 
-# A measured network at or above this share of the link's goodput is the link itself at work.
-NETWORK_AT_LINK_RATIO = 0.90
 
 
 def _with_link_estimates(ceilings: Sequence[Ceiling], facts: Facts) -> list[Ceiling]:
@@ -55,19 +55,6 @@ def _with_link_estimates(ceilings: Sequence[Ceiling], facts: Facts) -> list[Ceil
 def _chain_sorted(ceilings: Sequence[Ceiling]) -> list[Ceiling]:
     """Pool, link, network, SMB: the order bytes travel, stable within a component."""
     return sorted(ceilings, key=lambda c: CHAIN_ORDER.index(c.component))
-
-
-def bottleneck(ceilings: Sequence[Ceiling]) -> Component | None:
-    """The component bounding SMB in one direction's ceilings (None when pool, link and network are all unknown)."""
-    if chain_bound(ceilings) is None:
-        return None
-    if smb_far_below(ceilings) is not None:
-        return "smb"
-    candidates = {comp: c for comp in ("pool", "link", "network") if (c := best(ceilings, comp)) is not None}
-    link, net = candidates.get("link"), candidates.get("network")
-    if link is not None and net is not None and net.bytes_per_s >= NETWORK_AT_LINK_RATIO * link.bytes_per_s:
-        del candidates["network"]
-    return min(candidates, key=lambda comp: (candidates[comp].bytes_per_s, CHAIN_ORDER.index(comp)))
 
 
 def _judge_direction(target: Target, direction: Direction, ceilings: list[Ceiling]) -> DirectionVerdict:

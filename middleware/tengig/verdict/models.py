@@ -69,6 +69,9 @@ class Facts(BaseModel):
     link_downs: int | None = Field(None, description="Times the NAS's port lost its link during the run (the "
                                    "kernel's carrier changes, before and after); None: unknown.")
     lagg_protocol: str | None = Field(None, description="LAGG protocol on the path, if any (LACP, LOADBALANCE, ...).")
+    nas_ports_bps: list[int] = Field(default_factory=list, description="The aggregate verdict only: line rate of each "
+                                     "NAS port the clients reached, bits/s (its link is their goodput summed); "
+                                     "empty for one client's verdict.")
     lagg_members: int | None = None
     pool_member_wait_ms: dict[str, float] = Field(default_factory=dict, description="Pool member -> its average "
                                                   "wait per I/O during the thread sweep, ms (empty: unknown).")

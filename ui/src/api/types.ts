@@ -263,6 +263,19 @@ export interface MetricDelta {
   unit: string
 }
 
+/** One ceiling of one verdict's chain in both runs (tengig.results.compare's ceilings). */
+export interface CeilingChange {
+  scope: string
+  direction: 'read' | 'write'
+  component: 'pool' | 'link' | 'network' | 'smb'
+  a: number | null
+  b: number | null
+  delta_percent: number | null
+  moved: boolean
+  bottleneck_a: boolean
+  bottleneck_b: boolean
+}
+
 export interface Comparison {
   a: RunSummary
   b: RunSummary
@@ -270,6 +283,8 @@ export interface Comparison {
   only_in_a: string[]
   only_in_b: string[]
   environment: Record<string, { a: unknown; b: unknown }>
+  ceilings: CeilingChange[]
+  moved: string[]
 }
 
 export type JobState = 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'ABORTED'

@@ -12,7 +12,9 @@ from ...bench.run.record import run_and_record
 from ...bench.run.suite import BenchRunRequest
 from ...desk.kit import DEFAULT_OUT, how_to_run, make_kit
 from ...results import ResultStore
+from ...errors import ValidationError
 from ...systems import describe_systems
+from ...systems.resolve import offer_the_lab
 from ..decorators import api_method, job
 from ..job_callbacks import cancel_event, progress_callback
 from ..exceptions import api_errors
@@ -44,11 +46,14 @@ class TenGigBenchService(Service):
             system = self.seams.bench_system(request.system, request.pool)
             req = BenchRunRequest(**request.model_dump(exclude={"system", "pool", "kind"}), kind=kind)
             store = ResultStore()
-            run_id, report = run_and_record(
-                system, req, store, cancel=cancel,
-                progress=progress_callback(job),
-                live=lambda sample: job.set_progress(extra=sample),
-            )
+            try:
+                run_id, report = run_and_record(
+                    system, req, store, cancel=cancel,
+                    progress=progress_callback(job),
+                    live=lambda sample: job.set_progress(extra=sample),
+                )
+            except ValidationError as exc:
+                raise offer_the_lab(exc) if request.system is None else exc
         verdict = report.verdict
         return {"run_id": run_id, "summary": verdict.summary if verdict else "", "report": report.model_dump(mode="json"),
                 "verdict": verdict.model_dump(mode="json") if verdict else None}

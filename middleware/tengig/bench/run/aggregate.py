@@ -4,7 +4,8 @@ Its chain is the NAS's side of the path, summed: the pool (it serves everyone), 
 clients reached (each port's TCP goodput once, however many clients share it), each client's own
 network summed (measured one client at a time, so estimated as a sum), and SMB measured with every
 client copying at the same time. Facts of single links (negotiated speed, one-stream goodput, smbd's
-share of a core) are left out: they describe one client, not the sum, and no rule may fire on them."""
+share of a core) are left out: they describe one client, not the sum, and no rule may fire on them. The NAS's
+ports are a fact of the sum: the advice says how many more, or how much faster, would carry the target."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -18,10 +19,8 @@ from ...verdict.models import Ceiling, Facts, Target, Verdict
 from ..phases.smb_results import SmbConcurrentResult
 
 
-def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
-                       concurrent: SmbConcurrentResult) -> list[Ceiling]:
-    """Ceilings of the NAS serving ``clients`` (ClientReports) at once; ``concurrent`` is their SMB together."""
-    out = list(pool_ceilings)
+def nas_ports(clients: Sequence[Any]) -> dict[str, tuple[int, int]]:
+    """The NAS's ports the clients (ClientReports) reached: name -> (line rate bits/s, MTU), each port once."""
     ports: dict[str, tuple[int, int]] = {}
     for c in clients:
         port = getattr(c, "nas_port", None)
@@ -29,6 +28,14 @@ def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
         if rate:
             key = port.ifname if port else c.client
             ports[key] = (rate, port.mtu if port else (c.link.mtu or 1500))
+    return ports
+
+
+def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
+                       concurrent: SmbConcurrentResult) -> list[Ceiling]:
+    """Ceilings of the NAS serving ``clients`` (ClientReports) at once; ``concurrent`` is their SMB together."""
+    out = list(pool_ceilings)
+    ports = nas_ports(clients)
     if ports:
         goodput = sum(tcp_goodput_bps(rate, mtu) for rate, mtu in ports.values()) / 8
         names = " + ".join(f"{name} {format_rate(rate)}" for name, (rate, _) in sorted(ports.items()))
@@ -49,4 +56,5 @@ def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
 
 def judge_aggregate(target: Target, pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
                     concurrent: SmbConcurrentResult, mtus: dict[str, int]) -> Verdict:
-    return judge(target, aggregate_ceilings(pool_ceilings, clients, concurrent), Facts(mtus=mtus))
+    ports = sorted(rate for rate, _ in nas_ports(clients).values())
+    return judge(target, aggregate_ceilings(pool_ceilings, clients, concurrent), Facts(mtus=mtus, nas_ports_bps=ports))

@@ -21,16 +21,16 @@ def _check_clients(system: BenchSystem, req: BenchRunRequest) -> None:
     joins = getattr(system, "accepts_joins", False)
     if req.clients:
         raise ValidationError.one("clients", f"{system.name} measures the network and SMB with desktops that join "
-                                  "the run (join); name none")
+                                  "the run (`join: N`); name no clients")
     if req.join:
         if not joins:
-            raise ValidationError.one("join", f"desktops join a run on the NAS itself (system local), not on "
+            raise ValidationError.one("join", f"desktops join a run on the NAS itself (`system: \"local\"`), not on "
                                       f"{system.name}")
         if req.kind in ("smb", "all") and not req.share:
-            raise ValidationError.one("share", "name the SMB share joined clients copy to (a share of this NAS's "
-                                      "Samba; a scratch directory in it is removed afterwards)")
+            raise ValidationError.one("share", "name the SMB share joined clients copy to (`share: NAME`, a share of "
+                                      "this NAS's Samba; a scratch directory in it is removed afterwards)")
     elif req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing
-        hint = getattr(system, "clients_hint", "") or "set join to how many desktops take part"
+        hint = getattr(system, "clients_hint", "") or "`join: N` for how many desktops take part"
         raise ValidationError.one("join" if joins else "kind", f"{req.kind}: {system.name} has no desktop to "
                                   f"measure the network and SMB from; {hint}")
 

@@ -133,7 +133,9 @@ def report_text(report: BenchReport) -> str:
         sc = report.smb_concurrent
         out += ["", f"SMB, {len(sc.clients)} clients at once ({sc.engine}, {sc.file_size // MiB} MiB each):"]
         for d in (sc.read, sc.write):
-            each = ", ".join(f"{c} {mb(r.median)}" for c, r in d.per_client.items())
+            # in the run's order of clients: a stored run's JSON keeps its keys sorted
+            order = [c for c in sc.clients if c in d.per_client] + [c for c in d.per_client if c not in sc.clients]
+            each = ", ".join(f"{c} {mb(d.per_client[c].median)}" for c in order)
             spread = (f", started within {1000 * max(d.start_spread_seconds):.0f} ms of each other"
                       if d.start_spread_seconds else "")
             out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each}{spread})")

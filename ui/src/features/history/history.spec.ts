@@ -84,7 +84,7 @@ describe('metricRows', () => {
       'clients.0.network.0.goodput_bps': { a: 928060664.6, b: 900000000, delta: -28060664.6, delta_percent: -3.02, unit: 'bit/s' },
       'clients.0.network.0.retransmits': { a: 0, b: 4, delta: 4, delta_percent: null, unit: '' },
     },
-    only_in_a: [], only_in_b: [], environment: {},
+    only_in_a: [], only_in_b: [], environment: {}, ceilings: [], moved: [],
   }
 
   it('keeps the headline metrics, formatted in their units with signed deltas', () => {
