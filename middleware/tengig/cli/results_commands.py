@@ -18,8 +18,8 @@ from typing import Any
 
 import click
 
-from ..bench.report_text import report_text
-from ..bench.suite import BenchReport
+from ..bench.run.report_text import report_text
+from ..bench.run.suite import BenchReport
 from ..client.errors import ClientError
 from ..client.client import Client
 from ..errors import TengigError, ValidationError

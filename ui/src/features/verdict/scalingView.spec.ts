@@ -5,6 +5,7 @@ import { scalingView } from './scalingView'
 const MB = 1e6
 const sweep: ScalingResult = {
   cores: 8,
+  bytes_per_step: 128 * MB,
   sweeps: [
     { direction: 'write', steps: [{ threads: 1, bytes_per_s: 90 * MB, bytes: 1 }], best_threads: 1, best_bytes_per_s: 90 * MB,
       stopped: "1 thread(s): the NAS's 1 cores, the most it runs: stopped" },
