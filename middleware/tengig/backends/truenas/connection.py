@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ...client import connect
+from ...client import Client, connect
 from ...client.errors import ClientError
 from ...errors import TengigError
 from .backend import TrueNASBackend
@@ -22,6 +22,13 @@ KEY_FILE_ENV = "TENGIG_TRUENAS_API_KEY_FILE"
 
 @contextlib.contextmanager
 def configured_truenas() -> Iterator[TrueNASBackend]:
+    with configured_client() as client:
+        yield TrueNASBackend(client)
+
+
+@contextlib.contextmanager
+def configured_client() -> Iterator[Client]:
+    """A logged-in client of the configured TrueNAS; a refused key is said with the file it came from."""
     url, key_file = os.environ.get(URL_ENV), os.environ.get(KEY_FILE_ENV)
     if not url or not key_file:
         raise TengigError(f"no TrueNAS configured: set {URL_ENV} (ws://nas) and {KEY_FILE_ENV} (a file holding "
@@ -33,6 +40,10 @@ def configured_truenas() -> Iterator[TrueNASBackend]:
     try:
         client = connect(url, key)
     except ClientError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise TengigError(f"the TrueNAS at {url} refused the API key in {key_file} ({exc}): make a new key in the "
+                              f"TrueNAS UI (user menu > My API Keys > Add) and put it in {key_file}",
+                              errno=errno.EACCES) from exc
         raise TengigError(f"cannot reach the TrueNAS at {url}: {exc}", errno=exc.errno or errno.ECONNREFUSED) from exc
     with client:
-        yield TrueNASBackend(client)
+        yield client
