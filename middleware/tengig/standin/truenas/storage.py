@@ -112,6 +112,21 @@ class StorageState:
             out.append(entry)
         return out
 
+    def query_pools(self) -> list[dict[str, Any]]:
+        """pool.query entries (the fields tengig reads, named and shaped as middlewared's PoolEntry)."""
+        return [{"id": index, "name": name, "guid": str(1000 + index), "path": self.datasets[name]["mountpoint"],
+                 "status": "ONLINE", "healthy": True, "size": size}
+                for index, (name, size) in enumerate(sorted(self.pools.items()), start=1)]
+
+    def update_properties(self, name: str, data: dict[str, Any]) -> dict[str, Any]:
+        """zfs.dataset.update: {"properties": {"primarycache": {"value": "metadata"}}}."""
+        if name not in self.datasets:
+            raise CallError(f"{name} does not exist", errno.ENOENT)
+        for prop, change in (data.get("properties") or {}).items():
+            value = str(change.get("value"))
+            self.datasets[name][prop] = _prop(value, value, value)
+        return self.datasets[name]
+
     def create_dataset(self, data: Any) -> dict[str, Any]:
         try:
             spec = DatasetCreate.model_validate(data)
