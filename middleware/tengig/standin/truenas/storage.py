@@ -84,6 +84,8 @@ class StorageState:
                 atime="OFF", user_properties=[]))
         self.shares: dict[int, dict[str, Any]] = {}
         self._next_share = 1
+        # properties only zfs.dataset.update sets (primarycache): not in pool.dataset.query's entries
+        self.zfs_properties: dict[str, dict[str, str]] = {}
         self.smb_model: type[BaseModel] = SmbCreateFrom2510 if smb_from_25_10 else SmbCreateBefore2510
 
     def _dataset(self, spec: DatasetCreate) -> dict[str, Any]:
@@ -123,8 +125,7 @@ class StorageState:
         if name not in self.datasets:
             raise CallError(f"{name} does not exist", errno.ENOENT)
         for prop, change in (data.get("properties") or {}).items():
-            value = str(change.get("value"))
-            self.datasets[name][prop] = _prop(value, value, value)
+            self.zfs_properties.setdefault(name, {})[prop] = str(change.get("value"))
         return self.datasets[name]
 
     def create_dataset(self, data: Any) -> dict[str, Any]:
@@ -158,11 +159,13 @@ class StorageState:
         errors = ValidationErrors()
         if any(s["name"].lower() == spec.name.lower() for s in self.shares.values()):
             errors.add("sharingsmb_create.name", "Share with this name already exists.")
-        if not any(d["mountpoint"] == spec.path for d in self.datasets.values()):
+        if not any(d["mountpoint"] == spec.path for d in self.query_datasets()):
             errors.add("sharingsmb_create.path", f"{spec.path}: path does not exist (not a dataset mountpoint)")
         if errors:
             raise errors
         share = {"id": self._next_share, **spec.model_dump(), "locked": False}
+        if "options" in share and share["options"] is None:
+            share["options"] = {}   # TrueNAS answers the preset's options as a dict, never null
         self.shares[self._next_share] = share
         self._next_share += 1
         return share

@@ -18,7 +18,7 @@ from .seed import StandinSeed
 from .storage import DatasetCreate, StorageState, _prop
 
 PROPERTIES = ("type", "mountpoint", "used", "available", "compression", "sync", "recordsize", "atime",
-              "compressratio", "primarycache")
+              "compressratio")
 USER_PROPERTY = "tengig:scratch"   # the one user property read back (tengig's scratch tag)
 T = 60
 
@@ -65,8 +65,6 @@ class ZfsPoolStorage(StorageState):
             "user_properties": ({USER_PROPERTY: _prop(user[0], user[0], user[0])} if user[1] == "local" else {}),
             "children": [],
         }
-        if "primarycache" in props:
-            entry["primarycache"] = word("primarycache")
         return entry
 
     def query_datasets(self) -> list[dict[str, Any]]:
