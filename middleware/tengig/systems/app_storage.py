@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from ..backends.scratch import PoolSpace, ScratchInfo
 from ..backends.truenas import TrueNASError, TrueNASScratch
-from ..backends.truenas.connection import KEY_FILE_ENV
+from ..backends.truenas.connection import KEY_FILE_ENV, key_file_named
 from ..errors import ValidationError
 
 MOUNT_HINT = ("the app's compose file needs the host path mount of the pools' directory at the same path with "
@@ -35,9 +35,8 @@ class AppScratch:
         self.mountpoints = mountpoints
 
     def _refused(self, exc: TrueNASError, what: str) -> ValidationError:
-        key_file = os.environ.get(KEY_FILE_ENV, "the API key file")
         return ValidationError.one(
-            KEY_FILE_ENV, f"TrueNAS refused {exc.method} ({what}) to the API key in {key_file}: {exc}; the key's user "
+            KEY_FILE_ENV, f"TrueNAS refused {exc.method} ({what}) to the API key in {key_file_named()}: {exc}; the key's user "
             "needs the roles to manage datasets (its private zfs.dataset.update needs a full administrator: "
             "Credentials > Users, the key's user with the role FULL_ADMIN), or a key of such a user in that file")
 

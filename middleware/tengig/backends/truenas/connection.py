@@ -18,6 +18,16 @@ from .backend import TrueNASBackend
 
 URL_ENV = "TENGIG_TRUENAS_URL"
 KEY_FILE_ENV = "TENGIG_TRUENAS_API_KEY_FILE"
+# The app's key file as the NAS names it (the compose secret's source), for messages: the container sees
+# it at /run/secrets/..., the person edits it on the NAS.
+KEY_HOST_FILE_ENV = "TENGIG_TRUENAS_API_KEY_HOST_FILE"
+
+
+def key_file_named() -> str:
+    """The key file as the person who can fix it knows it."""
+    key_file = os.environ.get(KEY_FILE_ENV) or "the API key file"
+    host = os.environ.get(KEY_HOST_FILE_ENV)
+    return f"{key_file} (on the NAS: {host})" if host and host != key_file else key_file
 
 
 @contextlib.contextmanager
@@ -41,8 +51,9 @@ def configured_client() -> Iterator[Client]:
         client = connect(url, key)
     except ClientError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM):
-            raise TengigError(f"the TrueNAS at {url} refused the API key in {key_file} ({exc}): make a new key in the "
-                              f"TrueNAS UI (user menu > My API Keys > Add) and put it in {key_file}",
+            named = key_file_named()
+            raise TengigError(f"the TrueNAS at {url} refused the API key in {named} ({exc}): make a new key in the "
+                              f"TrueNAS UI (user menu > My API Keys > Add) and put it in that file",
                               errno=errno.EACCES) from exc
         raise TengigError(f"cannot reach the TrueNAS at {url}: {exc}", errno=exc.errno or errno.ECONNREFUSED) from exc
     with client:
