@@ -17,8 +17,8 @@ from ...runner import Runner
 from .seed import StandinSeed
 from .storage import DatasetCreate, StorageState, _prop
 
-PROPERTIES = ("type", "mountpoint", "used", "available", "compression", "sync", "recordsize", "atime",
-              "compressratio")
+# No sync: zfs-fuse's pool (version 23) predates the property; its writes are what sync=standard means.
+PROPERTIES = ("type", "mountpoint", "used", "available", "compression", "recordsize", "atime", "compressratio")
 USER_PROPERTY = "tengig:scratch"   # the one user property read back (tengig's scratch tag)
 T = 60
 
@@ -34,7 +34,7 @@ class ZfsPoolStorage(StorageState):
 
     def _entries(self) -> dict[str, dict[str, Any]]:
         names = ",".join(PROPERTIES + (USER_PROPERTY,))
-        done = self._zfs("get", "-Hp", "-r", "-t", "filesystem", "-o", "name,property,value,source", names,
+        done = self._zfs("get", "-Hp", "-r", "-o", "name,property,value,source", names,
                          *sorted(self.pools))
         rows: dict[str, dict[str, tuple[str, str]]] = {}
         for line in done.stdout.splitlines():
@@ -57,7 +57,8 @@ class ZfsPoolStorage(StorageState):
         entry = {
             "id": name, "name": name, "pool": name.split("/")[0], "type": "FILESYSTEM",
             "mountpoint": props.get("mountpoint", ("", ""))[0] or None,
-            "compression": word("compression"), "sync": word("sync"), "atime": word("atime"),
+            "compression": word("compression"), "sync": _prop("STANDARD", "standard", "standard", "DEFAULT"),
+            "atime": word("atime"),
             "recordsize": number("recordsize"), "used": number("used"), "available": number("available"),
             "compressratio": _prop(props.get("compressratio", ("1.00x", ""))[0],
                                    props.get("compressratio", ("1.00x", ""))[0],
@@ -87,8 +88,10 @@ class ZfsPoolStorage(StorageState):
             raise ValidationErrors.one("pool_dataset_create.name", f"Path {spec.name} already exists")
         if parent not in entries:
             raise ValidationErrors.one("pool_dataset_create.name", f"Parent dataset {parent} does not exist")
-        options = ["-o", f"compression={spec.compression.lower()}", "-o", f"sync={spec.sync.lower()}",
-                   "-o", f"recordsize={spec.recordsize}", "-o", f"atime={spec.atime.lower()}"]
+        if spec.sync != "STANDARD":
+            raise CallError(f"sync={spec.sync}: this pool (zfs-fuse) writes only as sync=standard", errno.EINVAL)
+        options = ["-o", f"compression={spec.compression.lower()}", "-o", f"recordsize={spec.recordsize}",
+                   "-o", f"atime={spec.atime.lower()}"]
         for prop in spec.user_properties:
             options += ["-o", f"{prop.key}={prop.value}"]
         done = self._zfs("create", *options, spec.name, check=False)
