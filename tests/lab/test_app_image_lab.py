@@ -35,7 +35,8 @@ from ..bench.joined_harness import start_run
 from ..realmw.api_models import check_calls
 from ..realmw.harness import NEXT_VERSION, MiddlewaredSystem, middlewared_build
 
-pytestmark = pytest.mark.lab
+# A cold image build (about 2 minutes here, scripts/build_app_image.sh) happens in the first test's setup.
+pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]
 CHECKOUT = Path(__file__).resolve().parents[2]
 PORT = 8612
 NAME = f"tengig-app-lab-{os.getpid()}"
@@ -77,7 +78,7 @@ def podman_run_argv(service: dict, image: str, secret: Path, replaced: dict[str,
     volumes (a source in ``replaced`` mounted from the test's own path) and secret; its host network is
     nas's network namespace."""
     assert service["network_mode"] == "host" and service["pid"] == "host"
-    argv = [*PODMAN, "run", "-d", "--name", NAME, "--network", f"ns:/run/netns/{netns}", "--pid", "host", *LIMITS]
+    argv = ["run", "-d", "--name", NAME, "--network", f"ns:/run/netns/{netns}", "--pid", "host", *LIMITS]
     for key, value in service["environment"].items():
         argv += ["-e", f"{key}={value}"]
     for volume in service["volumes"]:
