@@ -7,6 +7,7 @@ them, from ``zfs get -Hp``.
 from __future__ import annotations
 
 import errno
+import time
 from typing import Any
 
 import pydantic
@@ -21,6 +22,7 @@ from .storage import DatasetCreate, StorageState, _prop
 PROPERTIES = ("type", "mountpoint", "used", "available", "compression", "recordsize", "atime", "compressratio")
 USER_PROPERTY = "tengig:scratch"   # the one user property read back (tengig's scratch tag)
 T = 60
+DESTROY_TRIES = 6
 
 
 class ZfsPoolStorage(StorageState):
@@ -105,10 +107,17 @@ class ZfsPoolStorage(StorageState):
     def delete_dataset(self, name: str, options: dict[str, Any]) -> bool:
         if name in self.pools or name not in self._entries():
             raise CallError(f"{name} does not exist (or is a pool's root dataset)", errno.ENOENT)
-        done = self._zfs("destroy", *(["-r"] if options.get("recursive") else []), name, check=False)
-        if done.returncode != 0:
-            raise CallError(f"Failed to delete dataset: {done.stderr.strip()}", errno.EBUSY)
-        return True
+        recursive = ["-r"] if options.get("recursive") else []
+        for attempt in range(DESTROY_TRIES):
+            # zfs-fuse holds a just-closed dataset "busy" for a while (backends/linux/zfs.py ZfsCli.destroy
+            # does the same): TrueNAS's libzfs unmounts it by force, so does this, from the second try.
+            done = self._zfs("destroy", *recursive, *(["-f"] if attempt else []), name, check=False)
+            if done.returncode == 0:
+                return True
+            if "busy" not in done.stderr:
+                break
+            time.sleep(0.5)
+        raise CallError(f"Failed to delete dataset: {done.stderr.strip()}", errno.EBUSY)
 
     def update_properties(self, name: str, data: dict[str, Any]) -> dict[str, Any]:
         if name not in self._entries():
