@@ -96,3 +96,14 @@ def test_a_dataset_the_pool_cannot_make_is_said_with_what_to_change(app):
     assert "could not make the share's scratch dataset under tank/nosuch" in refused.value.message
     assert "Parent dataset tank/nosuch does not exist" in refused.value.message
     assert _datasets(app) == ["tank"]
+
+
+def test_what_the_app_cannot_see_of_smbd_is_named_not_blank():
+    from tengig.bench.joined import smb_unknowns
+    from tengig.bench.smbd_cpu_limit import CpuCgroup
+
+    without_pid_host = smb_unknowns(None, None, None)
+    assert any("smbd's CPU" in u and "pid: host" in u for u in without_pid_host)
+    assert any("SMB session" in u for u in without_pid_host)
+    assert smb_unknowns(812, None, object()) == ["smbd's CPU limit: the CPU cgroup of smbd (pid 812) is not readable here"]
+    assert smb_unknowns(812, CpuCgroup.model_construct(), object()) == []
