@@ -12,7 +12,8 @@
 # of everything that goes into it (this script, the package list, requirements.lock, pyproject.toml,
 # middleware/tengig and ui/dist). With that tag present and APP_IMAGE_CACHE/KEY/ holding the .docker.tar,
 # nothing is rebuilt (the test that runs the image calls this script; a warm `make test` builds nothing).
-# Prints the key as its last line: `key: KEY`. APP_IMAGE_CACHE: default /var/cache/tengig-app-image.
+# Prints the key as its last line: `key: KEY`. APP_IMAGE_CACHE: default /var/cache/tengig-app-image; the newest
+# APP_IMAGE_KEEP (3) builds are kept there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -120,4 +121,12 @@ size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 say "built $IMAGE in $((SECONDS - start)) s: $((size / 1000000)) MB ($size bytes); rootfs $(du -sh "$ROOTFS" | cut -f1)"
 say "for the NAS: dist/app-image/tengig-$VERSION.docker.tar -> $WORK/tengig-$VERSION.docker.tar ($(du -h "$WORK/tengig-$VERSION.docker.tar" | cut -f1)); there: docker load -i tengig-$VERSION.docker.tar"
 rm -rf "$ROOTFS" "$WORK/wheels"
+# Keep the newest KEEP builds (other checkouts on this machine build other keys), drop the rest and their tags.
+KEEP=${APP_IMAGE_KEEP:-3}
+for old in $(find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{16}' \
+               -printf '%T@ %f\n' | sort -rn | tail -n +$((KEEP + 1)) | cut -d' ' -f2); do
+  rm -rf "${CACHE:?}/$old"
+  podman rmi "tengig-app:$old" >/dev/null 2>&1 || true
+  say "dropped the older build $old"
+done
 echo "key: $KEY"
