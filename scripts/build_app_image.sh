@@ -37,7 +37,7 @@ die() { printf 'app-image: %s\n' "$*" >&2; exit 1; }
 [ -x "$PYTHON" ] || die "$PYTHON not found: run \`make setup\` (or set PYTHON to a Python 3.11 with pip)"
 
 missing=()
-for tool in mmdebstrap podman; do
+for tool in mmdebstrap podman runc; do   # runc: the runtime the checks and the lab test run it with
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -118,8 +118,7 @@ def app(shaped_lab, app_image, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("app-image")
     app = App(shaped_lab, tmp, app_image)
     python = MiddlewaredSystem(middlewared_build("25.10.6"), tmp / "truenas-25.10").python
-    app.interpreters = {"25.10.6": python,
-                        NEXT_VERSION: MiddlewaredSystem(middlewared_build(NEXT_VERSION), tmp / "truenas-26").python}
+    app.interpreters = {"25.10.6": python}
     settings = AppSettings(api_key_file=str(app.key_file), data_dir=str(app.data), port=PORT, image=app_image,
                            pools_dir=app.pools_dir)
     service = _compose(python, settings)
@@ -187,6 +186,10 @@ def test_desk_joins_the_app_and_pool_network_and_smb_are_measured(app):
     client = report["clients"][0]
     assert client["joined"] and client["network"] and client["smb"]["read"]["bytes_per_s"]["median"] > 0
     assert client["link"]["line_rate_bps"] == 1_000_000_000
+    # the host's PID namespace shows the NAS's smbd; what the app cannot see is named (no smbstatus in the image)
+    assert all(client["smb"][d]["smbd_cpu_percent"] is not None for d in ("read", "write")), client["smb"]
+    assert any(u.startswith("the SMB session") for u in client["smb"]["unknowns"]), client["smb"]["unknowns"]
+    app.unknowns = client["smb"]["unknowns"]
     assert verdict["summary"] and verdict["directions"]
     # the scratch datasets were made through TrueNAS's API, and removed through it
     made = [c["params"][0]["name"] for c in app.calls if c["method"] == "pool.dataset.create" and "result" in c]
@@ -203,8 +206,10 @@ def test_nothing_is_left_behind(app):
 
 
 @pytest.mark.parametrize("version", ["25.10.6", NEXT_VERSION])
-def test_every_call_the_standin_took_is_as_truenas_models_it(app, version):
+def test_every_call_the_standin_took_is_as_truenas_models_it(app, version, tmp_path):
     assert app.calls, "the app called nothing"
+    if version not in app.interpreters:   # 26 needs Python 3.13: without it this case alone skips
+        app.interpreters[version] = MiddlewaredSystem(middlewared_build(version), tmp_path / "truenas").python
     calls = [{k: v for k, v in c.items() if k != "result"} if c["method"] in HOST_ANSWERS else c for c in app.calls]
     verdict = check_calls(app.interpreters[version], calls, full_answers=version == "25.10.6")
     assert verdict["problems"] == [], verdict["problems"]
