@@ -52,7 +52,7 @@ def configured_client() -> Iterator[Client]:
     except ClientError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM):
             named = key_file_named()
-            raise TengigError(f"the TrueNAS at {url} refused the API key in {named} ({exc}): make a new key in the "
+            raise TengigError(f"the TrueNAS at {url} refused the API key in {named}: make a new key in the "
                               f"TrueNAS UI (user menu > My API Keys > Add) and put it in that file",
                               errno=errno.EACCES) from exc
         raise TengigError(f"cannot reach the TrueNAS at {url}: {exc}", errno=exc.errno or errno.ECONNREFUSED) from exc
