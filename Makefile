@@ -11,7 +11,8 @@
 # make iocage-artifact: the TrueNAS CORE jail plugin in dist/iocage (tengig.json and artifact/ with the
 #   tengig wheel), to copy to the NAS as IOCAGE_DIR (default /mnt/tank/tengig-iocage); plugin/iocage/README.md
 # make app-image: the SCALE app's image tengig:VERSION (mmdebstrap + podman import) and
-#   dist/app-image/tengig-<version>.docker.tar, then run once with podman and checked (not a test); plugin/app/README.md
+#   dist/app-image/tengig-<version>.docker.tar (cached in /var/cache/tengig-app-image by a hash of its inputs: an
+#   unchanged tree builds nothing), then run once with podman and checked (not a test); plugin/app/README.md
 .PHONY: setup demo test bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
 
 setup:

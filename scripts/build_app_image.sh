@@ -7,6 +7,13 @@
 #
 # PYTHON (default .venv/bin/python) builds the wheel (with the panel: ui/dist must be built, `make setup`)
 # and downloads the dependencies.
+#
+# Cached outside the checkout, keyed by its inputs: the image is also tagged tengig-app:KEY, KEY a hash
+# of everything that goes into it (this script, the package list, requirements.lock, pyproject.toml,
+# middleware/tengig and ui/dist). With that tag present and APP_IMAGE_CACHE/KEY/ holding the .docker.tar,
+# nothing is rebuilt (the test that runs the image calls this script; a warm `make test` builds nothing).
+# Prints the key as its last line: `key: KEY`. APP_IMAGE_CACHE: default /var/cache/tengig-app-image; the newest
+# APP_IMAGE_KEEP (3) builds are kept there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,8 +27,7 @@ IMAGE_PACKAGES=python3,python3-venv,ca-certificates,iperf3,fio,smbclient,iproute
 PREFIX=/opt/tengig
 VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' middleware/tengig/__init__.py)
 IMAGE=tengig:$VERSION
-WORK=dist/app-image
-ROOTFS=$WORK/rootfs
+CACHE=${APP_IMAGE_CACHE:-/var/cache/tengig-app-image}
 
 say() { printf '[app-image] %s\n' "$*"; }
 die() { printf 'app-image: %s\n' "$*" >&2; exit 1; }
@@ -31,12 +37,33 @@ die() { printf 'app-image: %s\n' "$*" >&2; exit 1; }
 [ -x "$PYTHON" ] || die "$PYTHON not found: run \`make setup\` (or set PYTHON to a Python 3.11 with pip)"
 
 missing=()
-for tool in mmdebstrap podman; do
+for tool in mmdebstrap podman runc; do   # runc: the runtime the checks and the lab test run it with
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   say "apt: installing ${missing[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+inputs_key() {
+  { printf '%s\n' "$IMAGE_PACKAGES" "$VERSION"
+    sha256sum scripts/build_app_image.sh requirements.lock pyproject.toml
+    find middleware/tengig ui/dist -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum
+  } | sha256sum | cut -c1-16
+}
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.build.lock"
+flock 9   # one build at a time on this machine (other checkouts, other test sessions)
+KEY=$(inputs_key)
+WORK=$CACHE/$KEY
+ROOTFS=$WORK/rootfs
+CACHED=tengig-app:$KEY
+if podman image exists "$CACHED" 2>/dev/null && [ -f "$WORK/tengig-$VERSION.docker.tar" ]; then
+  podman tag "$CACHED" "$IMAGE"
+  say "cached: $CACHED (inputs unchanged) is $IMAGE; $WORK/tengig-$VERSION.docker.tar"
+  mkdir -p dist/app-image && ln -sfn "$WORK/tengig-$VERSION.docker.tar" "dist/app-image/tengig-$VERSION.docker.tar"
+  echo "key: $KEY"
+  exit 0
 fi
 
 start=$SECONDS
@@ -84,10 +111,22 @@ tar --numeric-owner -C "$ROOTFS" -c . | podman import \
   - "$IMAGE" >/dev/null
 # docker (on the NAS) reads the name podman gives (localhost/tengig) literally; save it as docker's tengig.
 podman tag "$IMAGE" "docker.io/library/$IMAGE"
-podman save -q --format docker-archive -o "$WORK/tengig-$VERSION.docker.tar" "docker.io/library/$IMAGE"
+podman save -q --format docker-archive -o "$WORK/tengig-$VERSION.docker.tar.partial" "docker.io/library/$IMAGE"
 podman untag "docker.io/library/$IMAGE" "docker.io/library/$IMAGE" >/dev/null 2>&1 || true
+mv "$WORK/tengig-$VERSION.docker.tar.partial" "$WORK/tengig-$VERSION.docker.tar"
+podman tag "$IMAGE" "$CACHED"
+mkdir -p dist/app-image && ln -sfn "$WORK/tengig-$VERSION.docker.tar" "dist/app-image/tengig-$VERSION.docker.tar"
 
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 say "built $IMAGE in $((SECONDS - start)) s: $((size / 1000000)) MB ($size bytes); rootfs $(du -sh "$ROOTFS" | cut -f1)"
-say "for the NAS: $WORK/tengig-$VERSION.docker.tar ($(du -h "$WORK/tengig-$VERSION.docker.tar" | cut -f1)); there: docker load -i tengig-$VERSION.docker.tar"
-rm -rf "$ROOTFS"
+say "for the NAS: dist/app-image/tengig-$VERSION.docker.tar -> $WORK/tengig-$VERSION.docker.tar ($(du -h "$WORK/tengig-$VERSION.docker.tar" | cut -f1)); there: docker load -i tengig-$VERSION.docker.tar"
+rm -rf "$ROOTFS" "$WORK/wheels"
+# Keep the newest KEEP builds (other checkouts on this machine build other keys), drop the rest and their tags.
+KEEP=${APP_IMAGE_KEEP:-3}
+for old in $(find "$CACHE" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended -regex '.*/[0-9a-f]{16}' \
+               -printf '%T@ %f\n' | sort -rn | tail -n +$((KEEP + 1)) | cut -d' ' -f2); do
+  rm -rf "${CACHE:?}/$old"
+  podman rmi "tengig-app:$old" >/dev/null 2>&1 || true
+  say "dropped the older build $old"
+done
+echo "key: $KEY"

@@ -1,10 +1,14 @@
 """tengig as a TrueNAS SCALE app (24.10+): the docker compose project, and the body of ``app.create``.
 
-The container runs ``tengig serve`` with host networking (it must see the NAS's NICs and reach
-middlewared on 127.0.0.1:6000, where an API key is not revoked: middlewared counts loopback as a
-secure transport), keeps its results in a host path mounted at /var/lib/tengig, and reads the
-TrueNAS API key from a file: a compose secret (a read-only bind mount at /run/secrets/), so the key is
-in no argument, no environment variable and not in the compose text TrueNAS stores; only its path is.
+The container runs ``tengig serve`` with host networking (it sees the NAS's NICs and serves desktops
+on the NAS's addresses) and the host's PID namespace (it sees smbd, whose CPU a SMB run reads); it
+reaches middlewared through its unix socket (the host's /var/run/middleware mounted in: 25.04, 25.10
+and 26.0 all serve it, while 26.0 serves no 127.0.0.1:6000), and sees the pools through the host path
+``/mnt`` mounted with ``rslave`` propagation, so the scratch datasets it makes through the API appear
+in it as TrueNAS mounts them. It keeps its results in a host path mounted at /var/lib/tengig, and
+reads the TrueNAS API key from a file: a compose secret (a read-only bind mount at /run/secrets/), so
+the key is in no argument, no environment variable and not in the compose text TrueNAS stores; only
+its path is. ``TENGIG_APP`` tells tengig it runs as the app (systems/app.py).
 
 ``render_compose(settings)`` gives the YAML (template ``app/templates/compose.yaml.j2``);
 ``app_create_body(settings)`` the JSON body for ``app.create`` (``custom_app`` with
@@ -27,10 +31,13 @@ from . import __version__
 DEFAULT_PORT = 8610
 DEFAULT_APP_NAME = "tengig"
 DEFAULT_IMAGE = f"tengig:{__version__}"
-# middlewared's own TCP listener: loopback, so API keys count as used over a secure transport. No path:
-# tengig's client tries /api/current (25.04+), then the legacy /websocket (24.10).
-DEFAULT_TRUENAS_URL = "ws://127.0.0.1:6000"
+# middlewared's unix socket, in the host directory mounted at the same path (MIDDLEWARE_RUN_DIR): served
+# by 25.04, 25.10 and 26.0 alike (26.0 opens 127.0.0.1:6000 only on a "vendored" system).
+MIDDLEWARE_RUN_DIR = "/var/run/middleware"
+DEFAULT_TRUENAS_URL = f"ws+unix://{MIDDLEWARE_RUN_DIR}/middlewared.sock"
+DEFAULT_POOLS_DIR = "/mnt"   # where TrueNAS mounts its pools (pool.query's path)
 CONTAINER_DATA_DIR = "/var/lib/tengig"
+APP_MARKER = "truenas-scale"   # TENGIG_APP's value (systems/app.py)
 IMAGE_TENGIG = "/opt/tengig/venv/bin/tengig"  # where scripts/build_app_image.sh installs it (the panel inside)
 SECRET_NAME = "truenas_api_key"
 STOP_GRACE_SECONDS = 15  # tengig serve aborts running jobs and waits up to 10 s for them
@@ -50,8 +57,10 @@ class AppSettings(BaseModel):
     image: str = Field(default=DEFAULT_IMAGE, description="Image to run (built by `make app-image`).")
     app_name: str = Field(default=DEFAULT_APP_NAME, min_length=1, max_length=40, description="TrueNAS app name.")
     truenas_url: str = Field(default=DEFAULT_TRUENAS_URL, description="middlewared's API, as seen from the NAS.")
+    pools_dir: str = Field(default=DEFAULT_POOLS_DIR, description="Host path under which the pools are mounted, "
+                           "mounted at the same path in the app (propagation rslave).")
 
-    @field_validator("api_key_file", "data_dir")
+    @field_validator("api_key_file", "data_dir", "pools_dir")
     @classmethod
     def _host_path(cls, value: str | None) -> str | None:
         if value is None:
@@ -77,8 +86,9 @@ class AppSettings(BaseModel):
     @field_validator("truenas_url")
     @classmethod
     def _url(cls, value: str) -> str:
-        if not re.fullmatch(r"wss?://[A-Za-z0-9.:\[\]-]+(:[0-9]+)?(/[A-Za-z0-9._/-]*)?", value):
-            raise ValueError("must be a ws:// or wss:// URL")
+        if not re.fullmatch(r"wss?://[A-Za-z0-9.:\[\]-]+(:[0-9]+)?(/[A-Za-z0-9._/-]*)?", value) and \
+                not re.fullmatch(r"ws\+unix:///[A-Za-z0-9._/-]+", value):
+            raise ValueError("must be a ws://, wss:// or ws+unix:// URL")
         return value
 
     @property
@@ -118,6 +128,10 @@ def render_compose(settings: AppSettings) -> str:
         command=serve_command(settings.port),
         healthcheck=healthcheck_command(),
         truenas_url=settings.truenas_url,
+        app_marker=APP_MARKER,
+        pools_dir=settings.pools_dir,
+        middleware_run_dir=MIDDLEWARE_RUN_DIR,
+        unix_socket_url=settings.truenas_url.startswith("ws+unix://"),
         secret_name=SECRET_NAME,
         api_key_file=settings.api_key_file,
         data_dir=settings.host_data_dir,

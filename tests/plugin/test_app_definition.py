@@ -219,10 +219,24 @@ def test_rendered_yaml_runs_tengig_serve_on_the_host_network(middlewared_python)
     assert service["network_mode"] == "host"
     assert "ports" not in service  # host networking publishes nothing
     assert service["command"] == ["/opt/tengig/venv/bin/tengig", "serve", "--host", "0.0.0.0", "--port", "8642"]
-    assert service["volumes"] == [{"type": "bind", "source": "/mnt/tank/apps/tengig", "target": "/var/lib/tengig",
-                                   "bind": {"create_host_path": True}}]
+    assert service["pid"] == "host"  # smbd's CPU and cgroup (a SMB run reads them)
+    assert service["volumes"] == [
+        {"type": "bind", "source": "/mnt/tank/apps/tengig", "target": "/var/lib/tengig", "bind": {"create_host_path": True}},
+        # the pools, with the datasets TrueNAS mounts later (the scratch datasets made through its API)
+        {"type": "bind", "source": "/mnt", "target": "/mnt", "bind": {"propagation": "rslave"}},
+        # middlewared's unix socket: served by 25.04, 25.10 and 26.0 (26.0 has no 127.0.0.1:6000)
+        {"type": "bind", "source": "/var/run/middleware", "target": "/var/run/middleware"}]
     assert service["environment"]["TENGIG_DB"] == "/var/lib/tengig/results.sqlite3"
-    assert service["environment"]["TENGIG_TRUENAS_URL"] == "ws://127.0.0.1:6000"  # the client finds the protocol
+    assert service["environment"]["TENGIG_APP"] == "truenas-scale"
+    assert service["environment"]["TENGIG_TRUENAS_URL"] == "ws+unix:///var/run/middleware/middlewared.sock"
+
+
+def test_through_nginx_the_socket_is_not_mounted_and_the_pools_dir_is_chosen(middlewared_python):
+    compose = parsed_compose(middlewared_python, render_compose(default_settings(
+        truenas_url="wss://nas.local/api/current", pools_dir="/srv/pools")))
+    volumes = compose["services"]["tengig"]["volumes"]
+    assert [v["source"] for v in volumes] == ["/mnt/tank/apps/tengig", "/srv/pools"]
+    assert volumes[1] == {"type": "bind", "source": "/srv/pools", "target": "/srv/pools", "bind": {"propagation": "rslave"}}
 
 
 def test_the_api_key_travels_as_a_file_only(middlewared_python, tmp_path):
@@ -280,6 +294,7 @@ def test_cli_prints_the_compose_yaml(capsys):
     (["--api-key-file", KEY_FILE, "--image", "Tengig 0.1"], "--image"),
     (["--api-key-file", KEY_FILE, "--data-dir", "/mnt/../etc"], "--data-dir"),
     (["--api-key-file", KEY_FILE, "--app-name", "-tengig"], "--app-name"),
+    (["--api-key-file", KEY_FILE, "--pools-dir", "mnt"], "--pools-dir"),
 ])
 def test_cli_refuses_bad_input_by_option(capsys, args, option):
     assert tengig_main(["app", "compose", *args]) == 2

@@ -9,7 +9,8 @@ import pydantic
 from ..errors import ValidationError
 
 FIELD_OPTIONS = {"api_key_file": "--api-key-file", "data_dir": "--data-dir", "port": "--port", "image": "--image",
-                 "app_name": "--app-name", "truenas_url": "--truenas-url"}
+                 "app_name": "--app-name", "truenas_url": "--truenas-url",
+                 "pools_dir": "--pools-dir"}
 
 
 @click.group("app")
@@ -26,16 +27,20 @@ def app_group() -> None:
 @click.option("--image", default=None, help="Image to run  [default: tengig:VERSION, from `make app-image`]")
 @click.option("--app-name", default="tengig", show_default=True, help="The app's name in TrueNAS.")
 @click.option("--truenas-url", default=None,
-              help="middlewared as seen from the NAS  [default: ws://127.0.0.1:6000: /api/current, else the legacy /websocket of 24.10]")
+              help="middlewared as seen from the app  [default: ws+unix:///var/run/middleware/middlewared.sock, the "
+              "host's socket mounted in; or the NAS's wss://ADDRESS through its nginx]")
+@click.option("--pools-dir", default=None,
+              help="Host path the pools are mounted under, mounted in the app at the same path  [default: /mnt]")
 @click.option("--format", "output_format", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True,
               help="yaml: the compose file (Install via YAML); json: the body of app.create.")
 def app_compose(api_key_file: str, data_dir: str | None, port: int, image: str | None, app_name: str,
-                truenas_url: str | None, output_format: str) -> None:
+                truenas_url: str | None, pools_dir: str | None, output_format: str) -> None:
     """Print tengig's app: the compose YAML, or the JSON body for `midclt call -j app.create`."""
     from ..app_compose import AppSettings, app_create_body, render_compose
 
     given = {"api_key_file": api_key_file, "data_dir": data_dir, "port": port, "image": image,
-             "app_name": app_name, "truenas_url": truenas_url}
+             "app_name": app_name, "truenas_url": truenas_url,
+             "pools_dir": pools_dir}
     try:
         settings = AppSettings(**{k: v for k, v in given.items() if v is not None})
     except pydantic.ValidationError as exc:

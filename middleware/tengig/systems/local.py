@@ -31,6 +31,7 @@ class LocalFacts:
     pools_error: str | None = None        # why no pool list could be read (zpool missing, failed)
     extra: dict[str, str] = field(default_factory=dict)
     scratch_parents: tuple[str, ...] = ()  # a jail's delegated datasets: scratch datasets go under them
+    mountpoints: dict[str, str] = field(default_factory=dict)  # the app's pools: where TrueNAS mounts each
 
     def scratch_parent(self, pool: str) -> str | None:
         """Where a scratch dataset of ``pool`` is made: under the dataset delegated to this jail, or (None)
@@ -40,7 +41,7 @@ class LocalFacts:
     @property
     def system(self) -> str:
         """What the machine said it is, in platform.system()'s words (systems/host_os.py picks its OS by it)."""
-        return {"truenas-scale": "Linux", "linux": "Linux", "truenas-core": "FreeBSD", "freebsd": "FreeBSD"}.get(
+        return {"truenas-scale": "Linux", "truenas-app": "Linux", "linux": "Linux", "truenas-core": "FreeBSD", "freebsd": "FreeBSD"}.get(
             self.flavour, self.flavour)
 
     def describe(self) -> str:
@@ -109,7 +110,12 @@ def in_a_jail(sysctl: "SysctlSource") -> bool:
 def this_machine(runner: Runner | None = None, *, system: str | None = None,
                  sysctl: "SysctlSource | None" = None) -> LocalFacts:
     """``system``: what the machine says it is (platform.system()'s words; default: ask it); ``sysctl``: a
-    FreeBSD machine's sysctl tree (default: this kernel's, through the freebsd-sysctl seam)."""
+    FreeBSD machine's sysctl tree (default: this kernel's, through the freebsd-sysctl seam). As TrueNAS's
+    app, the NAS is what its API says (systems/app.py)."""
+    from .app import app_facts, in_app
+
+    if in_app() and system is None:
+        return app_facts()
     runner = runner or Runner()
     flavour, reason = _flavour(system)
     pools, error = list_pools(runner)

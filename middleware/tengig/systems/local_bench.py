@@ -98,7 +98,11 @@ class LocalBenchSystem:
         self.runner = runner or Runner()
         self.os = host_os(facts.system, runner=self.runner, sysctl=sysctl)
         self.hosts = LocalHosts(self.nas, self.runner)
-        if truenas is None and facts.flavour.startswith("truenas"):
+        if truenas is None and facts.flavour == "truenas-app":
+            from .app import truenas_client
+
+            truenas = truenas_client   # the configured TrueNAS, with its key (systems/app.py)
+        elif truenas is None and facts.flavour.startswith("truenas"):
             truenas = _this_truenas
         self.truenas = truenas
 
@@ -111,6 +115,10 @@ class LocalBenchSystem:
         if self.truenas is not None:
             from ..backends.truenas import TrueNASScratch
 
+            if self.facts.flavour == "truenas-app":
+                from .app_storage import AppScratch
+
+                return AppScratch(TrueNASScratch(self._backend()), self.facts.mountpoints)
             return TrueNASScratch(self._backend())
         from ..backends.linux.zfs import ZfsCli
 

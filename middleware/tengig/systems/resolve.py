@@ -54,7 +54,9 @@ def describe_systems(runner: Runner | None = None) -> list[dict[str, str | bool]
     return [
         {"name": "local", "usable": bool(facts.pools), "reason": facts.describe()},
         {"name": "truenas", "usable": False,
-         "reason": "benchmarks of a TrueNAS over its API need tengig on the NAS (system local) or as its app"},
+         "reason": ("tengig runs as this TrueNAS's app: it is measured as system local, through its API"
+                    if facts.flavour == "truenas-app" else
+                    "benchmarks of a TrueNAS over its API need tengig on the NAS (system local) or as its app")},
         {"name": "lab", "usable": lab.startswith("up"), "reason": f"the embedded lab is {lab}"},
     ]
 

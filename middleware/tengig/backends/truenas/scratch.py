@@ -90,11 +90,17 @@ class TrueNASScratch:
         if not TAG_RE.fullmatch(tag):
             raise ValueError(f"bad scratch tag {tag!r}")
         name = f"{parent}/{SCRATCH_PREFIX}-{tag}"
-        self.backend.call("pool.dataset.create", {
-            "name": name, "type": "FILESYSTEM", "compression": "OFF", "sync": "STANDARD",
-            "recordsize": RECORDSIZES[0], "atime": "OFF",
-            "user_properties": [{"key": SCRATCH_PROPERTY, "value": tag}],
-        })
+        for index, recordsize in enumerate(RECORDSIZES):
+            try:
+                self.backend.call("pool.dataset.create", {
+                    "name": name, "type": "FILESYSTEM", "compression": "OFF", "sync": "STANDARD",
+                    "recordsize": recordsize, "atime": "OFF",
+                    "user_properties": [{"key": SCRATCH_PROPERTY, "value": tag}],
+                })
+                break
+            except ValidationError as exc:  # a pool without large blocks refuses 1M: the next size, as ZfsCli does
+                if index + 1 == len(RECORDSIZES) or not any(f.endswith(".recordsize") for f, _ in exc.errors):
+                    raise
         entry = self._dataset(name)
         if entry is None:
             raise ToolOutputError(f"pool.dataset.create {name} answered, but pool.dataset.query does not find it")

@@ -29,7 +29,7 @@ from .port_timeline import PortTimeline, busy_seconds
 from .session import BenchSession, JoinedClient, Submission
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..phases.smb_results import SmbBenchResult, SmbDirection
-from ..phases.smb_probes import cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
+from ..phases.smb_probes import SmbSession, cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
 from ..phases.smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
 from ...backends.host_os import HostOs
 from ..stats import Threshold, settled, summarize
@@ -202,10 +202,24 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                               smbd_cpu_percent=cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio, write_back=write_back,
                               smbd_cpu_limit=over_copies(cgroup, rlimits)),
-            cache_policy=policy, bytes_written=written,
+            cache_policy=policy, bytes_written=written, unknowns=smb_unknowns(smbd, cgroup, session_facts),
         )
     finally:
         close_share_scratch(storage, scratch)
+
+
+def smb_unknowns(smbd: int | None, cgroup: CpuCgroup | None, session: SmbSession | None) -> list[str]:
+    """What the NAS could not see of the copies, named with why (never left as a silent blank)."""
+    out = []
+    if smbd is None:
+        out.append("smbd's CPU and CPU limit: no smbd process is visible to tengig (as TrueNAS's app it needs the "
+                   "host's PID namespace: pid: host in its compose file)")
+    elif cgroup is None:
+        out.append(f"smbd's CPU limit: the CPU cgroup of smbd (pid {smbd}) is not readable here")
+    if session is None:
+        out.append("the SMB session (dialect, signing, encryption): smbstatus did not show it (not installed here, "
+                   "or the session ended before it looked)")
+    return out
 
 
 def _checked(sub: Submission, client: JoinedClient, op: str) -> Submission:

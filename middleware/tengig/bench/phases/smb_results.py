@@ -37,6 +37,9 @@ class SmbBenchResult(BaseModel):
     write: SmbDirection
     cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
     bytes_written: int | None = Field(None, description="Bytes the copies wrote to the NAS's pool.")
+    unknowns: list[str] = Field(default_factory=list, description="What the NAS could not see of these copies, "
+                                "each with why (smbd's CPU without smbd in sight, as in an app without the "
+                                "host's PID namespace; the session without smbstatus).")
 
     def ceilings(self) -> list[Ceiling]:
         return [Ceiling(component="smb", direction=d.direction, bytes_per_s=d.bytes_per_s.median,

@@ -78,6 +78,7 @@ def _client_lines(c: ClientReport) -> list[str]:
         if s.read.write_back:
             out.append(f"  SMB reads started once the pool had finished writing the copies: {s.read.write_back}")
         out.append(f"  SMB session: {how}")
+        out += [f"  unknown: {what}" for what in s.unknowns]
     if c.verdict:
         out += ["", *("  " + line for line in verdict_table(c.verdict)), "", "  " + c.verdict.summary]
         for a in c.verdict.advice:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import errno
 import shutil
 import tempfile
 import threading
@@ -20,7 +21,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ...api.exceptions import ValidationErrors
+from ...api.exceptions import CallError, ValidationErrors
 from ...api.registry import Registry
 from ...server.apikeys import ApiKeyStore
 from ...server.app import TengigServer
@@ -35,14 +36,21 @@ NETWORK_CONFIG_KEYS = {"hostname", "domain", "ipv4gateway", "nameserver1", "name
 class StandinState:
     """Everything the stand-in holds; services reach it as ``self.middleware.truenas``."""
 
-    def __init__(self, seed: StandinSeed, on_active_change: ActiveHook | None = None):
+    def __init__(self, seed: StandinSeed, on_active_change: ActiveHook | None = None,
+                 storage: type[StorageState] = StorageState):
         self.seed = seed
         self.network = NetworkState(seed, on_active_change)
         version = self.network.version
-        self.storage = StorageState(seed, smb_from_25_10=version.smb_readonly_field == "readonly")
+        self.storage = storage(seed, smb_from_25_10=version.smb_readonly_field == "readonly")
+        self.granted_roles: set[str] | None = None   # None: every key is a full administrator's
         hosts = seed.hosts if seed.hosts is not None else ([] if version.hosts_as_list else "")
         self.config: dict[str, Any] = {"id": 1, "hostname": "truenas", "domain": "local", "ipv4gateway": "",
                                        "nameserver1": "", "nameserver2": "", "nameserver3": "", "hosts": hosts}
+
+    def require_role(self, role: str) -> None:
+        """As middlewared refuses a call the session's roles do not allow: CallError 'Not authorized', EACCES."""
+        if self.granted_roles is not None and role not in self.granted_roles and "FULL_ADMIN" not in self.granted_roles:
+            raise CallError("Not authorized", errno.EACCES)
 
     def network_config(self) -> dict[str, Any]:
         return copy.deepcopy(self.config)
@@ -64,17 +72,25 @@ class StandinState:
 
 
 class StandinTrueNAS:
-    def __init__(self, seed: StandinSeed, *, host: str = "127.0.0.1", port: int = 0,
-                 on_active_change: ActiveHook | None = None, key_dir: Path | None = None):
-        self.state = StandinState(seed, on_active_change)
+    def __init__(self, seed: StandinSeed, *, host: str | None = "127.0.0.1", port: int = 0,
+                 on_active_change: ActiveHook | None = None, key_dir: Path | None = None,
+                 unix_socket: Path | None = None, storage: type[StorageState] = StorageState,
+                 recorder: list[dict[str, Any]] | None = None):
+        """``unix_socket``: also (or, with ``host`` None, only) serve there, as middlewared serves its
+        middlewared.sock; ``storage``: where datasets live (StorageState in memory; zfs_pool.ZfsPoolStorage
+        on a real pool); ``recorder``: every call and its answer is appended there (a test checks them
+        against TrueNAS's own models)."""
+        self.state = StandinState(seed, on_active_change, storage)
         self._own_key_dir = key_dir is None
         self.key_dir = Path(tempfile.mkdtemp(prefix="tengig-standin-")) if key_dir is None else key_dir
         keys = ApiKeyStore(self.key_dir / "apikeys.sqlite3")
         _, self.api_key = keys.create("standin")
         protocol = self.state.network.version.protocol
-        self.server = TengigServer(host=host, port=port, unix_socket=None, ui_dir=None,
+        self.server = TengigServer(host=host, port=port, unix_socket=unix_socket, ui_dir=None,
                                    registry=Registry(STANDIN_SERVICES), api_keys=keys, protocol=protocol)
         self.server.middleware.truenas = self.state  # what the services reach
+        if recorder is not None:
+            self.server.middleware.invoke = _recording(self.server.middleware.invoke, recorder)
 
     @property
     def url(self) -> str:
@@ -88,6 +104,20 @@ class StandinTrueNAS:
         await self.server.stop(grace_seconds=2)
         if self._own_key_dir:
             shutil.rmtree(self.key_dir, ignore_errors=True)
+
+
+def _recording(invoke: Any, recorder: list[dict[str, Any]]) -> Any:
+    """``invoke`` that appends {method, params, result | error} for every call it serves."""
+    async def recorded(entry: Any, params: list[Any], **kwargs: Any) -> Any:
+        call = {"method": entry.name, "params": copy.deepcopy(params)}
+        try:
+            result = await invoke(entry, params, **kwargs)
+        except Exception as exc:
+            recorder.append({**call, "error": f"{type(exc).__name__}: {exc}"})
+            raise
+        recorder.append({**call, "result": copy.deepcopy(result)})
+        return result
+    return recorded
 
 
 @asynccontextmanager

@@ -130,6 +130,31 @@ class NetworkConfigurationService(Service):
         return self.middleware.truenas.update_network_config(data)
 
 
+class PoolService(Service):
+    class Config:
+        namespace = "pool"
+        cli_namespace = "storage.pool"
+
+    @api_method(*_models("Pool", "query", QUERY, Any, "Pool entries."), roles=["POOL_READ"])
+    async def query(self, filters: list[Any], options: dict[str, Any]) -> Any:
+        return _query(self.middleware.truenas.storage.query_pools(), filters, options)
+
+
+class ZfsDatasetService(Service):
+    """TrueNAS's private zfs.dataset.update, which sets a property pool.dataset.* does not have
+    (primarycache); private there, so only a full administrator may call it."""
+
+    class Config:
+        namespace = "zfs.dataset"
+        cli_namespace = "storage.zfs_dataset"
+
+    @api_method(*_models("ZfsDataset", "update", {"id": (str, ...), "data": (dict[str, Any], ...)}, dict[str, Any],
+                         "The dataset."), roles=["FULL_ADMIN"])
+    async def update(self, id: str, data: dict[str, Any]) -> dict[str, Any]:
+        self.middleware.truenas.require_role("FULL_ADMIN")
+        return self.middleware.truenas.storage.update_properties(id, data)
+
+
 class PoolDatasetService(Service):
     class Config:
         namespace = "pool.dataset"
@@ -142,11 +167,13 @@ class PoolDatasetService(Service):
     @api_method(*_models("PoolDataset", "create", {"data": (dict[str, Any], ...)}, dict[str, Any], "The dataset."),
                 roles=["DATASET_WRITE"])
     async def create(self, data: dict[str, Any]) -> dict[str, Any]:
+        self.middleware.truenas.require_role("DATASET_WRITE")
         return self.middleware.truenas.storage.create_dataset(data)
 
     @api_method(*_models("PoolDataset", "delete", {"id": (str, ...), "options": (dict[str, Any], {})}, bool,
                          "true."), roles=["DATASET_DELETE"])
     async def delete(self, id: str, options: dict[str, Any]) -> bool:
+        self.middleware.truenas.require_role("DATASET_DELETE")
         return self.middleware.truenas.storage.delete_dataset(id, options)
 
 
@@ -169,5 +196,5 @@ class SharingSMBService(Service):
         return self.middleware.truenas.storage.delete_share(id)
 
 
-STANDIN_SERVICES = (SystemService, InterfaceService, NetworkConfigurationService, PoolDatasetService,
-                    SharingSMBService)
+STANDIN_SERVICES = (SystemService, InterfaceService, NetworkConfigurationService, PoolService, PoolDatasetService,
+                    ZfsDatasetService, SharingSMBService)

@@ -84,6 +84,8 @@ class StorageState:
                 atime="OFF", user_properties=[]))
         self.shares: dict[int, dict[str, Any]] = {}
         self._next_share = 1
+        # properties only zfs.dataset.update sets (primarycache): not in pool.dataset.query's entries
+        self.zfs_properties: dict[str, dict[str, str]] = {}
         self.smb_model: type[BaseModel] = SmbCreateFrom2510 if smb_from_25_10 else SmbCreateBefore2510
 
     def _dataset(self, spec: DatasetCreate) -> dict[str, Any]:
@@ -111,6 +113,20 @@ class StorageState:
                 entry["available"] = _prop(str(self.pools[name]), str(self.pools[name]), self.pools[name], "NONE")
             out.append(entry)
         return out
+
+    def query_pools(self) -> list[dict[str, Any]]:
+        """pool.query entries (the fields tengig reads, named and shaped as middlewared's PoolEntry)."""
+        return [{"id": index, "name": name, "guid": str(1000 + index), "path": self.datasets[name]["mountpoint"],
+                 "status": "ONLINE", "healthy": True, "size": size}
+                for index, (name, size) in enumerate(sorted(self.pools.items()), start=1)]
+
+    def update_properties(self, name: str, data: dict[str, Any]) -> dict[str, Any]:
+        """zfs.dataset.update: {"properties": {"primarycache": {"value": "metadata"}}}."""
+        if name not in self.datasets:
+            raise CallError(f"{name} does not exist", errno.ENOENT)
+        for prop, change in (data.get("properties") or {}).items():
+            self.zfs_properties.setdefault(name, {})[prop] = str(change.get("value"))
+        return self.datasets[name]
 
     def create_dataset(self, data: Any) -> dict[str, Any]:
         try:
@@ -143,11 +159,13 @@ class StorageState:
         errors = ValidationErrors()
         if any(s["name"].lower() == spec.name.lower() for s in self.shares.values()):
             errors.add("sharingsmb_create.name", "Share with this name already exists.")
-        if not any(d["mountpoint"] == spec.path for d in self.datasets.values()):
+        if not any(d["mountpoint"] == spec.path for d in self.query_datasets()):
             errors.add("sharingsmb_create.path", f"{spec.path}: path does not exist (not a dataset mountpoint)")
         if errors:
             raise errors
         share = {"id": self._next_share, **spec.model_dump(), "locked": False}
+        if "options" in share and share["options"] is None:
+            share["options"] = {}   # TrueNAS answers the preset's options as a dict, never null
         self.shares[self._next_share] = share
         self._next_share += 1
         return share
