@@ -10,7 +10,7 @@ from tengig.backends.truenas import TrueNASBackend, TrueNASScratch
 from tengig.backends.truenas.connection import KEY_FILE_ENV, URL_ENV
 from tengig.client import connect
 from tengig.errors import ValidationError
-from tengig.systems import bench_system, describe_systems, this_machine
+from tengig.systems import bench_system, describe_systems, machine_facts
 from tengig.systems.app import APP_ENV
 from tengig.systems.app_storage import AppScratch
 
@@ -37,7 +37,7 @@ def _scratch(nas, mountpoints: dict[str, str]) -> AppScratch:
 
 
 def test_the_app_finds_its_pools_through_the_api_and_says_so(app):
-    facts = this_machine()
+    facts = machine_facts()
     assert facts.flavour == "truenas-app" and facts.pools == ("tank",)
     assert facts.mountpoints == {"tank": "/mnt/tank"}
     local, truenas, _ = describe_systems()
@@ -50,7 +50,7 @@ def test_the_app_finds_its_pools_through_the_api_and_says_so(app):
 
 def test_a_key_truenas_refuses_is_named_with_its_file(app):
     app.key_file.write_text("1-" + "x" * 64 + "\n")
-    facts = this_machine()
+    facts = machine_facts()
     assert facts.pools == () and str(app.key_file) in facts.pools_error and "refused the API key" in facts.pools_error
     with pytest.raises(ValidationError) as refused:
         bench_system("local", None)

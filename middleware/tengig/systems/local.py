@@ -111,11 +111,7 @@ def this_machine(runner: Runner | None = None, *, system: str | None = None,
                  sysctl: "SysctlSource | None" = None) -> LocalFacts:
     """``system``: what the machine says it is (platform.system()'s words; default: ask it); ``sysctl``: a
     FreeBSD machine's sysctl tree (default: this kernel's, through the freebsd-sysctl seam). As TrueNAS's
-    app, the NAS is what its API says (systems/app.py)."""
-    from .app import app_facts, in_app
-
-    if in_app() and system is None:
-        return app_facts()
+    app, the NAS is what its API says instead (systems/app.py; systems/resolve.py asks it first)."""
     runner = runner or Runner()
     flavour, reason = _flavour(system)
     pools, error = list_pools(runner)

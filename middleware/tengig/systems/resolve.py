@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..errors import ValidationError
 from ..runner import Runner
+from .app import app_facts, in_app
 from .local import LocalFacts, this_machine
 
 if TYPE_CHECKING:
@@ -23,6 +24,11 @@ HOW_TO_CHOOSE = ('choose one: `system: "lab"` after `tengig lab up` (the embedde
                  "`pool: NAME` on a NAS with a ZFS pool, or run tengig on the NAS itself")
 LAB_OFFER = 'none was named, and the lab is up: `system: "lab"` measures the lab and its desktops instead'
 DESKTOP_FIELDS = ("join", "clients", "kind")  # what a request without desktops on this machine is refused on
+
+
+def machine_facts(runner: Runner | None = None) -> LocalFacts:
+    """What this machine is: as TrueNAS's app, what the NAS's API says (systems/app.py); else the machine itself."""
+    return app_facts() if in_app() else this_machine(runner)
 
 
 def _lab_state() -> str:
@@ -49,7 +55,7 @@ def lab_is_up() -> bool:
 
 def describe_systems(runner: Runner | None = None) -> list[dict[str, str | bool]]:
     """Each system with whether it can be measured now and why (for the panel and `tengig bench systems`)."""
-    facts = this_machine(runner)
+    facts = machine_facts(runner)
     lab = _lab_state()
     return [
         {"name": "local", "usable": bool(facts.pools), "reason": facts.describe()},
@@ -95,7 +101,7 @@ def bench_system(system: str | None, pool: str | None = None, *, runner: Runner 
                                   "it there (tengig plugin install, or the app) and use `system: \"local\"` there")
     if system not in (None, "local"):
         raise ValidationError.one("system", f"{system!r} is not a system; use one of {', '.join(SYSTEMS)}")
-    return _local(this_machine(runner), pool, named=system == "local")
+    return _local(machine_facts(runner), pool, named=system == "local")
 
 
 def lagg_system(system: str = "lab"):
