@@ -113,10 +113,9 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
     return out, skipped
 
 
-def served_iperf3(client: JoinedClient, direction: str, streams: int, seconds: int, sub: Submission,
-                  served: str) -> Iperf3Result:
-    """A desktop's iperf3 answer, parsed on the NAS and checked: it ran, it ran the test asked for, and it
-    is the test the NAS's own server (``served``: its -J report) served, with the same figure."""
+def parsed_iperf3(client: JoinedClient, direction: str, streams: int, sub: Submission) -> Iperf3Result:
+    """A desktop's iperf3 answer, parsed on the NAS and checked: it ran, and it ran the test asked for
+    (what the NAS's own port and server saw of it is checked next: _net_result, lagg/joined.py)."""
     try:
         result = parse_iperf3_json(sub.stdout)
     except ToolOutputError as exc:
@@ -126,19 +125,19 @@ def served_iperf3(client: JoinedClient, direction: str, streams: int, seconds: i
     if result.streams != streams or result.reverse != (direction == "read"):
         raise ToolOutputError(f"{client.name} ran iperf3 with {result.streams} stream(s), reverse={result.reverse}; "
                               f"the NAS asked for {streams}, reverse={direction == 'read'}")
-    check_iperf3_served(client.name, direction, streams, seconds, result, served)
     return result
 
 
 def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direction: str, streams: int,
                 seconds: int, sub: Submission, before, after, served: str) -> NetMeasurement:
-    result = served_iperf3(client, direction, streams, seconds, sub, served)
+    result = parsed_iperf3(client, direction, streams, sub)
     seen = (after.tx_bytes - before.tx_bytes) if direction == "read" else (after.rx_bytes - before.rx_bytes)
     if result.receiver_bytes > seen:
         raise ToolOutputError(
             f"{client.name} reports {format_size(result.receiver_bytes)} received in iperf3 {direction}, but only "
             f"{format_size(max(0, seen))} crossed the NAS's port {port.ifname}: its numbers are not what the link "
             "carried (the run is not trusted)")
+    check_iperf3_served(client.name, direction, streams, seconds, result, served)
     return to_measurement(link, result, direction, sub.stdout)
 
 

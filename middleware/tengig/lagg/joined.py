@@ -20,7 +20,8 @@ from collections.abc import Iterator
 from pydantic import BaseModel, Field
 
 from ..bench.context import BenchContext
-from ..bench.joined import measure_joined_link, served_iperf3
+from ..bench.joined import measure_joined_link, parsed_iperf3
+from ..bench.nas_witness import check_iperf3_served
 from ..bench.nas_port import NasPort, address_towards, find_port, proxied
 from ..bench.network import BASE_PORT, server_report, wait_listening
 from ..bench.session import BenchSession, JoinedClient
@@ -177,13 +178,14 @@ def _together(ctx: BenchContext, plan: LaggPlan, session: BenchSession, clients:
         for (c, _, _, _), sub in zip(servers, subs):
             ctx.raw.append(RawOutput(tool=f"iperf3 on {c.name}", argv=sub.argv, exit_code=sub.exit_code,
                                      stdout=sub.stdout, stderr=sub.stderr, started=started, seconds=sub.seconds))
-        parsed = [served_iperf3(c, direction, streams, seconds, sub, out)
-                  for (c, _, _, _), sub, out in zip(servers, subs, reports)]
+        parsed = [parsed_iperf3(c, direction, streams, sub) for (c, _, _, _), sub in zip(servers, subs)]
         received, moved = sum(r.receiver_bytes for r in parsed), _bytes_moved(windows[-1], direction)
         if received > moved:
             raise ToolOutputError(f"the desktops report {format_size(received)} received in iperf3 {direction} at "
                                   f"once, but {plan.name}'s members carried {format_size(moved)}: their numbers are "
                                   "not what the LAGG carried (the run is not trusted)")
+        for c, result, out in zip(clients, parsed, reports):
+            check_iperf3_served(c.name, direction, streams, seconds, result, out)
         per_client[direction] = {c.name: r.receiver_bps for c, r in zip(clients, parsed)}
         total = sum(r.receiver_bps for r in parsed)
         results.append(FlowResult(direction=direction, flows=streams * len(clients), bps=total))
