@@ -78,6 +78,15 @@ def check_join_options(options) -> None:
                                       "to the address it joined; leave it out")
 
 
+def check_counters_readable(os_name: str) -> None:
+    """The member counters are read with iproute2 (`ip -s -j link`) and the desktops' ports found with it:
+    ValidationError ``system`` on a NAS that has none (FreeBSD: TrueNAS CORE, its jail)."""
+    if os_name != "linux":
+        raise ValidationError.one("system", f"this NAS runs {os_name}: tengig reads a LAGG's member counters and "
+                                  "finds each desktop's port with iproute2 (ip -s -j link), which only Linux has; on "
+                                  "TrueNAS CORE measure from a desktop and give the numbers to tengig.lagg.analyse")
+
+
 def check_members(ctx: BenchContext, plan: LaggPlan, nas: str) -> str | None:
     """Every member is a port of the NAS (ValidationError ``request.members`` else); returns what stands in
     for the bond when the NAS has no interface of the plan's name, else None."""

@@ -10,7 +10,7 @@ from ...errors import ValidationError
 from ...lagg import analyse, plan_lagg, render
 from ...lagg.apply_truenas import apply_lagg_truenas, bonding_here
 from ...bench.join_wait import joined_session
-from ...lagg.joined import check_join_options, check_members, client_ports, verify_joined
+from ...lagg.joined import check_counters_readable, check_join_options, check_members, client_ports, verify_joined
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
 from ...systems.resolve import refuse_iproute2_on_truenas
@@ -121,6 +121,7 @@ class TenGigLaggService(Service):
         with api_errors(prefix="options"):
             check_join_options(options)
             nas, hosts = self.seams.joined_nas(options.system, self.seams.truenas_here())
+            check_counters_readable(self.seams.host_os().name)
         ctx = BenchContext(hosts, progress=progress_callback(job), cancel=cancel,
                            live=lambda sample: job.set_progress(extra=sample))
         with api_errors(prefix="request"):
