@@ -178,6 +178,15 @@ def test_bad_input_is_named_and_nothing_is_left_running(meshed_lab, nas):
         api.call("tengig.mesh.verify", request.model_dump(mode="json"), {"system": "local", "hosts": ["nas", "desk"],
                                                                          "join": 1}, job=True, timeout=60)
     assert "options.hosts" in str(err.value)
+    # a peer that joins under a name the plan does not have: refused naming join, before anything is measured
+    thread, outcome = _start(api, "tengig.mesh.verify", request.model_dump(mode="json"),
+                             {"system": "local", "hosts": ["nas"], "join": 1, **FAST})
+    stranger = lab.spawn("desk", [*TENGIG, "client", "join", urls["desk"], "--token", outcome["token"], "--name",
+                                  "printer"], log_name="test-verify-stranger.log")
+    thread.join(120)
+    assert stranger.wait(30) != 0  # it hears the run stopped
+    assert "options.join" in str(outcome["error"].field_errors) and "'printer'" in str(outcome["error"]), outcome
+    assert "--name HOST" in str(outcome["error"])
     # nobody joins in time: the job fails naming join, and the session ended
     with pytest.raises(ClientError) as err:
         api.call("tengig.lagg.verify", _lagg_request(lab), {"system": "local", "join": 1, "join_timeout": 10},

@@ -16,7 +16,7 @@ from ..bench.nas_port import find_port
 from ..bench.session import BenchSession, JoinedClient
 from ..errors import ValidationError
 from .models import MeshPlan
-from .verify import MeshVerifyResult, PairThroughput, check_links, judged
+from .verify import MeshVerifyResult, PairThroughput, check_links, judged, pair_throughput
 
 
 def joined_peers(plan: MeshPlan, nas: str, clients: list[JoinedClient]) -> dict[str, JoinedClient]:
@@ -36,13 +36,6 @@ def joined_peers(plan: MeshPlan, nas: str, clients: list[JoinedClient]) -> dict[
     return found
 
 
-def _pair(cable, sender: str, receiver: str, bps: float, min_percent: float) -> PairThroughput:
-    percent = 100 * bps / cable.goodput_bps
-    return PairThroughput(cable=cable.id, sender=sender, receiver=receiver, goodput_bps=bps,
-                          ceiling_bps=cable.goodput_bps, percent_of_ceiling=round(percent, 2),
-                          reaches_ceiling=percent >= min_percent)
-
-
 def verify_mesh_joined(ctx: BenchContext, plan: MeshPlan, nas: str, session: BenchSession,
                        peers: dict[str, JoinedClient], *, seconds: int, omit: int,
                        min_percent: float) -> MeshVerifyResult:
@@ -58,7 +51,7 @@ def verify_mesh_joined(ctx: BenchContext, plan: MeshPlan, nas: str, session: Ben
         measured, _ = measure_joined_link(part, session, client, nas, port, streams=1, seconds=seconds, omit=omit)
         for m in measured:
             sender, receiver = (nas, client.name) if m.direction == "read" else (client.name, nas)
-            matrix.append(_pair(cable, sender, receiver, m.goodput_bps, min_percent))
+            matrix.append(pair_throughput(cable, sender, receiver, m.goodput_bps, min_percent))
     measured_hosts = {nas, *peers}
     unmeasured = []
     for cable in plan.cables:

@@ -20,7 +20,7 @@ from ..bench.context import BenchContext
 from ..bench.network import LinkUnderTest, measure
 from ..errors import TengigError
 from ..ping import PingResult, parse_ping
-from .models import MeshPlan
+from .models import MeshCable, MeshPlan
 
 PING_TIMEOUT = 15
 ASYMMETRY_LIMIT = 0.10  # two directions of one cable differing by more than this are flagged
@@ -115,6 +115,15 @@ def _resolve(ctx: BenchContext, host: str, name: str) -> list[str]:
     return seen
 
 
+def pair_throughput(cable: MeshCable, sender: str, receiver: str, goodput_bps: float,
+                    min_percent: float) -> PairThroughput:
+    """One direction of a cable, measured, against the cable's goodput ceiling."""
+    percent = 100 * goodput_bps / cable.goodput_bps
+    return PairThroughput(cable=cable.id, sender=sender, receiver=receiver, goodput_bps=goodput_bps,
+                          ceiling_bps=cable.goodput_bps, percent_of_ceiling=round(percent, 2),
+                          reaches_ceiling=percent >= min_percent)
+
+
 def measure_matrix(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, seconds: int, omit: int,
                    min_percent: float) -> list[PairThroughput]:
     pairs = [(c, s, r) for c in plan.cables for s, r in ((c.a, c.b), (c.b, c.a)) if s.host in hosts and r.host in hosts]
@@ -125,11 +134,8 @@ def measure_matrix(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, s
         link = LinkUnderTest(name=cable.id, client=sender.host, server=receiver.host, server_address=receiver.address,
                              client_address=sender.address, line_rate_bps=cable.speed_bps, mtu=cable.mtu)
         m = measure(ctx, link, direction="write", streams=1, seconds=seconds, omit=omit)
-        percent = 100 * m.goodput_bps / cable.goodput_bps
         ctx.sample(phase=f"mesh {sender.host}->{receiver.host}", bytes_per_s=m.goodput_bps / 8)
-        out.append(PairThroughput(cable=cable.id, sender=sender.host, receiver=receiver.host, goodput_bps=m.goodput_bps,
-                                  ceiling_bps=cable.goodput_bps, percent_of_ceiling=round(percent, 2),
-                                  reaches_ceiling=percent >= min_percent))
+        out.append(pair_throughput(cable, sender.host, receiver.host, m.goodput_bps, min_percent))
     ctx.report(100, "matrix measured")
     return out
 
