@@ -134,7 +134,6 @@ def test_lagg_verify_on_system_local_with_two_desktops_joined(meshed_lab, nas):
         assert not balance["idle"] and all(0.35 < s["share"] < 0.65 for s in balance["shares"])
     assert {c["direction"] for c in together["verdict"]["comparisons"]} == {"read", "write"}
     assert f"{', '.join(together['clients'])} at once: read 8 flows" in result["summary"] and "Gb/s" in result["summary"]
-    print(result["summary"])
     waiting = [e for e in outcome["events"] if "waiting for 2 of 2 client(s)" in (e.get("description") or "")]
     assert waiting and outcome["token"] in waiting[0]["description"]
     _nothing_left(lab)
