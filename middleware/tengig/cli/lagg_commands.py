@@ -141,6 +141,9 @@ def verify_command(request_file, platform, topology, goal, clients, members, cle
     Without --request the plan is made from the NAS's own ports (the lab has no bonding driver: its ports
     stand in as members, and the counters show which of them carried the flows)."""
     if join is not None:
+        if client or measurements_file:
+            raise ValidationError.one("--client" if client else "--measurements", "with --join the desktops that "
+                                      "join are the far end and measure now; leave it out")
         request = _request(request_file, platform, topology, goal, clients, members,
                            clear_member_config or not request_file)
         plan = plan_lagg(request)

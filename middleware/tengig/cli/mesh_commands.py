@@ -152,6 +152,8 @@ def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min
                    as_json):
     """Ping, DF ping at MTU - 28, names, and the iperf3 matrix; exit 1 when anything fails. With --local
     HOST --join N, the peers join this machine's run and the matrix is of this machine's cables."""
+    if join is not None and not local:
+        raise ValidationError.one("--local", "with --join, name the plan host this machine is (--local HOST)")
     request = _request(request_file, int(prefix) if prefix else None, mtu)
     if join is not None:
         result = _verify_joined(request, local, join, join_timeout, seconds, min_percent, port)
@@ -185,12 +187,10 @@ JOIN_FLAGS = {"options.join": "--join", "options.hosts": "--local", "options.sec
               "options.join_timeout": "--join-timeout", "options.min_percent": "--min-percent"}
 
 
-def _verify_joined(request: MeshRequest, local: str | None, join: int, join_timeout: int, seconds: int,
+def _verify_joined(request: MeshRequest, local: str, join: int, join_timeout: int, seconds: int,
                    min_percent: float, port: int) -> MeshVerifyResult:
     """tengig.mesh.verify from this machine (plan host ``local``), hosted here: its peers join on ``port``
     with --name HOST; errors name this command's flags."""
-    if not local:
-        raise ValidationError.one("--local", "with --join, name the plan host this machine is (--local HOST)")
     options = {"system": "local", "hosts": [local], "join": join, "join_timeout": join_timeout, "seconds": seconds,
                "min_percent": min_percent}
     result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
