@@ -63,7 +63,8 @@ class JoinedLaggVerification(BaseModel):
     summary: str = Field(description="One line per test, bits/s figures with their units.")
 
 
-def _links(ctx: BenchContext, nas: str) -> str:
+def read_links(ctx: BenchContext, nas: str) -> str:
+    """Every port's byte counters on the NAS, as `ip -s -j link` prints them."""
     return ctx.run(nas, ["ip", "-s", "-j", "link", "show"], timeout=COUNTER_TIMEOUT, record=False).stdout
 
 
@@ -91,7 +92,7 @@ def check_members(ctx: BenchContext, plan: LaggPlan, nas: str) -> str | None:
     """Every member is a port of the NAS (ValidationError ``request.members`` else); returns what stands in
     for the bond when the NAS has no interface of the plan's name, else None."""
     members = [m.name for m in plan.members]
-    ports = parse_ip_link_stats(_links(ctx, nas))
+    ports = parse_ip_link_stats(read_links(ctx, nas))
     missing = [name for name in members if name not in ports]
     if missing:
         raise ValidationError.one("members", f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not a "
@@ -122,9 +123,9 @@ def client_port(ctx: BenchContext, plan: LaggPlan, nas: str, client: JoinedClien
 @contextlib.contextmanager
 def _members_window(ctx: BenchContext, nas: str, members: list[str], direction: str, flows: int,
                     windows: list[CounterWindow]) -> Iterator[None]:
-    before = _links(ctx, nas)
+    before = read_links(ctx, nas)
     yield
-    windows.append(counter_window(before, _links(ctx, nas), members, direction=direction, flows=flows))
+    windows.append(counter_window(before, read_links(ctx, nas), members, direction=direction, flows=flows))
 
 
 def _bytes_moved(window: CounterWindow, direction: str) -> int:
