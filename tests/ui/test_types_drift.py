@@ -28,6 +28,7 @@ from tengig.api.models.targets import TenGigTargetsCreateTarget, TenGigTargetsEn
 from tengig.lagg import models as lagg_models
 from tengig.lagg import request as lagg_request
 from tengig.lagg import verify as lagg_verify
+from tengig.lagg.joined import DesktopLaggTests, JoinedLaggVerification, TogetherTests
 from tengig.lagg.measure import LaggVerification
 from tengig.lagg.render import RenderedLagg
 from tengig.mesh import models as mesh_models
@@ -140,6 +141,9 @@ MAPPING = {
     "LaggBalance": lagg_verify.Balance,
     "LaggVerdict": lagg_verify.LaggVerdict,
     "LaggVerification": LaggVerification,
+    "LaggDesktopTests": DesktopLaggTests,
+    "LaggTogetherTests": TogetherTests,
+    "JoinedLaggVerification": JoinedLaggVerification,
 }
 
 # Exported TS names that mirror no tengig model, and why.

@@ -8,31 +8,24 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import threading
 from typing import Any
 
 import click
 
-from ..backends.linux.ip import parse_ip_addr_json
 from ..bench.run.report_text import report_text
-from ..bench.join.session import SESSIONS
 from ..bench.run.suite import BenchReport
 from ..bench.run.over_api import run_over_api
+from ..errors import ValidationError
 from ..results.store import default_db_path
-from ..runner import Runner
 from ..systems import SYSTEMS, describe_systems
 from ..verdict.targets import DEFAULT_TARGET
-from ..errors import ValidationError
-from .in_process import in_process_api
+from .joined_host import JOIN_PORT, run_hosted
 from .words import in_cli_words
-from .progress import ProgressBar
 
-JOIN_PORT = 8610
 # tengig.bench.run's request fields -> this command's flags (an API error is said with these: cli/words.py)
 BENCH_FLAGS = {name: "--" + name.replace("_", "-") for name in (
-    "system", "pool", "target", "join", "share", "join_timeout", "clients", "preset", "repeats", "streams")}
-END_TOLD_SECONDS = 15  # a desktop polls at least every 10 s
+    "system", "pool", "target", "join", "share", "join_timeout", "clients", "preset", "repeats", "streams",
+    "scaling", "member_reads")}
 
 
 def _request(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
@@ -49,33 +42,6 @@ def _request(kind: str, system: str | None, pool: str | None, target: str, clien
     return request
 
 
-def _addresses() -> list[str]:
-    """This machine's IPv4 addresses a desktop may reach it at (not loopback)."""
-    done = Runner().run(["ip", "-j", "addr", "show"], timeout=10, check=False)
-    found = parse_ip_addr_json(done.stdout) if done.returncode == 0 else []
-    return [a.split("/")[0] for i in found for a in i.ipv4 if not a.startswith("127.")]
-
-
-def join_lines(token: str, port: int, share: str | None, addresses: list[str]) -> list[str]:
-    """What the person at each desktop runs (one line per address of this NAS; the desktop takes the one
-    on its link)."""
-    hosts = addresses or ["THIS-NAS"]
-    smb = " --smb-auth-file FILE" if share else ""
-    lines = ["desktops join this run: on each, over its link to this NAS, run one of"]
-    lines += [f"  tengig client join ws://{host}:{port} --token {token}{smb}" for host in hosts]
-    if share:
-        lines.append(f"  (Windows: tengig client kit --os windows --nas ws://{hosts[0]}:{port} --token {token} "
-                     f"--share {share}, then run the script it writes)")
-    return lines
-
-
-def _let_desktops_hear_the_end(session_id: int | None) -> None:
-    """This process hosts the run's API: the desktops take the run's end at their next poll before it stops."""
-    session = SESSIONS.by_id(session_id) if session_id is not None else None
-    if session is not None:
-        session.wait_told(END_TOLD_SECONDS)
-
-
 def _run(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
          repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int, port: int,
          as_json: bool, db: str | None, scaling: str = "auto", member_reads: bool = False,
@@ -84,26 +50,12 @@ def _run(kind: str, system: str | None, pool: str | None, target: str, clients: 
         os.environ["TENGIG_DB"] = db  # the service records where the command was told
     request = _request(kind, system, pool, target, clients, preset, repeats, streams, join, share, join_timeout,
                        scaling, member_reads, member_read_mib)
-    bar = ProgressBar(f"bench {kind}")
-    joined: dict[str, Any] = {}
-    cancel = threading.Event()
-
-    def show_join(session: dict[str, Any]) -> None:
-        joined.update(session)
-        for line in join_lines(session["token"], port, share, _addresses()):
-            click.echo(line, err=True)
-
-    with in_process_api(host="0.0.0.0" if join else None, port=port) as api:
-        # Ctrl-C: the run stops its tools, cleans up and is recorded as aborted
-        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
-        try:
-            result = run_over_api(api, request, on_session=show_join, progress=bar, cancel=cancel)
-        except ValidationError as exc:
-            raise in_cli_words(exc, BENCH_FLAGS) from exc
-        finally:
-            signal.signal(signal.SIGINT, previous)
-            bar.done()
-            _let_desktops_hear_the_end(joined.get("id"))
+    try:
+        result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
+            api, request, on_session=show_join, progress=bar, cancel=cancel), label=f"bench {kind}", port=port,
+            listen=bool(join), share=share)
+    except ValidationError as exc:
+        raise in_cli_words(exc, BENCH_FLAGS) from exc
     if as_json:
         click.echo(json.dumps({"run_id": result["run_id"], "report": result["report"]}, indent=1))
     else:

@@ -14,12 +14,15 @@ from ..errors import ValidationError
 from ..bench.context import BenchContext
 from ..lab.nics import lab_nics
 from ..lagg import analyse, plan_lagg, render
+from ..bench.run.over_api import run_over_api
+from ..lagg.joined import JoinedLaggVerification
 from ..lagg.measure import choose_endpoints, verify_on
 from ..lagg.request import LaggRequest
 from ..lagg.validate import parse_request
 from ..systems.local import truenas_here
 from ..systems.resolve import lagg_system, refuse_iproute2_on_truenas
 from ..runner import Runner
+from .joined_host import JOIN_PORT, run_hosted
 from .progress import with_ctrl_c
 from .request_file import read_request_file
 
@@ -118,15 +121,42 @@ def apply_command(request_file, platform, topology, goal, clients, members, clea
 @click.option("--measurements", "measurements_file", metavar="FILE",
               help="Analyse iperf3 results and member counters measured elsewhere (VerifyRequest JSON) instead.")
 @click.option("--client", default=None, metavar="HOST", help="Lab host that runs the iperf3 client (default: the first).")
-@click.option("--seconds", type=click.IntRange(2, 120), default=default_of(TenGigLaggVerifyOptions, "seconds"),
+@click.option("--seconds", type=click.IntRange(1, 120), default=default_of(TenGigLaggVerifyOptions, "seconds"),
               show_default=True, help="Measured seconds per test.")
+@click.option("--join", type=click.IntRange(1, 16), default=None, metavar="N",
+              help="Verify on this machine, the NAS, with N desktops that join: each runs the join command shown "
+              "(over an address on the LAGG).")
+@click.option("--port", type=click.IntRange(1, 65535), default=JOIN_PORT, show_default=True,
+              help="With --join: the port desktops join on (this machine's every address).")
+@click.option("--join-timeout", type=click.IntRange(10, 3600), default=default_of(TenGigLaggVerifyOptions, "join_timeout"),
+              show_default=True, help="With --join: seconds to wait for the desktops.")
+@click.option("--streams", type=click.IntRange(1, 64), default=None,
+              help="With --join: the N of each desktop's N-flow tests (default: the plan's).")
 @click.option("--json", "as_json", is_flag=True)
 def verify_command(request_file, platform, topology, goal, clients, members, clear_member_config, measurements_file,
-                   client, seconds, as_json):
-    """Measure the LAGG on the lab (iperf3 1 and N flows, both ways; member byte counters) against the plan.
+                   client, seconds, join, port, join_timeout, streams, as_json):
+    """Measure the LAGG (iperf3 1 and N flows, both ways; member byte counters) against the plan: on the lab,
+    or with --join on this NAS with the desktops that join.
 
-    Without --request the plan is made from the lab NAS's ports (the lab has no bonding driver: its ports
+    Without --request the plan is made from the NAS's own ports (the lab has no bonding driver: its ports
     stand in as members, and the counters show which of them carried the flows)."""
+    if join is not None:
+        if client or measurements_file:
+            raise ValidationError.one("--client" if client else "--measurements", "with --join the desktops that "
+                                      "join are the far end and measure now; leave it out")
+        request = _request(request_file, platform, topology, goal, clients, members,
+                           clear_member_config or not request_file)
+        plan = plan_lagg(request)
+        result = _verify_joined(request, join, join_timeout, streams, seconds, port)
+        if as_json:
+            click.echo(result.model_dump_json(indent=1))
+            return
+        click.echo(f"{plan.name} ({plan.protocol}, members {', '.join(result.members)}) measured on {result.nas} with "
+                   f"{len(result.desktops)} desktop(s) joined:")
+        if result.emulated:
+            click.echo(f"emulated: {result.emulated}")
+        click.echo(result.summary)
+        return
     if measurements_file:
         plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
         verdict = analyse(plan, read_request_file(measurements_file))
@@ -149,3 +179,19 @@ def verify_command(request_file, platform, topology, goal, clients, members, cle
     click.echo(f"{plan.name} ({plan.protocol}, members {', '.join(m.name for m in plan.members)}) measured from "
                f"{result.client} to {result.nas} {result.lagg_address}:")
     click.echo(result.verdict.summary)
+
+
+JOIN_FLAGS = {"options.join": "--join", "options.streams": "--streams", "options.seconds": "--seconds",
+              "options.join_timeout": "--join-timeout", "request.members": "--member", "request.options.members": "--member"}
+
+
+def _verify_joined(request: LaggRequest, join: int, join_timeout: int, streams: int | None, seconds: int, port: int):
+    """tengig.lagg.verify on this machine, the NAS, hosted here: the desktops join it on ``port``; errors
+    name this command's flags."""
+    options = {"system": "local", "join": join, "join_timeout": join_timeout, "seconds": seconds,
+               **({"streams": streams} if streams else {})}
+    result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
+        api, request.model_dump(mode="json"), method="tengig.lagg.verify", options=options, on_session=show_join,
+        progress=bar, cancel=cancel, field_prefix=""), label=f"lagg verify, {join} desktop(s) to join", port=port,
+        listen=True, flags=JOIN_FLAGS)
+    return JoinedLaggVerification.model_validate(result)

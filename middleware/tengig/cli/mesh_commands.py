@@ -15,12 +15,15 @@ from ..lab import Lab
 from ..lab.nics import lab_nics
 from ..lab.mesh_adapter import LabMeshSystem, lab_mesh_request
 from ..mesh import plan_mesh, render_host
+from ..bench.run.over_api import run_over_api
 from ..mesh.orchestrate import apply_mesh, verify_on
+from ..mesh.verify import MeshVerifyResult
 from ..mesh.request import MeshRequest
 from ..mesh.systems import LocalMeshSystem
 from ..mesh.validate import parse_request
 from ..systems.local import truenas_here
 from ..systems.resolve import refuse_iproute2_on_truenas
+from .joined_host import JOIN_PORT, run_hosted
 from .progress import with_ctrl_c
 from .request_file import read_request_file
 
@@ -136,14 +139,29 @@ def apply_command(request_file, prefix, mtu, local):
 @click.option("--min-percent", type=click.FloatRange(1, 100),
               default=default_of(TenGigMeshVerifyOptions, "min_percent"), show_default=True,
               help="Share of a cable's ceiling it must reach, %.")
+@click.option("--join", type=click.IntRange(1, 16), default=None, metavar="N",
+              help="With --local: wait for N peers to join (tengig client join URL --token T --name HOST) and "
+              "measure each one's cable to this machine, both ways.")
+@click.option("--join-timeout", type=click.IntRange(10, 3600),
+              default=default_of(TenGigMeshVerifyOptions, "join_timeout"), show_default=True,
+              help="With --join: seconds to wait for the peers.")
+@click.option("--port", type=click.IntRange(1, 65535), default=JOIN_PORT, show_default=True,
+              help="With --join: the port peers join on (this machine's every address).")
 @click.option("--json", "as_json", is_flag=True)
-def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min_percent, as_json):
-    """Ping, DF ping at MTU - 28, names, and the iperf3 matrix; exit 1 when anything fails."""
+def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min_percent, join, join_timeout, port,
+                   as_json):
+    """Ping, DF ping at MTU - 28, names, and the iperf3 matrix; exit 1 when anything fails. With --local
+    HOST --join N, the peers join this machine's run and the matrix is of this machine's cables."""
+    if join is not None and not local:
+        raise ValidationError.one("--local", "with --join, name the plan host this machine is (--local HOST)")
     request = _request(request_file, int(prefix) if prefix else None, mtu)
-    system = _system(local)
-    result = with_ctrl_c("mesh verify", lambda bar, cancel: verify_on(
-        system, request, measure_throughput=not no_throughput, seconds=seconds, min_percent=min_percent,
-        progress=bar, cancel=cancel))
+    if join is not None:
+        result = _verify_joined(request, local, join, join_timeout, seconds, min_percent, port)
+    else:
+        system = _system(local)
+        result = with_ctrl_c("mesh verify", lambda bar, cancel: verify_on(
+            system, request, measure_throughput=not no_throughput, seconds=seconds, min_percent=min_percent,
+            progress=bar, cancel=cancel))
     if as_json:
         click.echo(result.model_dump_json(indent=1))
     else:
@@ -156,11 +174,30 @@ def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min
         for m in result.matrix:
             click.echo(f"{m.cable} {m.sender:>6} -> {m.receiver:<6} {m.goodput_bps / 1e6:9.1f} Mb/s  "
                        f"{m.percent_of_ceiling:5.1f}% of {m.ceiling_bps / 1e6:.1f} Mb/s")
+        for u in result.unmeasured:
+            click.echo(f"unmeasured: {u}")
         for p in result.problems:
             click.echo(f"problem: {p}")
         click.echo("mesh verified: every link works" if result.ok else f"mesh NOT ok: {len(result.problems)} problem(s)")
     if not result.ok:
         click.get_current_context().exit(1)
+
+
+JOIN_FLAGS = {"options.join": "--join", "options.hosts": "--local", "options.seconds": "--seconds",
+              "options.join_timeout": "--join-timeout", "options.min_percent": "--min-percent"}
+
+
+def _verify_joined(request: MeshRequest, local: str, join: int, join_timeout: int, seconds: int,
+                   min_percent: float, port: int) -> MeshVerifyResult:
+    """tengig.mesh.verify from this machine (plan host ``local``), hosted here: its peers join on ``port``
+    with --name HOST; errors name this command's flags."""
+    options = {"system": "local", "hosts": [local], "join": join, "join_timeout": join_timeout, "seconds": seconds,
+               "min_percent": min_percent}
+    result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
+        api, request.model_dump(mode="json"), method="tengig.mesh.verify", options=options, on_session=show_join,
+        progress=bar, cancel=cancel, field_prefix=""), label=f"mesh verify from {local}, {join} peer(s) to join",
+        port=port, listen=True, flags=JOIN_FLAGS, extra=" --name HOST")
+    return MeshVerifyResult.model_validate(result)
 
 
 @click.command("nic")

@@ -47,10 +47,12 @@ def linked_desktops(lab: Lab) -> list[str]:
 
 @contextlib.contextmanager
 def nas_tengig(lab: Lab, db: str | os.PathLike[str], *, socket: Path | None = None, port: int = PORT,
-               prefix: Sequence[str] = (), ui_dir: Path | None = None, log_name: str = "nas-tengig.log"
-               ) -> Iterator[tuple[Client, subprocess.Popen]]:
+               prefix: Sequence[str] = (), ui_dir: Path | None = None, log_name: str = "nas-tengig.log",
+               own_etc: bool = False) -> Iterator[tuple[Client, subprocess.Popen]]:
     """`tengig serve` on nas for as long as the block runs; yields (a client on its unix socket, as root,
-    and the process). ``prefix``: argv before tengig's own (a test's strace)."""
+    and the process). ``prefix``: argv before tengig's own (a test's strace). ``own_etc``: in nas's own
+    /etc (its hosts file, as a mesh applied on the lab wrote it) instead of the root mount namespace
+    (where the pool's zfs-fuse lives: a bare lab has none)."""
     st = lab.require_up()
     socket = socket or lab.paths.run / "nas-tengig.sock"
     socket.unlink(missing_ok=True)
@@ -58,7 +60,7 @@ def nas_tengig(lab: Lab, db: str | os.PathLike[str], *, socket: Path | None = No
     argv = [*prefix, *TENGIG, "serve", "--host", "0.0.0.0", "--port", str(port), "--unix-socket", str(socket)]
     argv += ["--ui-dir", str(ui_dir)] if ui_dir else []
     # nsenter: nas's network namespace, the root mount namespace (the zfs-fuse daemon and its mounts live there)
-    proc = lab.spawn(st.spec.nas, argv, log_name=log_name, netns_mode="nsenter", env=env)
+    proc = lab.spawn(st.spec.nas, argv, log_name=log_name, netns_mode="exec" if own_etc else "nsenter", env=env)
     try:
         deadline = time.monotonic() + START_SECONDS
         while not socket.exists():

@@ -16,26 +16,16 @@ from ..bench.context import BenchContext
 from ..bench.hosts import Hosts
 from ..bench.phases.network import LinkUnderTest, measure
 from ..errors import ValidationError
+from .joined import check_members, read_links
 from .models import LaggPlan
-from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window, parse_ip_link_stats
-
-COUNTER_TIMEOUT = 10
-
-
-def _counters(ctx: BenchContext, nas: str) -> str:
-    return ctx.run(nas, ["ip", "-s", "-j", "link", "show"], timeout=COUNTER_TIMEOUT, record=False).stdout
+from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window
 
 
 def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, lagg_address: str,
                  client_address: str, seconds: int, omit: int) -> tuple[VerifyRequest, LaggVerdict]:
     """Four iperf3 tests (read/write x 1/N flows) with member counters; then the analysis."""
     members = [m.name for m in plan.members]
-    ports = parse_ip_link_stats(_counters(ctx, nas))
-    missing = [name for name in members if name not in ports]
-    if missing:
-        raise ValidationError.one("members", f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not a "
-                                  f"port of {nas} ({', '.join(sorted(ports))}): plan the LAGG from {nas}'s own "
-                                  "inventory (tengig.nic.query) so its member counters can be read")
+    check_members(ctx, plan, nas)
     link = LinkUnderTest(name=plan.name, client=client, server=nas, server_address=lagg_address,
                          client_address=client_address, line_rate_bps=None, mtu=plan.mtu)
     tests = [(d, f) for f in sorted({1, plan.flows}) for d in ("read", "write")]
@@ -44,9 +34,9 @@ def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, la
     for i, (direction, flows) in enumerate(tests):
         ctx.check_cancel()
         ctx.report(100 * i / len(tests), f"{plan.name}: iperf3 {direction}, {flows} flow(s)")
-        before = _counters(ctx, nas)
+        before = read_links(ctx, nas)
         m = measure(ctx, link, direction=direction, streams=flows, seconds=seconds, omit=omit)
-        after = _counters(ctx, nas)
+        after = read_links(ctx, nas)
         results.append(FlowResult(direction=direction, flows=flows, bps=m.goodput_bps))
         windows.append(counter_window(before, after, members, direction=direction, flows=flows))
         ctx.sample(phase=f"lagg {direction} {flows} flow(s)", bytes_per_s=m.goodput_bps / 8)

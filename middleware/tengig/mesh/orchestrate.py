@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..bench.context import BenchContext
+from ..bench.join.join_wait import joined_session
 from ..checkin import NotConfirmed
 from ..errors import Aborted, ValidationError
 from .apply_linux import MeshApplyResult, apply_linux
 from .models import MeshPlan
 from .planner import plan_mesh
 from .request import MeshRequest
+from .joined import joined_peers, verify_mesh_joined
 from .systems import MeshSystem
 from .verify import MeshVerifyResult, verify_mesh
 
@@ -83,9 +86,26 @@ def apply_mesh(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = 
 
 def verify_on(system: MeshSystem, request: MeshRequest, hosts: Sequence[str] = (), *, measure_throughput: bool,
               seconds: int, min_percent: float, progress: Progress = _silent,
-              cancel: threading.Event | None = None) -> MeshVerifyResult:
+              cancel: threading.Event | None = None, omit: int = 2) -> MeshVerifyResult:
     plan = plan_mesh(request)
     chosen = hosts_to_act_on(system, plan, hosts, "hosts")
     ctx = BenchContext(system.runner_hosts(), progress=progress, cancel=cancel or threading.Event())
     return verify_mesh(ctx, plan, chosen, measure_throughput=measure_throughput, seconds=seconds,
-                       min_percent=min_percent)
+                       min_percent=min_percent, omit=omit)
+
+
+def verify_joined_on(system: MeshSystem, request: MeshRequest, hosts: Sequence[str], *, join: int,
+                     join_timeout: float, seconds: int, omit: int, min_percent: float, progress: Progress = _silent,
+                     cancel: threading.Event | None = None,
+                     live: Callable[[dict[str, Any]], None] | None = None) -> MeshVerifyResult:
+    """From this machine, the one plan host ``hosts`` names, with ``join`` of its peers joining
+    (mesh/joined.py). Errors name ``hosts`` and ``join``."""
+    plan = plan_mesh(request)
+    chosen = hosts_to_act_on(system, plan, hosts, "hosts")
+    if len(chosen) != 1:
+        raise ValidationError.one("hosts", "with join, name the one plan host this machine is; its peers join")
+    ctx = BenchContext(system.runner_hosts(), progress=progress, cancel=cancel or threading.Event(), live=live)
+    with joined_session(ctx, join, join_timeout=join_timeout) as (session, clients):
+        peers = joined_peers(plan, chosen[0], clients)
+        return verify_mesh_joined(ctx, plan, chosen[0], session, peers, seconds=seconds, omit=omit,
+                                  min_percent=min_percent)

@@ -20,7 +20,7 @@ from ..bench.context import BenchContext
 from ..bench.phases.network import LinkUnderTest, measure
 from ..errors import TengigError
 from ..ping import PingResult, parse_ping
-from .models import MeshPlan
+from .models import MeshCable, MeshPlan
 
 PING_TIMEOUT = 15
 ASYMMETRY_LIMIT = 0.10  # two directions of one cable differing by more than this are flagged
@@ -66,6 +66,8 @@ class MeshVerifyResult(BaseModel):
     asymmetric: list[AsymmetricPair] = Field(description="Cables whose two directions differ by more than 10%.")
     min_percent: float = Field(description="Share of the ceiling a link must reach, %.")
     problems: list[str] = Field(description="Every failure, in words.")
+    unmeasured: list[str] = Field(default_factory=list, description="Pairs of the matrix not measured, each with "
+                                  "why (with desktops that join: two peers' own cable, which the NAS cannot see).")
 
 
 def check_links(ctx: BenchContext, plan: MeshPlan, host: str) -> list[LinkCheck]:
@@ -113,6 +115,15 @@ def _resolve(ctx: BenchContext, host: str, name: str) -> list[str]:
     return seen
 
 
+def pair_throughput(cable: MeshCable, sender: str, receiver: str, goodput_bps: float,
+                    min_percent: float) -> PairThroughput:
+    """One direction of a cable, measured, against the cable's goodput ceiling."""
+    percent = 100 * goodput_bps / cable.goodput_bps
+    return PairThroughput(cable=cable.id, sender=sender, receiver=receiver, goodput_bps=goodput_bps,
+                          ceiling_bps=cable.goodput_bps, percent_of_ceiling=round(percent, 2),
+                          reaches_ceiling=percent >= min_percent)
+
+
 def measure_matrix(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, seconds: int, omit: int,
                    min_percent: float) -> list[PairThroughput]:
     pairs = [(c, s, r) for c in plan.cables for s, r in ((c.a, c.b), (c.b, c.a)) if s.host in hosts and r.host in hosts]
@@ -123,11 +134,8 @@ def measure_matrix(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, s
         link = LinkUnderTest(name=cable.id, client=sender.host, server=receiver.host, server_address=receiver.address,
                              client_address=sender.address, line_rate_bps=cable.speed_bps, mtu=cable.mtu)
         m = measure(ctx, link, direction="write", streams=1, seconds=seconds, omit=omit)
-        percent = 100 * m.goodput_bps / cable.goodput_bps
         ctx.sample(phase=f"mesh {sender.host}->{receiver.host}", bytes_per_s=m.goodput_bps / 8)
-        out.append(PairThroughput(cable=cable.id, sender=sender.host, receiver=receiver.host, goodput_bps=m.goodput_bps,
-                                  ceiling_bps=cable.goodput_bps, percent_of_ceiling=round(percent, 2),
-                                  reaches_ceiling=percent >= min_percent))
+        out.append(pair_throughput(cable, sender.host, receiver.host, m.goodput_bps, min_percent))
     ctx.report(100, "matrix measured")
     return out
 
@@ -156,21 +164,28 @@ def verify_mesh(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, meas
     for i, host in enumerate(hosts):
         checks.report(100 * i / len(hosts), f"{host}: ping, DF ping, names")
         links += check_links(checks, plan, host)
-    problems = [p for link in links for p in link.problems]
     matrix: list[PairThroughput] = []
-    if measure_throughput and not any(not link.ping_ok for link in links):
+    pings = all(link.ping_ok for link in links)
+    if measure_throughput and pings:
         matrix = measure_matrix(ctx.part(30, 100), plan, hosts, seconds=seconds, omit=omit, min_percent=min_percent)
-        for m in matrix:
-            if not m.reaches_ceiling:
-                problems.append(f"{m.sender} -> {m.receiver} over {m.cable}: {m.goodput_bps / 1e6:.1f} Mb/s is "
-                                f"{m.percent_of_ceiling:.1f}% of the {m.ceiling_bps / 1e6:.1f} Mb/s ceiling (< {min_percent:g}%)")
-    elif measure_throughput:
-        problems.append("throughput not measured: some links do not answer pings")
+    not_measured = [] if pings or not measure_throughput else ["throughput not measured: some links do not answer pings"]
+    return judged(ctx, plan, links, matrix, min_percent=min_percent, unmeasured=[], problems=not_measured)
+
+
+def judged(ctx: BenchContext, plan: MeshPlan, links: list[LinkCheck], matrix: list[PairThroughput], *,
+           min_percent: float, unmeasured: list[str], problems: Sequence[str] = ()) -> MeshVerifyResult:
+    """The checks and the matrix as one result: every problem in words (``problems``: more of them),
+    asymmetric cables flagged."""
+    problems = [p for link in links for p in link.problems] + list(problems)
+    for m in matrix:
+        if not m.reaches_ceiling:
+            problems.append(f"{m.sender} -> {m.receiver} over {m.cable}: {m.goodput_bps / 1e6:.1f} Mb/s is "
+                            f"{m.percent_of_ceiling:.1f}% of the {m.ceiling_bps / 1e6:.1f} Mb/s ceiling (< {min_percent:g}%)")
     asym = asymmetric_pairs(plan, matrix)
     for a in asym:
         problems.append(f"{a.cable}: directions differ by {a.difference_percent}% "
                         f"({a.a_to_b_bps / 1e6:.1f} vs {a.b_to_a_bps / 1e6:.1f} Mb/s)")
     ctx.report(100, "verified" if not problems else f"{len(problems)} problem(s)")
     return MeshVerifyResult(ok=not problems, links=links, matrix=matrix, asymmetric=asym, min_percent=min_percent,
-                            problems=problems)
+                            problems=problems, unmeasured=unmeasured)
 

@@ -116,6 +116,26 @@ def lagg_system(system: str = "lab"):
     return LabLaggSystem(Lab())
 
 
+def joined_nas(system: str, truenas_reason: str | None):
+    """Where a LAGG or mesh verify that desktops join runs its own programs (the iperf3 servers, the port
+    counters): this machine, the NAS, as (its name, bench Hosts). System local; system truenas where this
+    machine is that TrueNAS (``truenas_reason`` says why; the plugin, the app). Raises ValidationError
+    ``system`` elsewhere, saying where to run it."""
+    if system == "lab":
+        raise ValidationError.one("system", "desktops join the NAS tengig runs on: on the lab, that is tengig serve on "
+                                  "its nas with system 'local'; or leave join out and the lab drives both ends itself")
+    if system == "truenas" and not truenas_reason:
+        raise ValidationError.one("system", "the iperf3 servers and the member counters are the TrueNAS's own: run "
+                                  "tengig on it (tengig plugin install, or the app) and verify there with system "
+                                  "'local'")
+    if system not in ("local", "truenas"):
+        raise ValidationError.one("system", f"{system!r} is not a system; use one of {', '.join(SYSTEMS)}")
+    from .local_bench import LocalHosts, nas_name
+
+    name = nas_name()
+    return name, LocalHosts(name)
+
+
 def mesh_system(system: str, hosts: list[str]) -> "MeshSystem":
     """The MeshSystem a mesh is applied on and verified from: the lab (only when named), or this machine
     as the one plan host ``hosts`` names."""

@@ -5,6 +5,8 @@ with them (``Registry.default(seams=...)``, ``TengigServer(seams=...)``); nothin
 
 - ``bench_system(system, pool)``: the BenchSystem benchmarks measure: resolve.bench_system.
 - ``lagg_system()``: where tengig.lagg.verify measures a LAGG from (the lab): resolve.lagg_system.
+- ``joined_nas(system, truenas_reason)``: where a verify that desktops join runs the NAS's own programs
+  (this machine, the NAS: its name and Hosts): resolve.joined_nas.
 - ``mesh_system(system, hosts)``: the MeshSystem a mesh is applied on and verified from:
   resolve.mesh_system.
 - ``run_on_nas(argv)``: run argv where the NAS is, for the pings that prove a TrueNAS mesh change
@@ -31,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..runner import Completed, Runner
 from .host_os import HostOs, host_os
 from .local import truenas_here
-from .resolve import bench_system, lagg_system, mesh_system
+from .resolve import bench_system, joined_nas, lagg_system, mesh_system
 from .truenas import INSIDE_MIDDLEWARED, TrueNASOpener, outside_truenas, through_middlewared
 
 if TYPE_CHECKING:
@@ -59,6 +61,7 @@ class Seams:
     bench_system: Callable[[str | None, str | None], Any] = bench_system
     lagg_system: Callable[[], Any] = lagg_system
     mesh_system: "Callable[[str, list[str]], MeshSystem]" = mesh_system
+    joined_nas: Callable[[str, str | None], Any] = joined_nas
     run_on_nas: Callable[[Sequence[str]], Completed] = run_here
     lagg_probe: "Callable[[str, str], Callable[[], ProbeResult]]" = ping_here
     host_os: Callable[[], HostOs] = host_os

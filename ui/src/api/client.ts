@@ -133,7 +133,8 @@ export class TengigApi {
   }
 
   /** Starts tengig.lagg.verify (a job, abortable): iperf3 1/N flows both ways with member counters,
-   * against the plan the request gives. The answer is the job id; the result a LaggVerification. */
+   * against the plan the request gives. The answer is the job id; the result a LaggVerification (the lab),
+   * or a JoinedLaggVerification (join: desktops that join the NAS tengig runs on). */
   startLaggVerify(request: LaggRequest, options: LaggVerifyOptions): Promise<number> {
     return this.startJob(M.laggVerify, [request, options])
   }

@@ -466,6 +466,12 @@ export interface MeshVerifyOptions extends MeshWhere {
   measure_throughput?: boolean
   seconds?: number
   min_percent?: number
+  /** Seconds of TCP ramp-up left out of each iperf3 test, 0..10. */
+  omit?: number
+  /** System 'local': peers to wait for (1..16), each joining with --name HOST over its cable. */
+  join?: number | null
+  /** Seconds to wait for them to join, 10..3600. */
+  join_timeout?: number
 }
 
 export interface MeshApplyResult {
@@ -516,6 +522,8 @@ export interface MeshVerifyResult {
   asymmetric: AsymmetricPair[]
   min_percent: number
   problems: string[]
+  /** Pairs of the matrix not measured, each with why (with peers that join: two peers' own cable). */
+  unmeasured?: string[]
 }
 
 // --- NIC inventory and LAGG (middleware/tengig/nic/models.py, lagg/request.py, lagg/models.py, lagg/render.py) ---
@@ -648,13 +656,21 @@ export interface LaggApplied {
 }
 
 export interface LaggVerifyOptions {
+  /** 'lab': the lab drives both ends; 'local' (or 'truenas' where tengig runs on it): desktops join. */
+  system?: 'lab' | 'local' | 'truenas'
+  /** Desktops to wait for (1..16), systems local and truenas. */
+  join?: number | null
+  /** Seconds to wait for them to join, 10..3600. */
+  join_timeout?: number
+  /** With join: the N of each desktop's N-flow tests (default: the plan's many-flow count). */
+  streams?: number | null
   /** The host running the iperf3 client (the lab: desk or lab); default: the system's first client. */
   client?: string | null
   /** The NAS's address on the LAGG; default: the plan's, else the NAS's address on the client's link. */
   lagg_address?: string | null
   /** The client's address the tests are bound to; needed with lagg_address. */
   client_address?: string | null
-  /** Measured seconds per test (4 tests: read/write x 1/N flows), 2..120. */
+  /** Measured seconds per test (4 tests: read/write x 1/N flows; with join 4 per desktop and 2 at once), 1..120. */
   seconds?: number
   /** Seconds of TCP ramp-up left out of each test, 0..10. */
   omit?: number
@@ -729,6 +745,39 @@ export interface LaggVerification {
   lagg_address: string
   measurements: LaggMeasurements
   verdict: LaggVerdict
+}
+
+/** One joined desktop's tests alone (tengig.lagg.verify with join). */
+export interface LaggDesktopTests {
+  client: string
+  client_address: string
+  nas_address: string
+  /** The NAS's interface holding that address: the LAGG, or (emulated) a member. */
+  nas_port: string
+  measurements: LaggMeasurements
+  verdict: LaggVerdict
+}
+
+/** Every joined desktop at once: per direction the sum, bits/s, against the plan. */
+export interface LaggTogetherTests {
+  clients: string[]
+  streams_each: number
+  measurements: LaggMeasurements
+  /** direction -> desktop -> its goodput, bits/s. */
+  per_client_bps: Record<string, Record<string, number>>
+  verdict: LaggVerdict
+}
+
+/** tengig.lagg.verify with desktops that join, on the NAS tengig runs on. */
+export interface JoinedLaggVerification {
+  nas: string
+  lagg: string
+  members: string[]
+  /** What stood in for the bond where the NAS has none of the plan's name (the lab); null: a real bond. */
+  emulated: string | null
+  desktops: LaggDesktopTests[]
+  together: LaggTogetherTests | null
+  summary: string
 }
 
 // --- auth.login_ex (middlewared's AuthLoginEx models; tengig serve answers the same shapes) ---

@@ -6,6 +6,7 @@ from typing import Literal
 from pydantic import Field
 
 from ...checkin import CHECKIN_TIMEOUT_S
+from ...lagg.joined import JoinedLaggVerification
 from ...lagg.measure import LaggVerification
 from ...lagg.models import LaggPlan
 from ...lagg.render import RenderedLagg
@@ -70,6 +71,18 @@ class TenGigLaggApplyResult(ApiOutput):
 
 
 class TenGigLaggVerifyOptions(ApiInput):
+    system: Literal["lab", "local", "truenas"] = Field(
+        "lab", description="'lab': the embedded lab drives both ends itself (client, addresses below). 'local': the "
+        "NAS tengig runs on (the plugin, the app, tengig serve), with `join` desktops that join its run; 'truenas': "
+        "the same where tengig runs on that TrueNAS.")
+    join: int | None = Field(None, ge=1, le=16, description="Desktops to wait for (systems local and truenas): each "
+                             "joins with the token shown in progress.extra.session (tengig client join URL --token "
+                             "T, or the Windows kit) over an address on the LAGG, runs iperf3 alone (1 and N flows, "
+                             "both ways), then all of them at once; the NAS checks every figure against its own "
+                             "iperf3 server and its members' byte counters.")
+    join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
+    streams: int | None = Field(None, ge=1, le=64, description="With join: the N of each desktop's N-flow tests "
+                                "(default: the plan's many-flow count).")
     client: str | None = Field(None, pattern=r"^[a-z][a-z0-9-]{0,30}$",
                                description="The host that runs the iperf3 client; default: the system's first client.")
     lagg_address: str | None = Field(None, pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
@@ -78,7 +91,8 @@ class TenGigLaggVerifyOptions(ApiInput):
                                      "members are the NAS's real ports and the counters show which carried the flows).")
     client_address: str | None = Field(None, pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
                                        description="The client's address the tests are bound to; needed with lagg_address.")
-    seconds: int = Field(5, ge=2, le=120, description="Measured seconds per test (4 tests: read/write x 1/N flows).")
+    seconds: int = Field(5, ge=1, le=120, description="Measured seconds per test (4 tests: read/write x 1/N flows; "
+                         "with join, 4 per desktop and 2 with all of them at once).")
     omit: int = Field(2, ge=0, le=10, description="Seconds of TCP ramp-up left out of each test.")
 
 
@@ -88,7 +102,9 @@ class TenGigLaggVerifyArgs(ApiInput):
 
 
 class TenGigLaggVerifyResult(ApiOutput):
-    result: LaggVerification = Field(description="What was measured and what it means.")
+    result: LaggVerification | JoinedLaggVerification = Field(
+        description="What was measured and what it means: between a lab host and the lab's NAS, or (join) each "
+        "joined desktop alone and all at once, with every member's byte counters.")
 
 
 class TenGigLaggAnalyseArgs(ApiInput):

@@ -80,6 +80,13 @@ class TenGigMeshVerifyOptions(TenGigMeshWhere):
     measure_throughput: bool = Field(True, description="Also run the iperf3 matrix (every host to every peer).")
     seconds: int = Field(3, ge=1, le=60, description="iperf3 measured seconds per pair (after a 2 s warm-up).")
     min_percent: float = Field(90.0, gt=0, le=100, description="Share of each cable's goodput ceiling it must reach, %.")
+    omit: int = Field(2, ge=0, le=10, description="Seconds of TCP ramp-up left out of each iperf3 test.")
+    join: int | None = Field(None, ge=1, le=16, description="System 'local' (this machine: the one plan host `hosts` "
+                             "names): peers to wait for, each joining with the token shown in progress.extra.session "
+                             "(tengig client join URL --token T --name HOST, HOST its plan name); each runs iperf3 "
+                             "over its cable to this host, both ways, checked against this host's own iperf3 server "
+                             "and port counters. Two peers' own cable is listed as not measured.")
+    join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
 
 
 class TenGigMeshVerifyArgs(ApiInput):

@@ -9,6 +9,8 @@ from ...bench.context import BenchContext
 from ...errors import ValidationError
 from ...lagg import analyse, plan_lagg, render
 from ...lagg.apply_truenas import apply_lagg_truenas, bonding_here
+from ...bench.join.join_wait import joined_session
+from ...lagg.joined import check_counters_readable, check_join_options, check_members, client_ports, verify_joined
 from ...lagg.measure import choose_endpoints, verify_on
 from ...runner import Runner
 from ...systems.resolve import refuse_iproute2_on_truenas
@@ -102,6 +104,8 @@ class TenGigLaggService(Service):
         cancel = cancel_event(job)
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
+        if options.join is not None or options.system != "lab":
+            return self._verify_joined(job, plan, options, cancel)
         with api_errors(prefix="options"):
             # The lab, the one system whose far end tengig can drive (seams.lagg_system)
             system = self.seams.lagg_system()
@@ -111,6 +115,24 @@ class TenGigLaggService(Service):
                            live=lambda sample: job.set_progress(extra=sample))
         with api_errors(prefix="request"):
             return verify_on(system, plan, ctx, endpoints, seconds=options.seconds, omit=options.omit)
+
+    def _verify_joined(self, job, plan, options: TenGigLaggVerifyOptions, cancel):
+        """On the NAS tengig runs on, with the desktops that join (lagg/joined.py)."""
+        with api_errors(prefix="options"):
+            check_join_options(options)
+            nas, hosts = self.seams.joined_nas(options.system, self.seams.truenas_here())
+            check_counters_readable(self.seams.host_os().name)
+        ctx = BenchContext(hosts, progress=progress_callback(job), cancel=cancel,
+                           live=lambda sample: job.set_progress(extra=sample))
+        with api_errors(prefix="request"):
+            emulated = check_members(ctx, plan, nas)  # before anyone joins
+        with api_errors(prefix="options"), joined_session(ctx, options.join, join_timeout=options.join_timeout) as (
+                session, clients):
+            ports = client_ports(ctx, plan, nas, clients)
+            with api_errors(prefix="request"):
+                return verify_joined(ctx, plan, session, clients, nas, emulated=emulated, ports=ports,
+                                     streams=options.streams or plan.flows, seconds=options.seconds,
+                                     omit=options.omit)
 
     @api_method(TenGigLaggAnalyseArgs, TenGigLaggAnalyseResult, roles=["READONLY_ADMIN"])
     def analyse(self, request: dict[str, Any], measurements: dict[str, Any]):

@@ -6,7 +6,7 @@ from typing import Any
 from ...errors import ValidationError
 from ...mesh import plan_mesh, render_host
 from ...mesh.apply_truenas import apply_truenas
-from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_on
+from ...mesh.orchestrate import apply_mesh, hosts_to_act_on, verify_joined_on, verify_on
 from ...mesh.request import MeshRequest
 from ...mesh.systems import MeshSystem
 from ...systems.resolve import refuse_iproute2_on_truenas
@@ -100,11 +100,21 @@ class TenGigMeshService(Service):
         """Ping, DF ping at MTU - 28, names, and the n x (n-1) iperf3 matrix against each cable's ceiling."""
         options = typed(TenGigMeshVerifyOptions, options, "options")
         cancel = cancel_event(job)
+        if options.join is not None and options.system != "local":
+            with api_errors(prefix="options"):
+                raise ValidationError.one("system", "peers join the machine tengig runs on: use system 'local' with "
+                                          "hosts naming the plan host it is")
         req, system, hosts = self._prepare(request, options)
+        if options.join is not None:
+            with api_errors(prefix="options"):
+                return verify_joined_on(system, req, hosts, join=options.join, join_timeout=options.join_timeout,
+                                        seconds=options.seconds, omit=options.omit, min_percent=options.min_percent,
+                                        progress=progress_callback(job), cancel=cancel,
+                                        live=lambda sample: job.set_progress(extra=sample))
         with api_errors(prefix="request"):
             return verify_on(system, req, hosts, cancel=cancel,
                              measure_throughput=options.measure_throughput, seconds=options.seconds,
-                             min_percent=options.min_percent,
+                             min_percent=options.min_percent, omit=options.omit,
                              progress=progress_callback(job))
 
     def _prepare(self, request: dict[str, Any], options: TenGigMeshWhere) -> tuple[MeshRequest, MeshSystem, list[str]]:

@@ -7,8 +7,11 @@ that output itself and refuses a number its own port did not carry, or that its 
 clock disagree with (bench/join/nas_witness.py)."""
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Literal
 
 from ...backends.scratch import ScratchStorage
@@ -18,7 +21,7 @@ from ...units import MiB, format_size
 from ..phases.arc import ArcDelta, delta
 from ..context import BenchContext
 from ..parse.copy_parse import exit_ok, parse_copy
-from ..parse.iperf3_parse import parse_iperf3_json
+from ..parse.iperf3_parse import Iperf3Result, parse_iperf3_json
 from ..phases.nas_port import NasPort, counters
 from ..phases.nas_share import NasShare
 from .nas_witness import check_copy_on_nas_clock, check_copy_on_port_timeline, check_iperf3_served
@@ -34,6 +37,7 @@ from ..phases.smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_co
 from ...backends.host_os import HostOs
 from ..stats import Threshold, settled, summarize
 
+Around = Callable[[str, int], AbstractContextManager]  # (direction, streams) -> a context around one test
 LINE_FULL_PERCENT = 97.0  # one stream at this share of the line's goodput has filled it
 SMB_MIN_WIRE_RATIO = 0.98  # SMB adds headers: the NAS's port carries at least the file's bytes
 
@@ -67,12 +71,14 @@ def _asked(ctx: BenchContext, session: BenchSession, client: JoinedClient, kind:
 
 def measure_joined_link(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
                         *, streams: int, seconds: int, omit: int, tcp_port: int = BASE_PORT,
-                        skip_when_line_full: bool = False) -> tuple[list[NetMeasurement], list[str]]:
+                        skip_when_line_full: bool = False, around: Around | None = None,
+                        ) -> tuple[list[NetMeasurement], list[str]]:
     """1 stream and N streams, read (the NAS sends) and write, iperf3 on the client against a server on
     the NAS bound to the link; every test's bytes checked on the NAS's port. ``skip_when_line_full``: leave
     out the N-stream test of a direction where one stream already reached LINE_FULL_PERCENT of the line's
     goodput (more streams cannot carry more, and the verdict's one-stream advice cannot fire). Returns the
-    measurements and, for each test left out, why."""
+    measurements and, for each test left out, why. ``around(direction, streams)``: a context entered
+    around each test's own counters (a LAGG's verify reads its members' there too)."""
     link = link_of(client, nas, port)
     plan = [(d, s) for s in sorted({1, streams}) for d in ("read", "write")]
     out: list[NetMeasurement] = []
@@ -89,12 +95,13 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
         started, answered = time.time(), False
         try:
             wait_listening(ctx, nas, tcp_port, server, program="iperf3 server")
-            before = counters(ctx, nas, port)
-            sub = _ask(ctx, session, client, "iperf3",
-                       {"server": link.server_address, "port": tcp_port, "streams": n, "seconds": seconds,
-                        "omit": omit, "reverse": direction == "read"},
-                       timeout=seconds + omit + 60, tool="iperf3")
-            after = counters(ctx, nas, port)
+            with around(direction, n) if around else contextlib.nullcontext():
+                before = counters(ctx, nas, port)
+                sub = _ask(ctx, session, client, "iperf3",
+                           {"server": link.server_address, "port": tcp_port, "streams": n, "seconds": seconds,
+                            "omit": omit, "reverse": direction == "read"},
+                           timeout=seconds + omit + 60, tool="iperf3")
+                after = counters(ctx, nas, port)
             answered = True
         finally:
             served = server_report(server, wait=answered)  # after its one test it ends by itself
@@ -106,8 +113,9 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
     return out, skipped
 
 
-def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direction: str, streams: int,
-                seconds: int, sub: Submission, before, after, served: str) -> NetMeasurement:
+def parsed_iperf3(client: JoinedClient, direction: str, streams: int, sub: Submission) -> Iperf3Result:
+    """A desktop's iperf3 answer, parsed on the NAS and checked: it ran, and it ran the test asked for
+    (what the NAS's own port and server saw of it is checked next: _net_result, lagg/joined.py)."""
     try:
         result = parse_iperf3_json(sub.stdout)
     except ToolOutputError as exc:
@@ -117,6 +125,12 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
     if result.streams != streams or result.reverse != (direction == "read"):
         raise ToolOutputError(f"{client.name} ran iperf3 with {result.streams} stream(s), reverse={result.reverse}; "
                               f"the NAS asked for {streams}, reverse={direction == 'read'}")
+    return result
+
+
+def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direction: str, streams: int,
+                seconds: int, sub: Submission, before, after, served: str) -> NetMeasurement:
+    result = parsed_iperf3(client, direction, streams, sub)
     seen = (after.tx_bytes - before.tx_bytes) if direction == "read" else (after.rx_bytes - before.rx_bytes)
     if result.receiver_bytes > seen:
         raise ToolOutputError(

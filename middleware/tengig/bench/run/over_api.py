@@ -18,8 +18,10 @@ RUN_TIMEOUT = 24 * 3600
 
 def run_over_api(api: Client, request: dict[str, Any], *, on_session: Callable[[dict[str, Any]], None] | None = None,
                  progress: Progress | None = None, cancel: threading.Event | None = None,
-                 live: Live | None = None) -> dict[str, Any]:
-    """tengig.bench.run with ``request`` on ``api``. ``on_session(session)``: once, when the run shows its
+                 live: Live | None = None, method: str = "tengig.bench.run", options: dict[str, Any] | None = None,
+                 field_prefix: str = "request.") -> dict[str, Any]:
+    """``method`` (tengig.bench.run; a verify that desktops join: tengig.lagg.verify, tengig.mesh.verify,
+    with its ``options``) with ``request`` on ``api``; field paths lose ``field_prefix``. ``on_session(session)``: once, when the run shows its
     join session ({id, token, expected, ...}). ``cancel``: set, the run is aborted there (it cleans up
     itself). Returns the job's result; raises what it failed with (Aborted, ValidationError with the
     request's field names, or TengigError with the host's reason)."""
@@ -51,8 +53,9 @@ def run_over_api(api: Client, request: dict[str, Any], *, on_session: Callable[[
     if cancel is not None:
         threading.Thread(target=abort_on_cancel, name="tengig-run-abort", daemon=True).start()
     try:
-        return api.call("tengig.bench.run", request, job=True, callback=on_event, timeout=RUN_TIMEOUT)
+        params = (request,) if options is None else (request, options)
+        return api.call(method, *params, job=True, callback=on_event, timeout=RUN_TIMEOUT)
     except ClientError as exc:
-        raise exc.as_local("request.") from exc
+        raise exc.as_local(field_prefix) from exc
     finally:
         finished.set()

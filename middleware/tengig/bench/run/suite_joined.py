@@ -5,7 +5,6 @@ client's link and SMB through the session, and judges each client.
 Every program here runs on the NAS (``system.nas``); the clients run theirs themselves."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ...verdict.advice import DIRECTIONS
@@ -13,22 +12,14 @@ from ...verdict.ceilings import tcp_goodput_bps
 from ...verdict.models import Target
 from ...verdict.thresholds import smb_thresholds
 from ..context import BenchContext
+from ..join.join_wait import announce
 from ..join.joined import link_of, measure_joined_link, measure_joined_smb
 from ..join.joined_disk import measure_joined_disk
 from ..join.joined_concurrent import measure_joined_concurrent_smb
 from ..phases.nas_port import address_towards, carrier_downs, find_port, proxied
-from ..join.session import SESSIONS, BenchSession, JoinedClient
+from ..join.session import SESSIONS, JoinedClient
 from .suite import NET_OMIT, NET_SECONDS, ClientReport, judged_report, known_ceilings, plan_steps, pool_step
 
-
-def _announce(ctx: BenchContext, session: BenchSession, token: str) -> Callable[[list[JoinedClient]], None]:
-    def show(clients: list[JoinedClient]) -> None:
-        ctx.sample(phase="waiting for clients", session={
-            "id": session.id, "token": token, "expected": session.expected,
-            "joined": [c.describe() for c in clients]})
-        ctx.report(0, f"waiting for {session.expected - len(clients)} of {session.expected} client(s) to join "
-                   f"(tengig client join URL --token {token})")
-    return show
 
 
 def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
@@ -36,7 +27,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
     ended = "failed"
     try:
         share = system.share(ctx, req.share) if req.kind in ("smb", "all") else None
-        clients = session.wait_joined(ctx.cancel, on_change=_announce(ctx, session, token))
+        clients = session.wait_joined(ctx.cancel, on_change=announce(ctx, session, token))
         steps = plan_steps(req.kind, clients, concurrent=req.kind in ("smb", "all") and len(clients) > 1)
         concurrent = None
         reports: dict[str, ClientReport] = {}
