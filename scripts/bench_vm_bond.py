@@ -1,7 +1,8 @@
 """make bench: LAGG apply and verify on a real bond, in the VM lab (docs/vm-lab.md): two VMs on Debian's
 kernel joined by two cables shaped to 100 Mb/s. tengig's `lagg apply` makes the bond in the nas VM, its
 verify measures it from desk (iperf3 read/write x 1/4 flows, 10 s each) against the plan, for
-- LACP, layer3+4 (switchless peer bonding the same way): one flow one member, four flows about the sum;
+- LACP, layer3+4 (switchless peer bonding the same way): one flow one member, four flows about the sum
+  (or all on one member, 1 time in 8: each flow's source port is random, and verify says so);
 - ROUNDROBIN on an unmanaged switch (seed 002; desk's end sends everything for nas's MAC through one
   cable, as a switch does): reads (nas sends) the sum, writes one member;
 - FAILOVER: one flow for 20 s while the active member's cable is pulled after about 2 s.
