@@ -33,6 +33,7 @@ bench: setup
 	@.venv/bin/python scripts/bench_api_ping.py
 	@.venv/bin/python scripts/bench_planner.py
 	@.venv/bin/python scripts/bench_arc.py
+	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/bench_vm_bond.py
 
 parser-fixtures: setup
 	@PYTHONPATH=middleware .venv/bin/python scripts/record_parser_fixtures.py

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One idempotent setup step for a Debian 12 machine, as root: Debian packages, the Python virtualenv
-# (.venv, pinned by requirements.lock), and the UI (npm ci from package-lock.json, then a build).
+# (.venv, pinned by requirements.lock), the UI (npm ci from package-lock.json, then a build) and the VM
+# lab's boot files (scripts/build_vm_image.sh).
 # Each part is skipped when it is already up to date, so a re-run takes about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ APT_PACKAGES=(
   python3 python3-venv                               # the virtualenv (if no other Python 3.11 is present)
   chromium fonts-dejavu-core                          # browser tests of the panel
   shellcheck                                          # lints every shell script (tests/test_shellcheck.py)
+  qemu-system-x86 mmdebstrap cpio                     # the VM lab with a bonding driver (docs/vm-lab.md)
 )
 
 say() { printf '[setup] %s\n' "$*"; }
@@ -72,4 +74,7 @@ if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/vite.conf
   say "ui: build"
   (cd ui && npm run -s build >/dev/null)
 fi
+# The VM lab's boot files (Debian's kernel and an initramfs root), cached outside the checkout: built once
+# (about 2-3 minutes, from Debian's mirror), found in a second afterwards.
+say "vm lab: $(bash scripts/build_vm_image.sh)"
 say "ready ($ROOT)"

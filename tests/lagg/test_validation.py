@@ -125,6 +125,16 @@ def test_mtu_ranges():
     assert field == "options.mtu"
 
 
+def test_scale_refuses_an_mtu_below_ipv6s_1280_before_sending_it():
+    # Committed on SCALE, an MTU of 1000 broke TrueNAS's own interface listing, then its commit and
+    # rollback (docs/truenas-api.md §3): refused in the plan, before any call reaches the NAS.
+    assert _one(edit(seed001("truenas-scale"), mtu=1000)) == (
+        "options.mtu", "TrueNAS SCALE takes an MTU of 1280..9216, not 1000: below 1280 the kernel drops the "
+        "port's IPv6 and TrueNAS's interface listing fails, and with it its commit and rollback")
+    assert plan_lagg(edit(seed001("truenas-scale"), mtu=1280)).mtu == 1280
+    assert plan_lagg(edit(seed001("linux"), mtu=1000)).mtu == 1000  # a plain Linux machine takes it
+
+
 def test_address_checks():
     assert _one(edit(seed001("linux"), address="192.168.1.77/24")) == (
         "options.address", "The network 192.168.1.0/24 is already in use by another interface. (eno1 has 192.168.1.10/24)")

@@ -161,7 +161,7 @@ def install_network_standins(middleware) -> None:
         return type(f"StandIn{namespace.title().replace('.', '')}Service", (Service,),
                     {"Config": config, **{name: private(fn) for name, fn in methods.items()}})
 
-    nothing, no_list, false = constant(None), constant([]), constant(False)
+    nothing, no_list, false, true = constant(None), constant([]), constant(False), constant(True)
 
     class _Done:  # what service.control answers: a job that is already over
         async def wait(self, raise_error=False):
@@ -195,7 +195,8 @@ def install_network_standins(middleware) -> None:
         service("kerberos", check_ticket=nothing),
         service("kerberos.keytab", has_nfs_principal=false),
         service("etc", generate=nothing),
-        service("service", started=false, control=control),
+        # 25.10 and later: service.control(VERB, name), a job; 25.04: service.VERB(name), True when done.
+        service("service", started=false, control=control, start=true, stop=true, restart=true, reload=true),
         service("zettarepl", update_tasks=nothing),
         service("tunable", set_sysctl=set_sysctl),
     ]

@@ -33,8 +33,11 @@ LAGG_THROUGH_TRUENAS = ("system: truenas, with the tengig plugin in its middlewa
 
 
 def _request(request_file, platform, topology, goal, clients, members, clear_member_config=False,
-             nics=None) -> LaggRequest:
+             nics=None, address=None, protocol=None) -> LaggRequest:
     if request_file:
+        for flag, given in (("--address", address), ("--protocol", protocol), ("--member", members)):
+            if given:
+                raise ValidationError.one(flag, f"{flag} is taken from the request file (--request): set it there")
         doc = read_request_file(request_file)
     else:
         nics = linux_nics() if nics is None else nics
@@ -44,6 +47,10 @@ def _request(request_file, platform, topology, goal, clients, members, clear_mem
             doc["options"]["members"] = list(members)
         if clear_member_config:
             doc["options"]["clear_member_config"] = True
+        if address:
+            doc["options"]["address"] = address
+        if protocol:
+            doc["options"]["protocol"] = protocol
     return parse_request(doc)
 
 
@@ -60,6 +67,9 @@ def _source(f):
         click.option("--member", "members", multiple=True, metavar="PORT", help="Pin a member port (repeat)."),
         click.option("--clear-member-config", is_flag=True,
                      help="Members that have their own addresses get them removed (else they are refused as in use)."),
+        click.option("--address", metavar="ADDRESS/PREFIX", help="IPv4 address of the LAGG, e.g. 10.20.0.5/24."),
+        click.option("--protocol", type=click.Choice(["LACP", "FAILOVER", "LOADBALANCE", "ROUNDROBIN"]),
+                     help="Force a protocol (TrueNAS names); default: chosen from topology and goal."),
     ]):
         f = opt(f)
     return f
@@ -73,9 +83,9 @@ def lagg_group() -> None:
 @lagg_group.command("plan")
 @_source
 @click.option("--json", "as_json", is_flag=True)
-def plan_command(request_file, platform, topology, goal, clients, members, clear_member_config, as_json):
+def plan_command(as_json, **source):
     """Protocol, members, hash policy and what to expect per direction, with alternatives."""
-    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
+    plan = plan_lagg(_request(**source))
     if as_json:
         click.echo(plan.model_dump_json(indent=1))
         return
@@ -92,9 +102,9 @@ def plan_command(request_file, platform, topology, goal, clients, members, clear
 
 @lagg_group.command("validate")
 @_source
-def validate_command(request_file, platform, topology, goal, clients, members, clear_member_config):
+def validate_command(**source):
     """Check the request as TrueNAS would, and print what apply would run."""
-    rendered = render(plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config)))
+    rendered = render(plan_lagg(_request(**source)))
     for call in rendered.api_calls:
         click.echo(f"midclt call {call.method} " + " ".join(f"'{json.dumps(p)}'" for p in call.params))
     for argv in rendered.commands:
@@ -106,14 +116,15 @@ def validate_command(request_file, platform, topology, goal, clients, members, c
 
 @lagg_group.command("apply")
 @_source
-def apply_command(request_file, platform, topology, goal, clients, members, clear_member_config):
+@click.option("--json", "as_json", is_flag=True, help="Print the applied plan as JSON (what to verify it against).")
+def apply_command(as_json, **source):
     """Create the bond on this Linux machine (refused where the kernel has no bonding driver, and on a TrueNAS)."""
     refuse_iproute2_on_truenas(truenas_here(), field="apply", instead=LAGG_THROUGH_TRUENAS)
-    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
+    plan = plan_lagg(_request(**source))
     if plan.platform != "linux":
         raise ValidationError.one("--platform", "apply on this machine takes a Linux plan")
     ran = apply_bond(render(plan), Runner(), support=bonding_support())
-    click.echo(f"{plan.name} created ({len(ran)} commands)")
+    click.echo(plan.model_dump_json(indent=1) if as_json else f"{plan.name} created ({len(ran)} commands)")
 
 
 @lagg_group.command("verify")
@@ -133,8 +144,7 @@ def apply_command(request_file, platform, topology, goal, clients, members, clea
 @click.option("--streams", type=click.IntRange(1, 64), default=None,
               help="With --join: the N of each desktop's N-flow tests (default: the plan's).")
 @click.option("--json", "as_json", is_flag=True)
-def verify_command(request_file, platform, topology, goal, clients, members, clear_member_config, measurements_file,
-                   client, seconds, join, port, join_timeout, streams, as_json):
+def verify_command(measurements_file, client, seconds, join, port, join_timeout, streams, as_json, **source):
     """Measure the LAGG (iperf3 1 and N flows, both ways; member byte counters) against the plan: on the lab,
     or with --join on this NAS with the desktops that join.
 
@@ -144,8 +154,8 @@ def verify_command(request_file, platform, topology, goal, clients, members, cle
         if client or measurements_file:
             raise ValidationError.one("--client" if client else "--measurements", "with --join the desktops that "
                                       "join are the far end and measure now; leave it out")
-        request = _request(request_file, platform, topology, goal, clients, members,
-                           clear_member_config or not request_file)
+        request = _request(**{**source, "clear_member_config": source["clear_member_config"]
+                              or not source["request_file"]})
         plan = plan_lagg(request)
         result = _verify_joined(request, join, join_timeout, streams, seconds, port)
         if as_json:
@@ -158,15 +168,15 @@ def verify_command(request_file, platform, topology, goal, clients, members, cle
         click.echo(result.summary)
         return
     if measurements_file:
-        plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members, clear_member_config))
+        plan = plan_lagg(_request(**source))
         verdict = analyse(plan, read_request_file(measurements_file))
         click.echo(verdict.model_dump_json(indent=1) if as_json else verdict.summary)
         return
     system = lagg_system()
-    nics = None if request_file else lab_nics(system.lab, system.nas)
+    nics = None if source["request_file"] else lab_nics(system.lab, system.nas)
     # The lab's ports carry the lab's own addresses; verify changes nothing, so plan as if cleared.
-    plan = plan_lagg(_request(request_file, platform, topology, goal, clients, members,
-                              clear_member_config or not request_file, nics=nics))
+    plan = plan_lagg(_request(**{**source, "clear_member_config": source["clear_member_config"]
+                                 or not source["request_file"]}, nics=nics))
     endpoints = choose_endpoints(system, plan, client=client)
 
     def work(bar, cancel):

@@ -21,7 +21,10 @@ from . import members as member_rules
 from .protocols import NAME_PREFIX, NATIVE, PLATFORM_TITLE
 from .request import LaggRequest
 
-MTU_RANGE = {"truenas-core": (1492, 9216), "freebsd": (1492, 9216), "truenas-scale": (576, 9216), "linux": (576, 9216)}
+MTU_RANGE = {"truenas-core": (1492, 9216), "freebsd": (1492, 9216), "truenas-scale": (1280, 9216), "linux": (576, 9216)}
+# Why a bound is what it is, where TrueNAS's own words do not say it (docs/truenas-api.md §3).
+MTU_WHY = {"truenas-scale": ": below 1280 the kernel drops the port's IPv6 and TrueNAS's interface listing fails, "
+                            "and with it its commit and rollback"}
 
 
 def parse_request(request: LaggRequest | Mapping[str, Any]) -> LaggRequest:
@@ -47,8 +50,9 @@ def check_request(request: LaggRequest) -> member_rules.Selection:
         errors.append(("options.member_count", "give options.members or options.member_count, not both"))
     low, high = MTU_RANGE[request.platform]
     if not low <= request.options.mtu <= high:
+        why = MTU_WHY.get(request.platform, "") if request.options.mtu < low else ""
         errors.append(("options.mtu", f"{PLATFORM_TITLE[request.platform]} takes an MTU of {low}..{high}, "
-                                      f"not {request.options.mtu}"))
+                                      f"not {request.options.mtu}{why}"))
     if selection is None and request.options.members is not None and not member_errors:
         selection = member_rules.select(request)
     errors += _check_address(request, [m.name for m in selection.members] if selection else [])
