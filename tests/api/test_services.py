@@ -48,6 +48,27 @@ def test_results_errors(call):
     assert [e[0] for e in no_results.value] == ["b"]
 
 
+def test_results_export_md_is_one_runs_report(call):
+    text = call("tengig.results.export", "md", [1])
+    assert text.startswith("# tengig bench smb") and "| smb.read_bytes_per_s | 1e+08 | B/s |" in text
+    for ids, got in ((None, "none"), ([], "none"), ([1, 2], "2 (1, 2)")):
+        with pytest.raises(ValidationErrors) as wrong:
+            call("tengig.results.export", "md", ids)
+        assert [(e[0], e[1]) for e in wrong.value] == [
+            ("ids", f"format md is one run's report: give exactly one run id, got {got}")]
+    with pytest.raises(CallError) as missing:
+        call("tengig.results.export", "md", [99])
+    assert missing.value.errno == errno.ENOENT
+
+
+def test_results_delete_removes_the_run(call):
+    assert call("tengig.results.delete", 2) is True
+    assert [r["id"] for r in call("tengig.results.query")] == [3, 1]
+    with pytest.raises(CallError) as again:
+        call("tengig.results.delete", 2)
+    assert again.value.errno == errno.ENOENT
+
+
 def test_targets_create_query_delete(call):
     created = call("tengig.targets.create", {"name": "my-raid10", "title": "Old RAID 10",
                                              "read_bytes_per_s": 400e6, "source": "measured in 2019"})

@@ -96,7 +96,8 @@ def test_real_plan_declares_every_public_method():
         "tengig.bench.smb", "tengig.bench.systems",
         "tengig.lagg.analyse", "tengig.lagg.apply", "tengig.lagg.checkin", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
         "tengig.mesh.apply", "tengig.mesh.checkin", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
-        "tengig.results.compare", "tengig.results.export", "tengig.results.get", "tengig.results.query",
+        "tengig.results.compare", "tengig.results.delete", "tengig.results.export", "tengig.results.get",
+        "tengig.results.query",
         "tengig.targets.create", "tengig.targets.delete", "tengig.targets.query",
     ]
 

@@ -179,6 +179,11 @@ def test_delete_cascades_to_raw_outputs(store, db):
             conn.close()
 
     assert raw_rows(gone) == 3
+    with pytest.raises(TengigError) as running:  # its process still writes to it
+        store.delete(gone)
+    assert running.value.errno == errno.EBUSY and "still running" in running.value.message
+    assert raw_rows(gone) == 3
+    store.finish_run(gone, "failed", error="fio was killed")
     store.delete(gone)
     assert raw_rows(gone) == 0
     assert raw_rows(keep) == 1

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from ..errors import TengigError, ValidationError
 from . import run_locks
 from .export import compare_runs, runs_to_csv, runs_to_json
+from .markdown import run_to_markdown
 from .models import FINAL_STATUSES, RUN_KINDS, RUN_STATUSES, Environment, RawOutput, RunRecord
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -188,9 +189,12 @@ class ResultStore:
             return self._records(conn, rows, include_raw)
 
     def delete(self, run_id: int) -> None:
-        """Remove a run and (by cascade) its raw outputs."""
+        """Remove a run and (by cascade) its raw outputs. A run still running is refused (EBUSY): its
+        process is writing to it."""
         with self._connect(write=True) as conn:
-            self._require_run(conn, run_id)
+            if self._require_run(conn, run_id) == "running" and not run_locks.orphaned(self.path, run_id):
+                raise TengigError(f"run {run_id} is still running; stop it first (or wait for it to finish)",
+                                  errno=errno.EBUSY)
             conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
     # -- comparing and exporting ----------------------------------------------------------------
@@ -209,6 +213,10 @@ class ResultStore:
     def export_csv(self, run_ids: Sequence[int] | None = None) -> str:
         """One row per (run, metric path, value); a run without results is one 'error' row."""
         return runs_to_csv(self._export_runs(run_ids))
+
+    def export_markdown(self, run_id: int) -> str:
+        """One run as a Markdown report (markdown.run_to_markdown): to paste where people help."""
+        return run_to_markdown(self.get(run_id))
 
     # -- user targets ---------------------------------------------------------------------------
 

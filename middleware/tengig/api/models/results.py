@@ -108,6 +108,18 @@ class TenGigResultsValuePair(ApiOutput):
     b: Any = Field(description="Value in run b (null: absent).")
 
 
+class TenGigResultsCeilingChange(ApiOutput):
+    scope: str = Field(description="Whose verdict: 'aggregate' (all clients at once) or a client's name.")
+    direction: Literal["read", "write"] = Field(description="read or write.")
+    component: Literal["pool", "link", "network", "smb"] = Field(description="The chain's component.")
+    a: float | None = Field(description="Its ceiling in run a, bytes/s (the one the verdict used); null: absent.")
+    b: float | None = Field(description="Its ceiling in run b, bytes/s; null: absent.")
+    delta_percent: float | None = Field(description="(b - a) / a x 100; null when either is absent or a is 0.")
+    moved: bool = Field(description="Changed by at least 5%, or present in one run only.")
+    bottleneck_a: bool = Field(description="The bottleneck of that direction in run a.")
+    bottleneck_b: bool = Field(description="The bottleneck of that direction in run b.")
+
+
 class TenGigResultsComparison(ApiOutput):
     a: TenGigResultsRunSummary = Field(description="Run a.")
     b: TenGigResultsRunSummary = Field(description="Run b.")
@@ -115,6 +127,10 @@ class TenGigResultsComparison(ApiOutput):
     only_in_a: list[str] = Field(description="Metric paths only run a has.")
     only_in_b: list[str] = Field(description="Metric paths only run b has.")
     environment: dict[str, TenGigResultsValuePair] = Field(description="Environment values that differ.")
+    ceilings: list[TenGigResultsCeilingChange] = Field(
+        description="Every ceiling of every verdict's chain (aggregate, each client) in both runs, with the change.")
+    moved: list[str] = Field(description="Which ceilings moved (and bottlenecks that changed), one line each: "
+                             "'aggregate read: link 129.5 -> 235.4 MB/s (+81.8%), the bottleneck in both'.")
 
 
 class TenGigResultsCompareResult(ApiOutput):
@@ -122,10 +138,21 @@ class TenGigResultsCompareResult(ApiOutput):
 
 
 class TenGigResultsExportArgs(ApiInput):
-    format: Literal["json", "csv"] = Field("json", description="json: one document with raw outputs; "
-                                           "csv: one row per (run, metric).")
-    ids: list[RowId] | None = Field(None, description="These runs, in this order; null: every run, newest first.")
+    format: Literal["json", "csv", "md"] = Field(
+        "json", description="json: one document with raw outputs; csv: one row per (run, metric); md: one run as a "
+        "Markdown report (verdict, chain tables, per-client and aggregate figures, environment, tool versions). "
+        "Secrets (passwords, tokens, keys) are redacted in every format.")
+    ids: list[RowId] | None = Field(None, description="These runs, in this order; null: every run, newest first. "
+                                    "Format md: exactly one run id.")
 
 
 class TenGigResultsExportResult(ApiOutput):
     result: str = Field(description="The export document as text.")
+
+
+class TenGigResultsDeleteArgs(ApiInput):
+    id: RowId = Field(description="Run id.")
+
+
+class TenGigResultsDeleteResult(ApiOutput):
+    result: Literal[True] = Field(description="True: the run and its raw tool outputs are gone.")

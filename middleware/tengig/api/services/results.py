@@ -6,9 +6,10 @@ from typing import Any
 
 from ...results import ResultStore
 from ..decorators import api_method
-from ..exceptions import api_errors
+from ..exceptions import ValidationErrors, api_errors
 from ..models.results import (
-    TenGigResultsCompareArgs, TenGigResultsCompareResult, TenGigResultsExportArgs, TenGigResultsExportResult,
+    TenGigResultsCompareArgs, TenGigResultsCompareResult, TenGigResultsDeleteArgs, TenGigResultsDeleteResult,
+    TenGigResultsExportArgs, TenGigResultsExportResult,
     TenGigResultsGetArgs, TenGigResultsGetResult, TenGigResultsQueryArgs, TenGigResultsQueryResult,
 )
 from ..service import Service
@@ -46,9 +47,23 @@ class TenGigResultsService(Service):
 
     @api_method(TenGigResultsExportArgs, TenGigResultsExportResult, roles=["READONLY_ADMIN"])
     def export(self, format: str, ids: list[int] | None) -> str:
-        """Runs as one JSON document (with raw outputs) or as CSV (one row per run and metric)."""
+        """Runs as one JSON document (with raw outputs), as CSV (one row per run and metric), or one run as a
+        Markdown report; secrets redacted."""
+        if format == "md":
+            if not ids or len(ids) != 1:
+                got = "none" if not ids else f"{len(ids)} ({', '.join(map(str, ids))})"
+                raise ValidationErrors.one("ids", f"format md is one run's report: give exactly one run id, got {got}")
+            with api_errors():
+                return self._store.export_markdown(ids[0])
         with api_errors():
             return self._store.export_json(ids) if format == "json" else self._store.export_csv(ids)
+
+    @api_method(TenGigResultsDeleteArgs, TenGigResultsDeleteResult, roles=["FULL_ADMIN"])
+    def delete(self, id: int) -> bool:
+        """Remove a run and its raw tool outputs (ENOENT if there is none, EBUSY while it runs)."""
+        with api_errors():
+            self._store.delete(id)
+        return True
 
 
 SERVICE = TenGigResultsService
