@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import run from '../../fixtures/run-lab-desk-1g.json'
 import joinedReport from '../../fixtures/run-joined-desk-lab.json'
 import type { BenchReport, Comparison, RunEntry } from '../../api/types'
-import { headlineVerdict, historyChartData, metricRows, runRow, verdictLine } from './history'
+import { ceilingRows, headlineVerdict, historyChartData, metricRows, movedLines, runRow, verdictLine } from './history'
 
 const ok = run as unknown as RunEntry
 const failed: RunEntry = {
@@ -97,7 +97,7 @@ describe('metricRows', () => {
       'clients.0.network.0.goodput_bps': { a: 928060664.6, b: 900000000, delta: -28060664.6, delta_percent: -3.02, unit: 'bit/s' },
       'clients.0.network.0.retransmits': { a: 0, b: 4, delta: 4, delta_percent: null, unit: '' },
     },
-    only_in_a: [], only_in_b: [], environment: {},
+    only_in_a: [], only_in_b: [], environment: {}, ceilings: [], moved: [],
   }
 
   it('keeps the headline metrics, formatted in their units with signed deltas', () => {
@@ -111,5 +111,36 @@ describe('metricRows', () => {
     const rows = metricRows(cmp, false)
     expect(rows).toHaveLength(3)
     expect(rows.find((r) => r.path.endsWith('retransmits'))).toMatchObject({ a: '0', b: '4', delta: '+4', percent: 'n/a (a is 0)' })
+  })
+})
+
+// "Before and after the new NIC": a second 1 Gb/s port doubled the aggregate's link ceiling, the pool stayed.
+describe('which ceiling moved', () => {
+  const MB = 1e6
+  const cmp: Comparison = {
+    a: { id: 1, kind: 'all', status: 'success', started: 0 },
+    b: { id: 2, kind: 'all', status: 'success', started: 1 },
+    metrics: {}, only_in_a: [], only_in_b: [], environment: {},
+    ceilings: [
+      { scope: 'aggregate', direction: 'read', component: 'pool', a: 400 * MB, b: 400 * MB, delta_percent: 0, moved: false, bottleneck_a: false, bottleneck_b: false },
+      { scope: 'aggregate', direction: 'read', component: 'link', a: 117.7 * MB, b: 235.4 * MB, delta_percent: 100, moved: true, bottleneck_a: true, bottleneck_b: false },
+      { scope: 'aggregate', direction: 'read', component: 'smb', a: 110 * MB, b: 220 * MB, delta_percent: 100, moved: true, bottleneck_a: false, bottleneck_b: true },
+      { scope: 'desk', direction: 'read', component: 'network', a: null, b: 117 * MB, delta_percent: null, moved: true, bottleneck_a: false, bottleneck_b: false },
+    ],
+    moved: ['aggregate read: link 117.7 -> 235.4 MB/s (+100.0%), the bottleneck in a only'],
+  }
+
+  it('lists the ceilings that moved or bounded a run, with both figures, the change and where the bottleneck was', () => {
+    expect(ceilingRows(cmp, true)).toEqual([
+      { where: 'aggregate read', component: 'Link', a: '117.7 MB/s', b: '235.4 MB/s', percent: '+100.0%', bottleneck: 'run a only', moved: true, direction: 'up' },
+      { where: 'aggregate read', component: 'SMB', a: '110.0 MB/s', b: '220.0 MB/s', percent: '+100.0%', bottleneck: 'run b only', moved: true, direction: 'up' },
+      { where: 'desk read', component: 'Network', a: 'absent', b: '117.0 MB/s', percent: 'n/a', bottleneck: '', moved: true, direction: 'same' },
+    ])
+    expect(ceilingRows(cmp, false).map((r) => r.component)).toEqual(['Pool', 'Link', 'SMB', 'Network'])
+  })
+
+  it('says the server\'s lines, or that nothing moved', () => {
+    expect(movedLines(cmp)).toEqual(['aggregate read: link 117.7 -> 235.4 MB/s (+100.0%), the bottleneck in a only'])
+    expect(movedLines({ ...cmp, moved: [] })).toEqual(['No ceiling moved by 5% or more, and every bottleneck stayed where it was.'])
   })
 })

@@ -1,5 +1,5 @@
 /** The run history as table rows, a chart over time, and a comparison of two runs. Pure. */
-import type { Comparison, MetricDelta, RunEntry, Verdict } from '../../api/types'
+import type { CeilingChange, Comparison, MetricDelta, RunEntry, Verdict } from '../../api/types'
 import { formatGbps, formatMBps, formatPercent, formatWhen } from '../../lib/format'
 import { COMPONENT_NAMES, clientsAtOnceText, multiClientNames, reportOf } from '../verdict/verdictView'
 
@@ -120,4 +120,46 @@ export function metricRows(cmp: Comparison, headlineOnly: boolean): MetricRow[] 
       percent: m.delta_percent === null ? 'n/a (a is 0)' : formatPercent(m.delta_percent, { signed: true }),
       direction: m.delta > 0 ? 'up' : m.delta < 0 ? 'down' : 'same',
     }))
+}
+
+// --- which ceiling moved between two runs (tengig.results.compare's ceilings) ---
+
+export interface CeilingRow {
+  /** "aggregate read", "desk write" */
+  where: string
+  component: string
+  a: string
+  b: string
+  percent: string
+  /** Where the bottleneck was: "both", "run a only", "run b only", or ''. */
+  bottleneck: string
+  moved: boolean
+  direction: 'up' | 'down' | 'same'
+}
+
+const rate = (v: number | null) => (v === null ? 'absent' : formatMBps(v))
+
+/**
+ * Every ceiling of every verdict's chain in both runs, or (``movedOnly``) just those that moved or were a
+ * bottleneck in either run: what a "before and after" comparison asks first.
+ */
+export function ceilingRows(cmp: Comparison, movedOnly: boolean): CeilingRow[] {
+  return (cmp.ceilings ?? [])
+    .filter((c) => !movedOnly || c.moved || c.bottleneck_a || c.bottleneck_b)
+    .map((c: CeilingChange) => ({
+      where: `${c.scope} ${c.direction}`,
+      component: COMPONENT_NAMES[c.component],
+      a: rate(c.a),
+      b: rate(c.b),
+      percent: c.delta_percent === null ? 'n/a' : formatPercent(c.delta_percent, { signed: true }),
+      bottleneck: c.bottleneck_a && c.bottleneck_b ? 'both' : c.bottleneck_a ? 'run a only' : c.bottleneck_b ? 'run b only' : '',
+      moved: c.moved,
+      direction: c.delta_percent === null || !c.moved ? 'same' : c.delta_percent > 0 ? 'up' : 'down',
+    }))
+}
+
+/** The server's one line per ceiling that moved (or bottleneck that changed), or that none did. */
+export function movedLines(cmp: Comparison): string[] {
+  if (cmp.moved === undefined) return []
+  return cmp.moved.length ? cmp.moved : ['No ceiling moved by 5% or more, and every bottleneck stayed where it was.']
 }
