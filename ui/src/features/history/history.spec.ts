@@ -14,13 +14,13 @@ describe('runRow', () => {
   it('shows a successful run in one line: its SMB figures, result, margin and bottleneck, not the summary', () => {
     const row = runRow(ok)
     expect(row).toMatchObject({ id: 1, kind: 'all', status: 'success', target: 'hdd-15k-best',
-      smbRead: '115.5 MB/s', smbWrite: '114.9 MB/s', result: 'loses', margin: 'read -48.3%', bottleneck: 'Link', outcome: 'loses' })
+      smbRead: '115.5 MB/s', smbWrite: '114.9 MB/s', smb: '115.5 / 114.9 MB/s', result: 'loses', margin: 'read -48.3%', bottleneck: 'Link', outcome: 'loses' })
     expect(Object.values(row)).not.toContain(ok.verdict!.summary)
     expect(row.when).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/)
   })
 
   it('shows a failed run with its error and no numbers', () => {
-    expect(runRow(failed)).toMatchObject({ smbRead: '—', smbWrite: '—', margin: '—', bottleneck: '—',
+    expect(runRow(failed)).toMatchObject({ smbRead: '—', smbWrite: '—', smb: '—', margin: '—', bottleneck: '—',
       result: 'failed: smbclient on desk: NT_STATUS_CONNECTION_REFUSED' })
   })
 })
@@ -51,7 +51,7 @@ describe('runRow of a multi-client run', () => {
 
   it('says so when a multi-client run has no aggregate verdict instead of showing one client\'s', () => {
     const none = { ...joined, results: { ...report, aggregate_verdict: null } as unknown as Record<string, unknown> }
-    expect(runRow(none)).toMatchObject({ clients: '2 clients at once (desk, lab)', smbRead: 'not measured',
+    expect(runRow(none)).toMatchObject({ clients: '2 clients at once (desk, lab)', smbRead: 'not measured', smb: 'not measured / not measured',
       result: 'no aggregate verdict', bottleneck: '—' })
   })
 

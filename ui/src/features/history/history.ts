@@ -11,6 +11,8 @@ export interface RunRow {
   target: string
   smbRead: string
   smbWrite: string
+  /** Both in one cell: "195.8 / 188.5 MB/s" ('—' for a run with no numbers). */
+  smb: string
   /** One line per run, in three parts: the result ("loses", "beats", "mixed", "failed: why", ...), */
   result: string
   /** the margin per direction that has a target figure ("read -48.3%"), */
@@ -49,6 +51,12 @@ export function verdictLine(verdict: Verdict): Pick<RunRow, 'result' | 'margin' 
   }
 }
 
+function smbPair(read: string, write: string): string {
+  if (read === '—' && write === '—') return '—'
+  const unit = ' MB/s'
+  return read.endsWith(unit) && write.endsWith(unit) ? `${read.slice(0, -unit.length)} / ${write}` : `${read} / ${write}`
+}
+
 /**
  * One row per run, one line each (the summary paragraph stays in the verdict view). A run of several
  * clients at once shows the aggregate verdict (what the NAS served to all of them together) and says how
@@ -76,6 +84,7 @@ export function runRow(run: RunEntry): RunRow {
     target: String(run.inputs.target ?? run.verdict?.target.name ?? ''),
     smbRead: smb('read'),
     smbWrite: smb('write'),
+    smb: smbPair(smb('read'), smb('write')),
     ...line,
     clients: names.length ? clientsAtOnceText(names) : '',
   }
