@@ -79,5 +79,6 @@ def test_a_run_against_a_stopped_share_shows_the_error_not_numbers(lab, panel):
     assert facts["progressText"].count("NT_STATUS") == 0
     assert "MB/s" not in facts["progressText"] and facts["samples"] == "0 samples"
     assert any(s.endswith(":failed") for s in facts["stepStates"]), facts["stepStates"]
-    failed_rows = [r for r in facts["historyRows"] if "\tfailed\t" in r]
-    assert failed_rows and "—\t—" in failed_rows[0] and "failed: " in failed_rows[0], facts["historyRows"]
+    # History's one line: no SMB figures, the reason as the result, no margin, no bottleneck
+    failed_rows = [r for r in facts["historyRows"] if "\tfailed: " in r]
+    assert failed_rows and "\t—\tfailed: " in failed_rows[0] and failed_rows[0].endswith("\t—\t—"), facts["historyRows"]

@@ -4,18 +4,23 @@ apply would run, then "Measure on the lab": the job's progress moves and each te
 expected with the per-member shares. Every cable is 1 Gb/s, so one link's goodput is ~941 Mb/s; this
 kernel has no bonding driver, so the tests go to the NAS's address on desk's cable: eth-desk carries
 every byte and eth-lab is idle (tests/lab/test_lagg_verify_lab.py checks the same through the API).
+Also, on the same lab (one lab up per module): each view in the light and the dark theme, the LAGG plan
+among them, with recorded runs stored for the verdict, History and compare (stored_runs.py).
 The lab is taken under /run/tengig/lab.lock (tests/conftest.py), up and down within this module."""
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 
 from tengig.lab import Lab, build_spec
 
 from .browser import run_scenario
+from .colours import TEXT_CONTRAST, contrast, rgb
 from .conftest import page_url
+from .stored_runs import store_recorded_runs
 
 pytestmark = pytest.mark.lab
 
@@ -103,3 +108,52 @@ def test_a_refused_measure_option_shows_its_error_in_words_and_no_numbers(even_l
     assert facts["state"] == "failed: no result"
     assert (facts["tests"], facts["headline"]) == (0, 0)
     assert not re.search(r"\d\s*(Mb|Gb)/s", facts["progressText"]), facts["progressText"]
+
+
+@pytest.fixture(scope="module")
+def runs(panel) -> dict[str, int]:
+    return store_recorded_runs()
+
+
+def test_each_view_in_both_themes(even_lab, panel, runs):
+    report = run_scenario("themes", page_url(panel), panel.api_key,
+                          {"runId": runs["single"], "compare": [runs["single"], runs["joined"]]})
+    facts = report["facts"]
+    light, dark = facts["light"], facts["dark"]
+    assert facts["consoleErrors"] == [] and light["errors"] == [] and dark["errors"] == []
+    shots = {Path(s).name for s in report["screenshots"]}
+    assert shots == {f"theme-{t}-{v}.png" for t in ("light", "dark") for v in ("verdict", "history", "compare", "mesh", "lagg")}
+
+    # the themes differ: a dark page with light text, and the other way round
+    assert rgb(light["page"]["bg"]) != rgb(dark["page"]["bg"])
+    assert sum(rgb(dark["page"]["bg"])) < sum(rgb(dark["page"]["fg"]))
+    assert sum(rgb(light["page"]["bg"])) > sum(rgb(light["page"]["fg"]))
+    for theme, seen in (("light", light), ("dark", dark)):
+        for what in ("page", "verdict", "muted", "barValue", "historyText", "chartLegend", "meshHost", "meshLabel",
+                     "laggHeadline"):
+            assert contrast(seen[what]) >= TEXT_CONTRAST, (theme, what, seen[what])
+        assert contrast(seen["barFill"]) >= 1.5, (theme, seen["barFill"])  # a bar stands out from its track
+
+        # one scale per verdict: the 117.7 MB/s link is the same bar in read and write; the pools differ
+        bars = seen["bars"]
+        assert bars["ceiling-read-link"] == pytest.approx(bars["ceiling-write-link"], abs=0.5), bars
+        assert bars["ceiling-write-pool"] > 1.4 * bars["ceiling-read-pool"], bars  # 470.1 vs 310.3 MB/s
+
+        # History: one line per run, the summary paragraph is not there
+        assert seen["historyOverflow"] == 0  # the table fits its card at 1200 px: no sideways scrolling
+        rows = seen["historyRows"]
+        assert len(rows) >= 3  # the recorded runs (and any this module ran)
+        for row in rows:
+            assert row["height"] < 2 * row["lineHeight"], row
+            assert "Against 15k rpm" not in row["text"], row
+        assert any(re.search(r"\tloses\tread -48\.3%\tLink$", r["text"]) for r in rows), [r["text"] for r in rows]
+        assert any("failed: smbclient on desk" in r["text"] for r in rows)
+
+        # compare: which ceiling moved, in the server's words, and the ceilings table
+        assert seen["moved"] and all(re.match(r"(aggregate|desk|lab) (read|write): ", line) for line in seen["moved"])
+        assert any(" link " in line for line in seen["moved"]), seen["moved"]
+        assert seen["ceilingRows"], seen
+
+    # the toggle against the browser's dark: light, remembered over a reload
+    assert facts["toggled"] == ["light", "light"]
+    assert facts["afterReload"] == "light"

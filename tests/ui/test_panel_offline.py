@@ -1,13 +1,17 @@
 """The panel without the lab: login refused in words, every view served with no request leaving
-the machine, the same build behind TrueNAS's /_plugins/tengig/ route, the mesh plan diagram."""
+the machine, the same build behind TrueNAS's /_plugins/tengig/ route, the mesh plan diagram, a stored
+run copied and saved as Markdown."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
+from tengig.results.store import ResultStore
+
 from .browser import UI_DIST, non_local, run_scenario
 from .conftest import page_url
+from .stored_runs import store_recorded_runs
 
 
 def test_a_wrong_api_key_is_refused_in_words(panel):
@@ -84,3 +88,20 @@ def test_mesh_view_offers_apply_and_verify_and_confirms_before_applying(panel):
     assert sorted(facts["targets"]) == ["desk", "lab", "nas"]
     assert facts["confirm"].startswith("Apply the plan on the lab: desk, lab, nas will get the planned addresses"), facts["confirm"]
     assert facts["confirmAfterCancel"] == 0
+
+
+@pytest.fixture(scope="module")
+def runs(panel) -> dict[str, int]:
+    return store_recorded_runs()
+
+
+def test_a_run_is_copied_and_saved_as_the_servers_markdown(panel, runs):
+    report = run_scenario("share-markdown", page_url(panel), panel.api_key, {"runId": runs["joined"]})
+    facts = report["facts"]
+    expected = ResultStore().export_markdown(runs["joined"])
+    assert facts["errors"] == [] and facts["consoleErrors"] == []
+    assert facts["filename"] == f"tengig-run-{runs['joined']}.md"
+    assert facts["downloaded"] == expected
+    assert facts["clipboard"] == expected
+    assert facts["copyStatus"] == "copied as Markdown"
+    assert "desk" in expected and "lab" in expected  # the joined run's two clients, as the server wrote them

@@ -21,7 +21,8 @@ from tengig.api.models.lagg import (
 from tengig.api.models.mesh import TenGigMeshApplyOptions, TenGigMeshVerifyOptions
 from tengig.api.models.nic import TenGigNicQueryOptions
 from tengig.api.models.results import (
-    RunKind, RunStatus, TenGigResultsCeilingChange, TenGigResultsComparison, TenGigResultsEntry, TenGigResultsMetricDelta,
+    RunKind, RunStatus, TenGigResultsCeilingChange, TenGigResultsComparison, TenGigResultsEntry,
+    TenGigResultsMetricDelta,
     TenGigResultsQueryOptions, TenGigResultsRunSummary,
 )
 from tengig.api.models.targets import TenGigTargetsCreateTarget, TenGigTargetsEntry

@@ -1,5 +1,6 @@
 // What each browser test does in the panel. Selectors are the components' data-test hooks.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 const T = (name) => `[data-test="${name}"]`
 
 /** The login with an API key (tengig serve's only mechanism); params.username, else root. */
@@ -25,6 +26,22 @@ async function loggedIn(page, ctx) {
 }
 
 const texts = (page, selector) => page.locator(selector).allInnerTexts()
+
+/**
+ * The colour `selector` is drawn in (its CSS `property`, color by default) and the background behind it:
+ * the first non-transparent background-color from `behind` up to <html>. Both as computed rgb() strings.
+ */
+async function colours(page, selector, behind, property = 'color') {
+  const fg = await page.locator(selector).first().evaluate((el, prop) => getComputedStyle(el)[prop], property)
+  const bg = await page.locator(behind).first().evaluate((el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor
+      if (c && c !== 'transparent' && c !== 'rgba(0, 0, 0, 0)') return c
+    }
+    return 'rgb(255, 255, 255)'
+  })
+  return { fg, bg }
+}
 
 /** Where the login form says it connects (null when it does not say). */
 async function shownEndpoint(page) {
@@ -507,6 +524,98 @@ export const SCENARIOS = {
     }
   },
 
+  /**
+   * Each view in the light and the dark theme (the browser's prefers-color-scheme, switched while the
+   * page is open): the verdict of params.runId, History, the comparison of params.compare [a, b], the
+   * mesh plan and the LAGG plan of the lab, a screenshot of each (theme-<theme>-<view>) and the colours
+   * they are drawn in. Then the toggle: flipped against the browser's choice, kept after a reload.
+   */
+  async 'themes'(page, ctx) {
+    const p = ctx.config.params
+    await page.emulateMedia({ colorScheme: 'light' })
+    await loggedIn(page, ctx)
+    const facts = {}
+    for (const theme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: theme })
+      await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme)
+      const seen = (facts[theme] = {})
+      await page.goto(`${ctx.config.url}#/verdict/${p.runId}`)
+      await page.waitForSelector(T('verdict-summary'))
+      await ctx.shot(`theme-${theme}-verdict`)
+      seen.page = await colours(page, 'html', 'html')
+      seen.verdict = await colours(page, T('verdict-summary'), T('verdict'))
+      seen.muted = await colours(page, T('verdict-run'), T('verdict'))
+      seen.barValue = await colours(page, `${T('ceiling-read-link')} .value`, T('verdict'))
+      seen.bars = await page.locator('[data-test^="ceiling-"] .bar').evaluateAll((els) => Object.fromEntries(
+        els.map((e) => [e.closest('[data-test^="ceiling-"]').dataset.test, e.getBoundingClientRect().width])))
+      seen.barFill = await colours(page, `${T('ceiling-read-pool')} .bar`, `${T('ceiling-read-pool')} .track`, 'backgroundColor')
+
+      await page.click(T('tab-history'))
+      await page.waitForSelector(T('history-table'))
+      await page.waitForSelector(`${T('history')} .uplot canvas`)
+      await ctx.shot(`theme-${theme}-history`)
+      seen.historyRows = await page.locator(`${T('history-table')} tbody tr`).evaluateAll((rows) => rows.map((r) => ({
+        text: r.innerText,
+        height: r.getBoundingClientRect().height,
+        lineHeight: parseFloat(getComputedStyle(r.querySelector('td')).lineHeight),
+      })))
+      seen.historyText = await colours(page, `${T('history-table')} tbody td`, T('history'))
+      seen.historyOverflow = await page.locator(`${T('history')} .scroll`).evaluate((e) => e.scrollWidth - e.clientWidth)
+      seen.chartLegend = await colours(page, `${T('history')} .u-legend`, T('history'))
+
+      for (const id of p.compare) await page.check(T(`history-pick-${id}`))
+      await page.click(T('history-compare'))
+      await page.waitForSelector(T('comparison-moved'))
+      await page.locator(T('comparison')).scrollIntoViewIfNeeded()
+      await ctx.shot(`theme-${theme}-compare`)
+      seen.moved = await texts(page, `${T('comparison-moved')} li`)
+      seen.ceilingRows = await texts(page, `${T('comparison-ceilings')} tbody tr`)
+
+      await page.click(T('tab-mesh'))
+      await page.click(T('mesh-preset-lab'))
+      await page.click(T('mesh-plan'))
+      await page.waitForSelector(T('mesh-diagram'))
+      await ctx.shot(`theme-${theme}-mesh`)
+      seen.meshHost = await colours(page, `${T('mesh-diagram')} .host`, T('mesh-diagram'), 'fill')
+      seen.meshLabel = await colours(page, `${T('mesh-diagram')} .edge-label`, T('mesh-diagram'), 'fill')
+
+      await laggPlan(page, { host: 'nas', clients: 4 })
+      await ctx.shot(`theme-${theme}-lagg`)
+      seen.laggHeadline = await colours(page, T('lagg-headline'), T('lagg'))
+      seen.errors = await texts(page, T('error'))
+    }
+    // the toggle: the browser prefers dark, the user picks light; a reload keeps it
+    await page.click(T('theme-toggle'))
+    facts.toggled = await page.evaluate(() => [document.documentElement.dataset.theme, localStorage.getItem('tengig.theme')])
+    await page.reload()
+    await page.waitForSelector(T('theme-toggle'))
+    facts.afterReload = await page.evaluate(() => document.documentElement.dataset.theme)
+    return facts
+  },
+
+  /**
+   * The verdict of params.runId as Markdown: "Download .md" (the file the browser saves, read back) and
+   * "Copy as Markdown" (the clipboard, read back with the page's permission).
+   */
+  async 'share-markdown'(page, ctx) {
+    const p = ctx.config.params
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(ctx.config.url).origin })
+    await loggedIn(page, ctx)
+    await page.goto(`${ctx.config.url}#/verdict/${p.runId}`)
+    await page.waitForSelector(`${T('verdict-summary')}, ${T('aggregate-summary')}`)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(T('share-download-md'))])
+    const file = join(ctx.config.outDir, `share-run-${p.runId}.md`)
+    await download.saveAs(file)
+    const facts = { filename: download.suggestedFilename(), downloaded: readFileSync(file, 'utf8') }
+    await page.click(T('share-copy-md'))
+    await page.waitForFunction(() => document.querySelector('[data-test="share-status"]')?.textContent.startsWith('copied'))
+    facts.copyStatus = await page.locator(T('share-status')).innerText()
+    facts.clipboard = await page.evaluate(() => navigator.clipboard.readText())
+    await ctx.shot('share-markdown')
+    facts.errors = await texts(page, T('error'))
+    return facts
+  },
+
   /** Every view once: the caller checks that no request left this machine. */
   async 'tour'(page, ctx) {
     await loggedIn(page, ctx)
@@ -533,8 +642,11 @@ export const SCENARIOS = {
 
 /** The LAGG view on the lab NAS: read its ports, plan (linux, LACP switch, N clients, member config cleared). */
 async function laggPlanned(page, ctx) {
-  const p = ctx.config.params ?? {}
   await loggedIn(page, ctx)
+  await laggPlan(page, ctx.config.params ?? {})
+}
+
+async function laggPlan(page, p) {
   await page.click(T('tab-lagg'))
   await page.waitForSelector(T('lagg-form'))
   await page.selectOption(T('lagg-system'), 'lab')

@@ -14,6 +14,16 @@ describe('App', () => {
     expect(wrapper.find('[data-test="tabs"]').exists()).toBe(false)
   })
 
+  it('offers the other theme before and after logging in, and flips <html> to it', async () => {
+    const wrapper = mount(App)
+    document.documentElement.dataset.theme = 'light'
+    const toggle = wrapper.get('[data-test="theme-toggle"]')
+    const before = toggle.text()
+    await toggle.trigger('click')
+    expect(document.documentElement.dataset.theme).toBe(before === 'Dark theme' ? 'dark' : 'light')
+    expect(wrapper.get('[data-test="theme-toggle"]').text()).not.toBe(before)
+  })
+
   it('offers a username with a password (first, as TrueNAS does) or with an API key', async () => {
     const wrapper = mount(App)
     expect(wrapper.get<HTMLInputElement>('[data-test="login-mechanism-password"]').element.checked).toBe(true)

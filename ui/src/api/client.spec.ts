@@ -54,3 +54,13 @@ describe('TengigApi.login', () => {
     await expect(choices).resolves.toEqual(['API_KEY_PLAIN'])
   })
 })
+
+describe('TengigApi.exportRun', () => {
+  it('asks tengig.results.export for one run in the format (the contract: format, ids) and answers the text', async () => {
+    const [client, socket] = await api()
+    const md = client.exportRun(7, 'md')
+    expect(socket.sent.at(-1)).toMatchObject({ method: 'tengig.results.export', params: ['md', [7]] })
+    socket.answer('# tengig run 7\n')
+    await expect(md).resolves.toBe('# tengig run 7\n')
+  })
+})

@@ -58,6 +58,11 @@ export class TengigApi {
     return this.rpc.call(M.resultsCompare, [a, b])
   }
 
+  /** One run as a document (tengig.results.export): 'md' is the report to paste into a forum post. */
+  exportRun(id: number, format: 'md' | 'json' | 'csv'): Promise<string> {
+    return this.rpc.call(M.resultsExport, [format, [id]])
+  }
+
   /** Where a benchmark can run now, each system with the reason. */
   benchSystems(): Promise<BenchSystemState[]> {
     return this.rpc.call(M.benchSystems, [])

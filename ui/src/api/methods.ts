@@ -13,6 +13,7 @@ export const API_METHODS = {
   resultsQuery: 'tengig.results.query',
   resultsGet: 'tengig.results.get',
   resultsCompare: 'tengig.results.compare',
+  resultsExport: 'tengig.results.export',
   targetsQuery: 'tengig.targets.query',
   targetsCreate: 'tengig.targets.create',
   targetsDelete: 'tengig.targets.delete',

@@ -263,14 +263,17 @@ export interface MetricDelta {
   unit: string
 }
 
-/** One ceiling of one verdict's chain in both runs (tengig.results.compare's ceilings). */
+/** One ceiling of one verdict's chain in both runs (tengig.results.compare). */
 export interface CeilingChange {
+  /** 'aggregate' (all clients at once) or a client's name. */
   scope: string
-  direction: 'read' | 'write'
-  component: 'pool' | 'link' | 'network' | 'smb'
+  direction: Direction
+  component: Component
+  /** bytes/s; null: absent in that run. */
   a: number | null
   b: number | null
-  delta_percent: number | null
+  delta_percent: number | null // null when either is absent or a is 0
+  /** Changed by at least 5%, or present in one run only. */
   moved: boolean
   bottleneck_a: boolean
   bottleneck_b: boolean
@@ -284,6 +287,7 @@ export interface Comparison {
   only_in_b: string[]
   environment: Record<string, { a: unknown; b: unknown }>
   ceilings: CeilingChange[]
+  /** Which ceilings moved (and bottlenecks that changed), one line each, in the server's words. */
   moved: string[]
 }
 

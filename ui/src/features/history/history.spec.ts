@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import run from '../../fixtures/run-lab-desk-1g.json'
 import joinedReport from '../../fixtures/run-joined-desk-lab.json'
 import type { BenchReport, Comparison, RunEntry } from '../../api/types'
-import { headlineVerdict, historyChartData, metricRows, runRow } from './history'
+import { ceilingRows, headlineVerdict, historyChartData, metricRows, movedLines, runRow, verdictLine } from './history'
 
 const ok = run as unknown as RunEntry
 const failed: RunEntry = {
@@ -11,17 +11,17 @@ const failed: RunEntry = {
 }
 
 describe('runRow', () => {
-  it('shows a successful run with its SMB figures and summary', () => {
+  it('shows a successful run in one line: its SMB figures, result, margin and bottleneck, not the summary', () => {
     const row = runRow(ok)
     expect(row).toMatchObject({ id: 1, kind: 'all', status: 'success', target: 'hdd-15k-best',
-      smbRead: '115.5 MB/s', smbWrite: '114.9 MB/s' })
-    expect(row.outcome).toBe(ok.verdict!.summary)
+      smbRead: '115.5 MB/s', smbWrite: '114.9 MB/s', smb: '115.5 / 114.9 MB/s', result: 'loses', margin: 'read -48.3%', bottleneck: 'Link', outcome: 'loses' })
+    expect(Object.values(row)).not.toContain(ok.verdict!.summary)
     expect(row.when).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/)
   })
 
   it('shows a failed run with its error and no numbers', () => {
-    expect(runRow(failed)).toMatchObject({ smbRead: '—', smbWrite: '—',
-      outcome: 'failed: smbclient on desk: NT_STATUS_CONNECTION_REFUSED' })
+    expect(runRow(failed)).toMatchObject({ smbRead: '—', smbWrite: '—', smb: '—', margin: '—', bottleneck: '—',
+      result: 'failed: smbclient on desk: NT_STATUS_CONNECTION_REFUSED' })
   })
 })
 
@@ -40,30 +40,43 @@ describe('runRow of a multi-client run', () => {
     const row = runRow(joined)
     expect(row).toMatchObject({ id: 7, kind: 'smb', status: 'success', target: 'hdd-15k-best',
       clients: '2 clients at once (desk, lab)', smbRead: '195.8 MB/s', smbWrite: '188.5 MB/s',
-      aggregateBottleneck: 'read: Link, write: Link' })
-    expect(row.outcome).toBe(report.aggregate_verdict!.summary)
-    expect(row.outcome).not.toBe(joined.verdict!.summary) // not desk's own verdict
+      result: 'loses', margin: 'read -12.3%', bottleneck: 'Link' }) // the aggregate's, not desk's own (-49.5%)
     expect(headlineVerdict(joined)).toBe(report.aggregate_verdict)
   })
 
   it('leaves a one-client run as it was', () => {
-    expect(runRow(ok)).toMatchObject({ clients: '', aggregateBottleneck: '' })
+    expect(runRow(ok)).toMatchObject({ clients: '' })
     expect(headlineVerdict(ok)).toBe(ok.verdict)
   })
 
   it('says so when a multi-client run has no aggregate verdict instead of showing one client\'s', () => {
     const none = { ...joined, results: { ...report, aggregate_verdict: null } as unknown as Record<string, unknown> }
-    expect(runRow(none)).toMatchObject({ clients: '2 clients at once (desk, lab)', smbRead: 'not measured',
-      outcome: 'no aggregate verdict', aggregateBottleneck: '' })
+    expect(runRow(none)).toMatchObject({ clients: '2 clients at once (desk, lab)', smbRead: 'not measured', smb: 'not measured / not measured',
+      result: 'no aggregate verdict', bottleneck: '—' })
   })
 
   it('shows a failed multi-client run with its error', () => {
     const failedJoined: RunEntry = { ...joined, status: 'failed', results: null, verdict: null, error: 'desk never joined' }
-    expect(runRow(failedJoined)).toMatchObject({ clients: '', smbRead: '—', outcome: 'failed: desk never joined' })
+    expect(runRow(failedJoined)).toMatchObject({ clients: '', smbRead: '—', result: 'failed: desk never joined' })
   })
 
   it('plots the aggregate of a multi-client run, as its row shows it', () => {
     expect(historyChartData([joined, ok])).toEqual([[ok.started, joined.started], [115.46, 195.85], [114.86, 188.54]])
+  })
+})
+
+describe('verdictLine', () => {
+  const v = ok.verdict!
+  const [read, write] = [...v.directions].sort((a, b) => (a.direction < b.direction ? -1 : 1))
+
+  it('says mixed when one direction beats and the other loses, and names each bottleneck when they differ', () => {
+    const both = { ...v, directions: [read, { ...write, target_bytes_per_s: 100e6, margin_percent: 14.86, beats_target: true, bottleneck: 'pool' as const }] }
+    expect(verdictLine(both)).toEqual({ outcome: 'mixed', result: 'mixed', margin: 'read -48.3%, write +14.9%', bottleneck: 'read Link, write Pool' })
+  })
+
+  it('says no target figure when no direction could be judged', () => {
+    const unjudged = { ...v, directions: [{ ...read, target_bytes_per_s: null, margin_percent: null, beats_target: null }, write] }
+    expect(verdictLine(unjudged)).toMatchObject({ outcome: 'unknown', result: 'no target figure', margin: '—' })
   })
 })
 
@@ -98,5 +111,36 @@ describe('metricRows', () => {
     const rows = metricRows(cmp, false)
     expect(rows).toHaveLength(3)
     expect(rows.find((r) => r.path.endsWith('retransmits'))).toMatchObject({ a: '0', b: '4', delta: '+4', percent: 'n/a (a is 0)' })
+  })
+})
+
+// "Before and after the new NIC": a second 1 Gb/s port doubled the aggregate's link ceiling, the pool stayed.
+describe('which ceiling moved', () => {
+  const MB = 1e6
+  const cmp: Comparison = {
+    a: { id: 1, kind: 'all', status: 'success', started: 0 },
+    b: { id: 2, kind: 'all', status: 'success', started: 1 },
+    metrics: {}, only_in_a: [], only_in_b: [], environment: {},
+    ceilings: [
+      { scope: 'aggregate', direction: 'read', component: 'pool', a: 400 * MB, b: 400 * MB, delta_percent: 0, moved: false, bottleneck_a: false, bottleneck_b: false },
+      { scope: 'aggregate', direction: 'read', component: 'link', a: 117.7 * MB, b: 235.4 * MB, delta_percent: 100, moved: true, bottleneck_a: true, bottleneck_b: false },
+      { scope: 'aggregate', direction: 'read', component: 'smb', a: 110 * MB, b: 220 * MB, delta_percent: 100, moved: true, bottleneck_a: false, bottleneck_b: true },
+      { scope: 'desk', direction: 'read', component: 'network', a: null, b: 117 * MB, delta_percent: null, moved: true, bottleneck_a: false, bottleneck_b: false },
+    ],
+    moved: ['aggregate read: link 117.7 -> 235.4 MB/s (+100.0%), the bottleneck in a only'],
+  }
+
+  it('lists the ceilings that moved or bounded a run, with both figures, the change and where the bottleneck was', () => {
+    expect(ceilingRows(cmp, true)).toEqual([
+      { where: 'aggregate read', component: 'Link', a: '117.7 MB/s', b: '235.4 MB/s', percent: '+100.0%', bottleneck: 'run a only', moved: true, direction: 'up' },
+      { where: 'aggregate read', component: 'SMB', a: '110.0 MB/s', b: '220.0 MB/s', percent: '+100.0%', bottleneck: 'run b only', moved: true, direction: 'up' },
+      { where: 'desk read', component: 'Network', a: 'absent', b: '117.0 MB/s', percent: 'n/a', bottleneck: '', moved: true, direction: 'same' },
+    ])
+    expect(ceilingRows(cmp, false).map((r) => r.component)).toEqual(['Pool', 'Link', 'SMB', 'Network'])
+  })
+
+  it('says the server\'s lines, or that nothing moved', () => {
+    expect(movedLines(cmp)).toEqual(['aggregate read: link 117.7 -> 235.4 MB/s (+100.0%), the bottleneck in a only'])
+    expect(movedLines({ ...cmp, moved: [] })).toEqual(['No ceiling moved by 5% or more, and every bottleneck stayed where it was.'])
   })
 })

@@ -5,6 +5,8 @@ import joinedReport from '../../fixtures/run-joined-desk-lab.json'
 import scalingRun from '../../fixtures/run-pool-scaling-lab.json'
 import type { BenchReport, RunEntry } from '../../api/types'
 import VerdictPanel from './VerdictPanel.vue'
+import { ApiError } from '../../api/errors'
+import { useErrors } from '../../composables/useErrors'
 
 const report = joinedReport as unknown as BenchReport
 const one = single as unknown as RunEntry
@@ -13,8 +15,21 @@ const joined: RunEntry = {
   verdict: report.clients[0].verdict ?? null,
 }
 
-const server = { runs: {} as Record<number, RunEntry>, result: async (id: number) => server.runs[id], results: async () => [] }
+const server = {
+  runs: {} as Record<number, RunEntry>, result: async (id: number) => server.runs[id], results: async () => [],
+  exported: [] as [number, string][],
+  exportRun: async (id: number, format: string) => {
+    server.exported.push([id, format])
+    if (server.refuse) throw new ApiError('tengig.results.export', 22, server.refuse)
+    return `# tengig run ${id}\n`
+  },
+  refuse: '',
+}
 vi.mock('../../composables/useSession', () => ({ currentApi: () => server }))
+const copied: string[] = []
+vi.mock('../../composables/copyText', () => ({ copyText: async (text: string) => (copied.push(text), true) }))
+const saved: [string, string, string][] = []
+vi.mock('../../composables/downloadText', () => ({ downloadText: (...a: [string, string, string]) => saved.push(a) }))
 
 async function show(run: RunEntry) {
   server.runs = { [run.id]: run }
@@ -90,5 +105,29 @@ describe('VerdictPanel', () => {
     expect(chart.get('[data-test="member-loop3"]').text()).not.toMatch(/stands out/)
     const plain = await show({ ...one, id: 13 })
     expect(plain.find('[data-test="scaling"]').exists()).toBe(false)
+  })
+
+  it('copies the run as Markdown from tengig.results.export, and saves it as tengig-run-ID.md', async () => {
+    const w = await show(one)
+    await w.get('[data-test="share-copy-md"]').trigger('click')
+    await flushPromises()
+    expect(copied.at(-1)).toBe(`# tengig run ${one.id}\n`)
+    expect(w.get('[data-test="share-status"]').text()).toBe('copied as Markdown')
+    await w.get('[data-test="share-download-md"]').trigger('click')
+    await flushPromises()
+    expect(saved.at(-1)).toEqual([`tengig-run-${one.id}.md`, `# tengig run ${one.id}\n`, 'text/markdown'])
+    expect(server.exported).toEqual([[one.id, 'md'], [one.id, 'md']])
+  })
+
+  it('says why when the server refuses the export, and copies nothing', async () => {
+    server.refuse = "format: 'md' is not one of json, csv"
+    const before = copied.length
+    const w = await show(one)
+    await w.get('[data-test="share-copy-md"]').trigger('click')
+    await flushPromises()
+    server.refuse = ''
+    expect(copied.length).toBe(before)
+    expect(w.get('[data-test="share-status"]').text()).toBe('')
+    expect(useErrors().errors.map((e) => e.text).join(' ')).toMatch(/'md' is not one of json, csv/)
   })
 })

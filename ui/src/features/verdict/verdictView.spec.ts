@@ -63,6 +63,17 @@ describe('ceilingChart', () => {
 })
 
 describe('verdictView', () => {
+  it('draws read and write on one scale: equal values get equal bars', () => {
+    // The same 117.7 MB/s link ceiling in both directions; the pool differs (310.3 read, 470.1 write).
+    const [readChart, writeChart] = verdictView(verdict).charts
+    const link = (c: typeof readChart) => c.bars.find((b) => b.component === 'link')!
+    expect(link(readChart).value).toBe(link(writeChart).value)
+    expect(link(readChart).widthPercent).toBe(link(writeChart).widthPercent)
+    // the scale is 1.1 x the largest figure of the whole verdict (the write pool, 470.1 MB/s)
+    expect(writeChart.bars[0].widthPercent).toBe(90.9)
+    expect(readChart.targetPercent).toBeCloseTo((223.4 / (470.114633975 * 1.1)) * 100, 0)
+  })
+
   it('keeps the summary, the target with its source, and the advice', () => {
     const view = verdictView(verdict)
     expect(view.rows.map((r) => r.direction)).toEqual(['read', 'write'])

@@ -1,6 +1,7 @@
 /**
  * The verdict as the panel shows it: per direction, SMB against the target with the margin, and the
- * ceilings chain (pool -> link -> network -> SMB) as bars on one scale with the target as a line.
+ * ceilings chain (pool -> link -> network -> SMB) as bars with the target as a line, read and write on one
+ * scale per verdict.
  * Pure: a missing number says so in words, it never becomes 0.
  */
 import type { BenchReport, Ceiling, Component, DirectionVerdict, Provenance, Verdict } from '../../api/types'
@@ -67,9 +68,15 @@ function byChain(a: Ceiling, b: Ceiling): number {
   return CHAIN.indexOf(a.component) - CHAIN.indexOf(b.component)
 }
 
-export function ceilingChart(dv: DirectionVerdict): CeilingChart {
+/** The bytes/s a chart's full width stands for: 1.1 x the largest ceiling or target of the given directions.
+ * One verdict's directions share it, so equal figures get equal bars in read and write. */
+export function chartScale(directions: DirectionVerdict[]): number {
+  return Math.max(0, ...directions.flatMap((dv) => [...dv.ceilings.map((c) => c.bytes_per_s), dv.target_bytes_per_s ?? 0])) * 1.1
+}
+
+/** One direction's chain as bars; ``scale`` (bytes/s for the full width) defaults to this direction's own. */
+export function ceilingChart(dv: DirectionVerdict, scale: number = chartScale([dv])): CeilingChart {
   const ceilings = [...dv.ceilings].sort(byChain)
-  const scale = Math.max(...ceilings.map((c) => c.bytes_per_s), dv.target_bytes_per_s ?? 0) * 1.1
   const pct = (v: number) => (scale > 0 ? Math.round((1000 * v) / scale) / 10 : 0)
   return {
     direction: dv.direction,
@@ -104,7 +111,7 @@ export function verdictView(verdict: Verdict): VerdictView {
     targetTitle: verdict.target.title,
     targetSource: verdict.target.source,
     rows: directions.map(directionRow),
-    charts: directions.map(ceilingChart),
+    charts: directions.map((dv) => ceilingChart(dv, chartScale(directions))),
     advice: verdict.advice,
   }
 }
