@@ -22,7 +22,10 @@ setup:
 demo: setup
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/tengig demo
 
+# The SCALE app's image the lab test runs (tests/lab/test_app_image_lab.py) is built first, outside the tests:
+# cached by a hash of its inputs, rebuilt only when tengig changed (about 1-2 minutes), found in a second else.
 test: setup
+	@echo "[test] app image: $$(bash scripts/build_app_image.sh 2>&1 | tail -1)"
 	@bash scripts/test.sh
 
 bench: setup

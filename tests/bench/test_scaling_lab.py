@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from tengig.bench.phases.cache_policy import MAX_SEQ_READ_HIT_RATIO
 from tengig.bench.run.record import run_and_record
 from tengig.bench.run.suite import BenchRunRequest
 from tengig.lab import Lab, build_spec
@@ -51,8 +52,10 @@ def test_the_slowed_member_is_named_and_the_sweep_says_why_it_stopped(one_slow_m
     read = next(c for c in report.pool.ceilings() if c.direction == "read")
     best = scaling.sweep("read").best_threads
     assert f"Q8T{best} read ({best} thread(s)" in read.label
-    # the cache kept out: the primarycache switch's own metadata reads fall outside the ARC's window (they were
-    # 9-11% of a step's lookups when inside it)
-    assert all(s.arc_hit_ratio < 0.05 for s in scaling.sweep("read").steps)
+    # the cache kept out, by the run's own bound: the primarycache switch's own metadata reads fall outside the
+    # ARC's window (they were 9-11% of a step's lookups when inside it; about 1% since, up to 5-10% on a busy
+    # machine, where zfs-fuse's own metadata reads count too)
+    ratios = [s.arc_hit_ratio for s in scaling.sweep("read").steps]
+    assert all(r is not None and r < MAX_SEQ_READ_HIT_RATIO for r in ratios), ratios
     print({s.direction: (s.stopped, [round(x.bytes_per_s / 1e6, 1) for x in s.steps]) for s in scaling.sweeps},
           scaling.dragging)
