@@ -22,7 +22,7 @@ from tengig.verdict.targets import find_target
 
 MB = 10**6
 G = 10**9
-UNIT = re.compile(r"\d (MB/s|Gb/s|Mb/s|bytes|time\(s\))")
+UNIT = re.compile(r"\d (MB/s|Gb/s|Mb/s|bytes|time\(s\)|ms|files/s|KiB)|\d% of one core")
 # Both directions have a figure (560 MB/s read, 530 MB/s write), so per-direction rules can be tried in each.
 SSD = find_target("ssd-sata-870-evo")
 
@@ -65,6 +65,12 @@ HEALTHY = {
     "link_downs": 0,
     "lagg_protocol": None,
     "lagg_members": None,
+    # 4 KiB files at 2,000 files/s, 0.50 ms each: the link's 3 round trips of 0.05 ms are 30% of that, smbd calm
+    "small_file_size": 4096,
+    "small_files_per_s": 2000.0,
+    "small_file_ms": 0.5,
+    "small_files_smbd_cpu_percent": 40.0,
+    "round_trip_ms": 0.05,
 }
 
 
@@ -164,9 +170,23 @@ CASES = (
          given={"link_negotiated_bps": 10 * G}, fault={"lagg_protocol": "failover", "lagg_members": 2},
          fix={"lagg_protocol": "NONE"},
          says=("one member at a time (10 Gb/s, 1176.9 MB/s goodput, estimated)",)),
+    Case("small-files-round-trips", "the round trip back to a cable's",
+         fault={"round_trip_ms": 0.8, "small_file_ms": 3.2}, fix={"round_trip_ms": 0.05},
+         says=("4 KiB files at 2,000 files/s", "each file took 3.20 ms", "round trips (create, write, close) of "
+               "0.80 ms on this link are 75% of it")),
+    Case("small-files-round-trips", "files slower than their round trips explain",
+         fault={"round_trip_ms": 0.8, "small_file_ms": 3.2}, fix={"small_file_ms": 5.0},
+         says=("0.80 ms",)),
+    Case("small-files-smbd-cpu", "smbd calm",
+         fault={"small_files_smbd_cpu_percent": 97.0}, fix={"small_files_smbd_cpu_percent": 40.0},
+         says=("smbd used 97% of one core", "4 KiB files at 2,000 files/s")),
+    Case("small-files-signing", "signing off",
+         fault={"smb_signing": True}, fix={"smb_signing": False},
+         says=("4 KiB files at 2,000 files/s", "(0.50 ms per file)")),
 )
 # The crypto notes speak only when SMB itself is the bottleneck, so their fault brings smb-far-below along.
-IMPLIED = {"smb-encryption": {"smb-far-below"}, "smb-signing": {"smb-far-below"}}
+# Signing on, with small files measured, also draws the small-file note on it (the same fact, another copy).
+IMPLIED = {"smb-encryption": {"smb-far-below"}, "smb-signing": {"smb-far-below", "small-files-signing"}}
 TABLE_IDS = {case.rule for case in CASES}
 
 
@@ -215,9 +235,15 @@ def broken(case: Case) -> dict:
     return merged(case.given, case.fault)
 
 
+def fault_facts(rule: str) -> set:
+    """Every fact the rule's rows make bad."""
+    return {key for case in CASES if case.rule == rule for key in case.fault}
+
+
 def related(a: str, b: str) -> bool:
-    """Rules that share a fact: one needs the other (a crypto note needs smb-far-below), or both need the same."""
-    return bool(({a} | IMPLIED.get(a, set())) & ({b} | IMPLIED.get(b, set())))
+    """Rules that share a fact: one needs the other (a crypto note needs smb-far-below), or both need the same
+    (both signing notes need signing on)."""
+    return bool(({a} | IMPLIED.get(a, set())) & ({b} | IMPLIED.get(b, set()))) or bool(fault_facts(a) & fault_facts(b))
 
 
 def unrelated(case: Case) -> set[str]:

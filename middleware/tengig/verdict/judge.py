@@ -29,6 +29,7 @@ from .advice import (
 )
 from .confidence import close_calls, how_sure
 from .thresholds import link_ceiling
+from .small_files import small_files_line
 from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
 
 # A measured network at or above this share of the link's goodput is the link itself at work.
@@ -160,4 +161,5 @@ def judge(target: Target, ceilings: list[Ceiling], facts: Facts) -> Verdict:
         directions=directions,
         advice=advise(target, chain, facts, directions),
         summary=summarize(target, directions, facts),
+        small_files=small_files_line(facts),
     )

@@ -6,6 +6,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from ...bench.join.session import JoinInfo, Submission
+from ...bench.phases.smallfiles_plan import SmallFilesSize
 from ...verdict.targets import DEFAULT_TARGET
 from .base import ApiInput, ApiOutput
 
@@ -33,10 +34,15 @@ class TenGigBenchRequest(ApiInput):
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
     share: str | None = Field(None, max_length=32, description="System 'local': the SMB share of this NAS's running "
                               "Samba that joined clients copy to (a scratch directory in it is removed afterwards).")
+    small_files: list[SmallFilesSize] | None = Field(None, min_length=1, max_length=4, description="The small-file "
+                                                     "test's sizes, each {size: bytes per file, count: files}, at "
+                                                     "most 256 MiB per size (default: the preset's: quick 200 x 4 "
+                                                     "KiB, 50 x 64 KiB, 8 x 1 MiB; full 2,000, 500, 64).")
 
 
 class TenGigBenchRunRequest(TenGigBenchRequest):
-    kind: Literal["pool", "net", "smb", "all"] = Field("all", description="What to measure.")
+    kind: Literal["pool", "net", "smb", "smallfiles", "all"] = Field("all", description="What to measure (all "
+                                                                     "includes smallfiles in the full preset).")
 
 
 class TenGigBenchOutcome(ApiOutput):
