@@ -1,0 +1,69 @@
+"""Small files over SMB (issue 27, item 1) on the lab: desk joins a `smallfiles` run over its 1 Gb/s cable
+with its own disk (--disk) and writes, lists, reads and deletes 200 x 4 KiB, 50 x 64 KiB and 8 x 1 MiB
+through smbclient; the NAS checks the files on its own file system and the verdict says files/s beside the
+desktop's own disk and what holds them back."""
+from __future__ import annotations
+
+import pytest
+
+from tengig.lab.nas_tengig import join_argv
+
+from .joined_harness import nas_api, programs_of, start_run
+
+pytestmark = pytest.mark.lab
+SIZES = [{"size": 4096, "count": 200}, {"size": 65536, "count": 50}, {"size": 1048576, "count": 8}]
+REQUEST = {"system": "local", "kind": "smallfiles", "join": 1, "share": "share", "small_files": SIZES}
+
+
+def test_small_files_from_desk_per_size_with_latency_and_the_nas_counting_them(shaped_lab, tmp_path):
+    disk = tmp_path / "own-disk"
+    disk.mkdir()
+    with nas_api(shaped_lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, REQUEST)
+        assert "error" not in outcome, outcome.get("error")
+        argv = [*join_argv(shaped_lab, "desk", urls["desk"], outcome["token"]), "--disk", str(disk)]
+        desk = shaped_lab.spawn("desk", argv, log_name="test-join-desk-small.log")
+        thread.join(600)
+        assert desk.wait(60) == 0, (shaped_lab.paths.logs / "test-join-desk-small.log").read_text()[-3000:]
+        assert "error" not in outcome, outcome.get("error")
+        result = outcome["result"]
+        run = api.call("tengig.results.get", result["run_id"])
+    client = result["report"]["clients"][0]
+    small = client["small_files"]
+    assert [(s["size"], s["count"]) for s in small["sizes"]] == [(d["size"], d["count"]) for d in SIZES]
+    for s in small["sizes"]:
+        assert s["engine"] == "smbclient"
+        assert (s["nas_files"], s["nas_bytes"], s["nas_files_left"]) == (s["count"], s["count"] * s["size"], 0)
+        ops = {o["op"]: o for o in s["ops"]}
+        assert list(ops) == ["write", "stat", "read", "delete"]
+        for name in ("write", "read"):
+            o = ops[name]
+            assert o["files"] == s["count"] and o["bytes"] == s["count"] * s["size"]
+            assert o["files_per_s"] == pytest.approx(o["files"] / o["seconds"])
+            assert o["per_file"]["count"] == s["count"]
+            assert 0 < o["per_file"]["p50_ms"] <= o["per_file"]["p95_ms"] <= o["per_file"]["p99_ms"]
+            assert o["smbd_cpu_percent"] is not None
+        own = {o["op"]: o for o in s["own_disk"]}
+        assert list(own) == ["write", "stat", "read", "delete"]
+        assert own["write"]["open"]["count"] == own["write"]["close"]["count"] == s["count"]
+    # 1 MiB files over 1 Gb/s: bandwidth shows (at most what the link carries); 4 KiB ones: round trips do
+    four, mib = small["sizes"][0], small["sizes"][2]
+    assert next(o for o in mib["ops"] if o["op"] == "write")["bytes_per_s"] < 125e6
+    w4 = next(o for o in four["ops"] if o["op"] == "write")
+    assert w4["bytes_per_s"] < 0.5 * next(o for o in mib["ops"] if o["op"] == "write")["bytes_per_s"]
+    assert small["round_trip_ms"] is not None and small["round_trip_ms"] > 0
+    line = client["verdict"]["small_files"]
+    assert line.startswith(f"copying 4 KiB files: {w4['files_per_s']:,.0f} files/s"), line
+    assert "on your own disk" in line
+    assert list(disk.iterdir()) == []  # the own-disk files are gone
+    programs = programs_of(tmp_path)
+    assert any(p.startswith("find ") for p in programs) and any(p.startswith("ping ") for p in programs)
+    assert [r for r in run["raw"] if r["tool"] == "small files write on desk" and r["argv"][0] == "stdbuf"]
+    for s in small["sizes"]:
+        w = next(o for o in s["ops"] if o["op"] == "write")
+        r = next(o for o in s["ops"] if o["op"] == "read")
+        print(f"{s['size']:>8} B x {s['count']}: write {w['files_per_s']:,.0f} files/s "
+              f"(p50 {w['per_file']['p50_ms']:.2f} p99 {w['per_file']['p99_ms']:.2f} ms), read "
+              f"{r['files_per_s']:,.0f} files/s; own disk write "
+              f"{next(o for o in s['own_disk'] if o['op'] == 'write')['files_per_s']:,.0f} files/s")
+    print(line, "| rtt", small["round_trip_ms"], "ms")
