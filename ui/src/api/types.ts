@@ -160,6 +160,7 @@ export interface SmallFilesResult {
   sizes: SmallSizeResult[]
   round_trip_ms?: number | null
   own_disk_note?: string | null
+  note?: string | null
   bytes_written?: number
 }
 

@@ -56,6 +56,10 @@ def nas_files(ctx: BenchContext, nas: str, directory: PurePosixPath) -> tuple[in
     return len(sizes), sum(sizes)
 
 
+def nas_is_dir(ctx: BenchContext, nas: str, directory: PurePosixPath) -> bool:
+    return ctx.run(nas, ["test", "-d", str(directory)], timeout=30, check=False, tool="test").returncode == 0
+
+
 def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str,
                               port: NasPort, share: NasShare, storage: ScratchStorage,
                               sizes: list[tuple[int, int]]) -> tuple[SmallFilesResult, object]:
@@ -63,7 +67,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
     result and the SMB session seen during the first write (None: not seen)."""
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}-s")
     clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
-    out, session_facts, note = [], None, None
+    out, session_facts, note, refused = [], None, None, None
     written = 0
     try:
         rtt = round_trip_ms(ctx, nas, client.peer_address)
@@ -75,8 +79,15 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
             where = PurePosixPath(share.path, *remote.split("\\"), f"small-{size}")
             timeout = 120 + count + 4 * size * count / 2**20
             part.report(0, f"small files: {client.name} makes {count} x {format_size(size)}")
-            _ask(ctx, session, client, "smallfiles", {**params, "op": "prepare"}, timeout=timeout,
-                 tool="small files prepare")
+            made = _ask(ctx, session, client, "smallfiles", {**params, "op": "prepare"}, timeout=timeout,
+                        tool="small files prepare")
+            if made.exit_code == 2 and made.stderr.startswith("refused:"):  # the Windows kit, an earlier tengig
+                refused = f"{client.name} ran no small files: it {made.stderr.strip()[:300]}"
+                break
+            if not nas_is_dir(ctx, nas, where):
+                output = (made.stderr + made.stdout).strip()
+                raise ToolOutputError(f"{client.name} could not make its small files' directory in the share "
+                                      f"(exit {made.exit_code}): {output[-300:]}")
             ops: list[SmallOpResult] = []
             found = (0, 0)
             for i, op in enumerate(SMALL_OPS):
@@ -118,7 +129,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
         close_share_scratch(storage, scratch)
     ctx.report(100, f"small files {client.name} done")
     return SmallFilesResult(client=client.name, server=nas, sizes=out, round_trip_ms=rtt, own_disk_note=note,
-                            bytes_written=written), session_facts
+                            note=refused, bytes_written=written), session_facts
 
 
 def _engine(argv: list[str]) -> str:

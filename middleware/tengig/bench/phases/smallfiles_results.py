@@ -83,4 +83,6 @@ class SmallFilesResult(BaseModel):
                                         "client, average of its replies (None: no reply, or no ping on the NAS).")
     own_disk_note: str | None = Field(None, description="Why the desktop's own disk has no small-file figures, "
                                       "when it was asked.")
+    note: str | None = Field(None, description="Why the desktop ran no small files (it refused them: the Windows "
+                             "kit, a desktop of an earlier tengig); the run goes on without them.")
     bytes_written: int = Field(0, description="Bytes the files wrote to the NAS's pool.")

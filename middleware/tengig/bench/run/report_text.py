@@ -115,6 +115,8 @@ def _small_files_lines(small: SmallFilesResult) -> list[str]:
                            f"{o.files_per_s:,.0f} files/s{rate}{each}{cpu}")
     if small.own_disk_note:
         out.append(f"    own disk: {small.own_disk_note}")
+    if small.note:
+        out.append(f"    {small.note}")
     return out
 
 

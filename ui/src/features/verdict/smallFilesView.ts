@@ -79,7 +79,7 @@ export function smallFilesViews(report: BenchReport | null): SmallFilesView[] {
         engine: s.sizes[0]?.engine ?? '',
         roundTrip: s.round_trip_ms == null ? 'round trip not measured' : `round trip ${s.round_trip_ms.toFixed(3)} ms (the NAS's ping)`,
         sizes: s.sizes.map((z) => ({ size: z.size, sizeText: sizeText(z.size), count: z.count, bars: bars(z) })),
-        note: s.own_disk_note ?? null,
+        note: s.note ?? s.own_disk_note ?? null,
       }
     })
 }
