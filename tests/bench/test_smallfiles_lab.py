@@ -1,34 +1,44 @@
 """Small files over SMB (issue 27, item 1) on the lab: desk joins a `smallfiles` run over its 1 Gb/s cable
 with its own disk (--disk) and writes, lists, reads and deletes 200 x 4 KiB, 50 x 64 KiB and 8 x 1 MiB
 through smbclient; the NAS checks the files on its own file system and the verdict says files/s beside the
-desktop's own disk and what holds them back."""
+desktop's own disk and what holds them back. Then the same with a hidden delay on desk's end of the cable."""
 from __future__ import annotations
 
 import pytest
 
 from tengig.lab.nas_tengig import join_argv
 
+from .delayed_cable import delayed
 from .joined_harness import nas_api, programs_of, start_run
 
 pytestmark = pytest.mark.lab
 SIZES = [{"size": 4096, "count": 200}, {"size": 65536, "count": 50}, {"size": 1048576, "count": 8}]
+DELAY_MS = 2.0
 REQUEST = {"system": "local", "kind": "smallfiles", "join": 1, "share": "share", "small_files": SIZES}
+
+
+SEEN: dict[str, dict] = {}  # the first test's 4 KiB write, for the delayed one
+
+
+def _run(lab, tmp_path, request: dict, disk=None) -> tuple[dict, dict]:
+    """A smallfiles run that desk joins (with --disk when given): (desk's client report, the stored run)."""
+    with nas_api(lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, request)
+        assert "error" not in outcome, outcome.get("error")
+        argv = [*join_argv(lab, "desk", urls["desk"], outcome["token"]), *(["--disk", str(disk)] if disk else [])]
+        desk = lab.spawn("desk", argv, log_name="test-join-desk-small.log")
+        thread.join(600)
+        assert desk.wait(60) == 0, (lab.paths.logs / "test-join-desk-small.log").read_text()[-3000:]
+        assert "error" not in outcome, outcome.get("error")
+        result = outcome["result"]
+        run = api.call("tengig.results.get", result["run_id"])
+    return result["report"]["clients"][0], run
 
 
 def test_small_files_from_desk_per_size_with_latency_and_the_nas_counting_them(shaped_lab, tmp_path):
     disk = tmp_path / "own-disk"
     disk.mkdir()
-    with nas_api(shaped_lab, tmp_path) as (api, urls):
-        thread, outcome = start_run(api, REQUEST)
-        assert "error" not in outcome, outcome.get("error")
-        argv = [*join_argv(shaped_lab, "desk", urls["desk"], outcome["token"]), "--disk", str(disk)]
-        desk = shaped_lab.spawn("desk", argv, log_name="test-join-desk-small.log")
-        thread.join(600)
-        assert desk.wait(60) == 0, (shaped_lab.paths.logs / "test-join-desk-small.log").read_text()[-3000:]
-        assert "error" not in outcome, outcome.get("error")
-        result = outcome["result"]
-        run = api.call("tengig.results.get", result["run_id"])
-    client = result["report"]["clients"][0]
+    client, run = _run(shaped_lab, tmp_path, REQUEST, disk)
     small = client["small_files"]
     assert [(s["size"], s["count"]) for s in small["sizes"]] == [(d["size"], d["count"]) for d in SIZES]
     for s in small["sizes"]:
@@ -67,3 +77,27 @@ def test_small_files_from_desk_per_size_with_latency_and_the_nas_counting_them(s
               f"{r['files_per_s']:,.0f} files/s; own disk write "
               f"{next(o for o in s['own_disk'] if o['op'] == 'write')['files_per_s']:,.0f} files/s")
     print(line, "| rtt", small["round_trip_ms"], "ms")
+    assert not any(a["rule"].startswith("small-files-round") for a in client["verdict"]["advice"])
+    SEEN["write"] = w4
+
+
+def test_a_hidden_delay_on_desks_end_lowers_files_per_s_and_the_verdict_names_the_round_trips(shaped_lab, tmp_path):
+    """2 ms added to every packet desk sends to nas (tests/bench/delayed_cable.py: netem's delay, which this
+    kernel lacks, as a program on desk's end): the NAS's own ping sees the longer round trip, 4 KiB files go
+    slower, and the verdict says per-file round trips with the measured latency, not bandwidth, hold them back."""
+    if "write" not in SEEN:
+        pytest.skip("needs the undelayed run of this module first")
+    with delayed(shaped_lab, "desk", "nas", DELAY_MS):
+        client, _ = _run(shaped_lab, tmp_path, {**REQUEST, "small_files": SIZES[:1]})
+    small = client["small_files"]
+    rtt = small["round_trip_ms"]
+    assert rtt >= DELAY_MS  # measured by the NAS, not told
+    write = next(o for o in small["sizes"][0]["ops"] if o["op"] == "write")
+    assert write["files_per_s"] < 0.5 * SEEN["write"]["files_per_s"]
+    assert write["per_file"]["p50_ms"] >= 3 * DELAY_MS  # create, write, close: each waits one round trip
+    line = client["verdict"]["small_files"]
+    assert line.startswith(f"copying 4 KiB files: {write['files_per_s']:,.0f} files/s"), line
+    assert f"per-file round trips ({rtt:.2f} ms each on this link), not bandwidth, hold it back" in line, line
+    advice = next(a for a in client["verdict"]["advice"] if a["rule"] == "small-files-round-trips")
+    assert f"of {rtt:.2f} ms on this link" in advice["text"]
+    print(line, "|", advice["text"])
