@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tengig.lab.nas_tengig import join_argv
-
 from .delayed_cable import delayed
-from .joined_harness import nas_api, programs_of, start_run
+from .joined_harness import programs_of, small_files_run
 
 pytestmark = pytest.mark.lab
 SIZES = [{"size": 4096, "count": 200}, {"size": 65536, "count": 50}, {"size": 1048576, "count": 8}]
@@ -20,25 +18,10 @@ REQUEST = {"system": "local", "kind": "smallfiles", "join": 1, "share": "share",
 SEEN: dict[str, dict] = {}  # the first test's 4 KiB write, for the delayed one
 
 
-def _run(lab, tmp_path, request: dict, disk=None) -> tuple[dict, dict]:
-    """A smallfiles run that desk joins (with --disk when given): (desk's client report, the stored run)."""
-    with nas_api(lab, tmp_path) as (api, urls):
-        thread, outcome = start_run(api, request)
-        assert "error" not in outcome, outcome.get("error")
-        argv = [*join_argv(lab, "desk", urls["desk"], outcome["token"]), *(["--disk", str(disk)] if disk else [])]
-        desk = lab.spawn("desk", argv, log_name="test-join-desk-small.log")
-        thread.join(600)
-        assert desk.wait(60) == 0, (lab.paths.logs / "test-join-desk-small.log").read_text()[-3000:]
-        assert "error" not in outcome, outcome.get("error")
-        result = outcome["result"]
-        run = api.call("tengig.results.get", result["run_id"])
-    return result["report"]["clients"][0], run
-
-
 def test_small_files_from_desk_per_size_with_latency_and_the_nas_counting_them(shaped_lab, tmp_path):
     disk = tmp_path / "own-disk"
     disk.mkdir()
-    client, run = _run(shaped_lab, tmp_path, REQUEST, disk)
+    client, run = small_files_run(shaped_lab, tmp_path, REQUEST, disk)
     small = client["small_files"]
     assert [(s["size"], s["count"]) for s in small["sizes"]] == [(d["size"], d["count"]) for d in SIZES]
     for s in small["sizes"]:
@@ -88,7 +71,7 @@ def test_a_hidden_delay_on_desks_end_lowers_files_per_s_and_the_verdict_names_th
     if "write" not in SEEN:
         pytest.skip("needs the undelayed run of this module first")
     with delayed(shaped_lab, "desk", "nas", DELAY_MS):
-        client, _ = _run(shaped_lab, tmp_path, {**REQUEST, "small_files": SIZES[:1]})
+        client, _ = small_files_run(shaped_lab, tmp_path, {**REQUEST, "small_files": SIZES[:1]})
     small = client["small_files"]
     rtt = small["round_trip_ms"]
     assert rtt >= DELAY_MS  # measured by the NAS, not told
