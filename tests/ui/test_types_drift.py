@@ -13,7 +13,7 @@ from pydantic import Field
 
 from tengig.api.models.bench import (
     TenGigBenchKit, TenGigBenchKitRequest, TenGigBenchOutcome, TenGigBenchRequest, TenGigBenchRunRequest, TenGigBenchSessionJoined,
-    TenGigBenchSessionJoinInfo, TenGigBenchSessionSubmission, TenGigBenchSystemState,
+    TenGigBenchSessionJoinInfo, TenGigBenchSessionSubmission, TenGigBenchSmallFilesSize, TenGigBenchSystemState,
 )
 from tengig.api.models.lagg import (
     TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
@@ -41,7 +41,6 @@ from tengig.api.services import default_services
 from tengig.bench import stats
 from tengig.bench.phases import smallfiles_results, smb_results
 from tengig.bench.parse.smallfiles_parse import SmallOp
-from tengig.bench.phases.smallfiles_plan import SmallFilesSize
 from tengig.bench.run import suite
 from tengig.plugin_spec import build_plan
 from tengig.verdict import models as verdict_models
@@ -85,7 +84,7 @@ MAPPING = {
     "SmallOpResult": smallfiles_results.SmallOpResult,
     "Percentiles": smallfiles_results.Percentiles,
     "SmallOp": SmallOp,
-    "SmallFilesSize": SmallFilesSize,
+    "SmallFilesSize": TenGigBenchSmallFilesSize,
     "Repeated": stats.Repeated,
     "BenchSystemState": TenGigBenchSystemState,
     "BenchKitRequest": TenGigBenchKitRequest,

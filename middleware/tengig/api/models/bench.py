@@ -13,6 +13,17 @@ from .base import ApiInput, ApiOutput
 HOST_PATTERN = r"^[a-z][a-z0-9]{0,9}$"
 
 
+def _api_face(name: str, source: type[BaseModel], doc: str) -> type[ApiInput]:
+    """The API's input model for one of bench's own models: the same fields, defaults and limits (one
+    source of truth), with the API's input rules (ApiInput: unknown keys and coercion refused)."""
+    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in source.model_fields.items()}
+    return create_model(name, __base__=ApiInput, __module__=__name__, __doc__=doc, **fields)
+
+
+TenGigBenchSmallFilesSize = _api_face("TenGigBenchSmallFilesSize", SmallFilesSize,
+                                      "One size of the small-file test: bytes per file and files.")
+
+
 class TenGigBenchRequest(ApiInput):
     system: Literal["local", "truenas", "lab"] | None = Field(
         None, description="Where to measure: 'local' (this machine is the NAS: its own pool), 'lab' (the embedded "
@@ -34,7 +45,7 @@ class TenGigBenchRequest(ApiInput):
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
     share: str | None = Field(None, max_length=32, description="System 'local': the SMB share of this NAS's running "
                               "Samba that joined clients copy to (a scratch directory in it is removed afterwards).")
-    small_files: list[SmallFilesSize] | None = Field(None, min_length=1, max_length=4, description="The small-file "
+    small_files: list[TenGigBenchSmallFilesSize] | None = Field(None, min_length=1, max_length=4, description="The small-file "
                                                      "test's sizes, each {size: bytes per file, count: files}, at "
                                                      "most 256 MiB per size (default: the preset's: quick 200 x 4 "
                                                      "KiB, 50 x 64 KiB, 8 x 1 MiB; full 2,000, 500, 64).")
@@ -125,13 +136,6 @@ class TenGigBenchKit(ApiOutput):
 
 class TenGigBenchKitResult(ApiOutput):
     result: TenGigBenchKit = Field(description="The script and how to run it.")
-
-
-def _api_face(name: str, source: type[BaseModel], doc: str) -> type[ApiInput]:
-    """The API's input model for one of bench/join/session.py's: the same fields, defaults and limits (one
-    source of truth), with the API's input rules (ApiInput: unknown keys and coercion refused)."""
-    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in source.model_fields.items()}
-    return create_model(name, __base__=ApiInput, __module__=__name__, __doc__=doc, **fields)
 
 
 TenGigBenchSessionJoinInfo = _api_face("TenGigBenchSessionJoinInfo", JoinInfo,
