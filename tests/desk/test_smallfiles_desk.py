@@ -34,3 +34,5 @@ def test_smbclient_batches_sit_between_two_pwd_marks_and_the_lines_are_timed(tmp
     (t1, one), (t2, two) = (line.split(" ", 1) for line in sub["stdout"].splitlines())
     assert (one, two, sub["exit_code"]) == ("one", "two", 0)
     assert float(t2) - float(t1) >= 0.2  # each line timed as it came, not when the program ended
+    hung = timed_run(["sh", "-c", "echo one; sleep 30; echo never"], timeout=1)  # silent and never done: stopped
+    assert hung["exit_code"] != 0 and hung["stdout"].splitlines()[-1].endswith("timed out after 1 s")

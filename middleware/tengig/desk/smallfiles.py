@@ -11,10 +11,13 @@ The files are made here first (random bytes, one directory per size under --work
 next size is prepared, and when the desktop leaves."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -68,6 +71,11 @@ def smbclient_commands(op: str, directory: str, small: SmallSet) -> str:
     return batch[op]
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``argv``, each line of its output (stdout and stderr together) with the seconds since it started in
     front, read as it arrives; a submission."""
@@ -76,6 +84,8 @@ def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None
     used = 0
     proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             text=True, bufsize=1, env=env, start_new_session=True)
+    killer = threading.Timer(timeout, _kill_group, (proc,))  # a program that hangs silent is stopped all the same
+    killer.start()
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -83,12 +93,10 @@ def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None
             if used + len(stamped) < OUTPUT_BUDGET:
                 out.append(stamped)
                 used += len(stamped) + 1
-            if time.monotonic() - started > timeout:
-                proc.kill()
-        code = proc.wait(timeout=max(1.0, timeout - (time.monotonic() - started)))
-    except subprocess.TimeoutExpired:
-        proc.kill()
         code = proc.wait()
+    finally:
+        killer.cancel()
+    if time.monotonic() - started >= timeout:
         out.append(f"{time.monotonic() - started:.6f} timed out after {timeout:g} s")
     return {"exit_code": code, "stdout": "\n".join(out) + "\n", "argv": list(argv),
             "seconds": time.monotonic() - started}
