@@ -33,6 +33,7 @@ bench: setup
 	@.venv/bin/python scripts/bench_joined.py --link desk-nas=10g --paired 16 --pool-in-memory
 	@.venv/bin/python scripts/bench_mounted.py
 	@.venv/bin/python scripts/bench_own_disk.py
+	@.venv/bin/python scripts/bench_smallfiles.py
 	@.venv/bin/python scripts/bench_api_ping.py
 	@.venv/bin/python scripts/bench_planner.py
 	@.venv/bin/python scripts/bench_arc.py

@@ -75,6 +75,10 @@ class Runner:
     def __init__(self, extra_env: Mapping[str, str] | None = None):
         self.extra_env = dict(extra_env or {})
 
+    def environment(self) -> dict[str, str] | None:
+        """The environment programs get (None: this process's own)."""
+        return self._env(None)
+
     def _env(self, env: Mapping[str, str] | None) -> dict[str, str] | None:
         if not self.extra_env and env is None:
             return None

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tengig.client.client import Client
 from tengig.client.errors import ClientError
-from tengig.lab.nas_tengig import join_url, linked_desktops, nas_tengig, start_join
+from tengig.lab.nas_tengig import join_argv, join_url, linked_desktops, nas_tengig, start_join
 
 PORT = 8611
 TRACE = "nas-tengig.strace"
@@ -75,3 +75,18 @@ def start_run(api: Client, request: dict):
     thread.start()
     assert token.wait(60), "the run never showed its join token"
     return thread, outcome
+
+
+def small_files_run(lab, tmp_path, request: dict, disk=None) -> tuple[dict, dict]:
+    """A smallfiles run that desk joins (with --disk when given): (desk's client report, the stored run)."""
+    with nas_api(lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, request)
+        assert "error" not in outcome, outcome.get("error")
+        argv = [*join_argv(lab, "desk", urls["desk"], outcome["token"]), *(["--disk", str(disk)] if disk else [])]
+        desk = lab.spawn("desk", argv, log_name="test-join-desk-small.log")
+        thread.join(600)
+        assert desk.wait(60) == 0, (lab.paths.logs / "test-join-desk-small.log").read_text()[-3000:]
+        assert "error" not in outcome, outcome.get("error")
+        result = outcome["result"]
+        run = api.call("tengig.results.get", result["run_id"])
+    return result["report"]["clients"][0], run

@@ -427,3 +427,36 @@ def test_raw_output_from_the_runner():
     assert RawOutput.from_completed(wrapped, started=10.0).tool == "iperf3"
     entered = Completed(("nsenter", "--net=/run/netns/tg-nas", "--", "/usr/bin/smbclient", "//nas/x"), 0, "", "", 1.0)
     assert RawOutput.from_completed(entered, started=10.0).tool == "smbclient"
+
+
+def test_a_version_1_database_takes_smallfiles_runs_and_keeps_its_runs_raw_outputs_and_ids(db):
+    """Schema 2 adds the smallfiles kind: SQLite cannot change a CHECK, so the tables are rebuilt; nothing of
+    a version-1 database is lost, deleting still cascades, and a deleted run's id is not given again."""
+    from tengig.results.schema import MIGRATIONS
+
+    conn = sqlite3.connect(db)
+    for statement in MIGRATIONS[0]:
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    for run_id in (1, 2, 3):
+        conn.execute("INSERT INTO runs (id, started, kind, status, inputs) VALUES (?, 1.0, 'net', 'running', '{}')",
+                     (run_id,))
+        conn.execute("INSERT INTO raw_outputs (run_id, tool, argv, stdout, stderr, started, seconds) "
+                     "VALUES (?, 'iperf3', '[]', 'out', '', 1.0, 2.0)", (run_id,))
+    conn.execute("DELETE FROM runs WHERE id = 3")
+    conn.execute("DELETE FROM raw_outputs WHERE run_id = 3")
+    conn.commit()
+    conn.close()
+    store = ResultStore(db)
+    assert [r.id for r in store.query(limit=10)] == [2, 1]
+    assert store.get(1).raw[0].stdout == "out"
+    small = store.start_run("smallfiles", {}, None)
+    assert small == 4  # not 3: that one was deleted
+    store.delete(1)
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM raw_outputs WHERE run_id = 1").fetchone()[0] == 0
+        assert conn.execute("SELECT COUNT(*) FROM raw_outputs WHERE run_id = 2").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    finally:
+        conn.close()

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from tengig.api.models.bench import (
     TenGigBenchKit, TenGigBenchKitRequest, TenGigBenchOutcome, TenGigBenchRequest, TenGigBenchRunRequest, TenGigBenchSessionJoined,
-    TenGigBenchSessionJoinInfo, TenGigBenchSessionSubmission, TenGigBenchSystemState,
+    TenGigBenchSessionJoinInfo, TenGigBenchSessionSubmission, TenGigBenchSmallFilesSize, TenGigBenchSystemState,
 )
 from tengig.api.models.lagg import (
     TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
@@ -42,7 +42,8 @@ from tengig.nic.models import Nic
 from tengig.api.services import default_services
 from tengig.bench import stats
 from tengig.bench.phases import pool as pool_phase
-from tengig.bench.phases import pool_members, scaling, smb_results
+from tengig.bench.phases import pool_members, scaling, smallfiles_results, smb_results
+from tengig.bench.parse.smallfiles_parse import SmallOp
 from tengig.bench.run import suite
 from tengig.plugin_spec import build_plan
 from tengig.verdict import models as verdict_models
@@ -81,6 +82,12 @@ MAPPING = {
     "ClientReport": suite.ClientReport,
     "SmbConcurrentResult": smb_results.SmbConcurrentResult,
     "ConcurrentDirection": smb_results.ConcurrentDirection,
+    "SmallFilesResult": smallfiles_results.SmallFilesResult,
+    "SmallSizeResult": smallfiles_results.SmallSizeResult,
+    "SmallOpResult": smallfiles_results.SmallOpResult,
+    "Percentiles": smallfiles_results.Percentiles,
+    "SmallOp": SmallOp,
+    "SmallFilesSize": TenGigBenchSmallFilesSize,
     "Repeated": stats.Repeated,
     "PoolReport": pool_phase.PoolBenchResult,
     "ScalingResult": scaling.ScalingResult,
@@ -179,6 +186,10 @@ PUBLISHED_AS_DICT = {
                        "BenchReport.model_dump(mode='json')",
     suite.ClientReport: "inside BenchReport",
     smb_results.SmbConcurrentResult: "inside BenchReport",
+    smallfiles_results.SmallFilesResult: "inside BenchReport",
+    smallfiles_results.SmallSizeResult: "inside BenchReport",
+    smallfiles_results.SmallOpResult: "inside BenchReport",
+    smallfiles_results.Percentiles: "inside BenchReport",
     smb_results.ConcurrentDirection: "inside SmbConcurrentResult",
     stats.Repeated: "inside ConcurrentDirection",
     pool_phase.PoolBenchResult: "inside BenchReport",
@@ -294,7 +305,8 @@ def test_a_renamed_ts_property_and_a_new_model_field_are_reported(tmp_path: Path
 def test_nullability_optionality_and_literals_are_reported(tmp_path: Path):
     source = TYPES_TS.read_text()
     edits = [
-        ("export type RunKind = 'pool' | 'net' | 'smb' | 'all'", "export type RunKind = 'pool' | 'net' | 'smb'"),
+        ("export type RunKind = 'pool' | 'net' | 'smb' | 'smallfiles' | 'all'",
+         "export type RunKind = 'pool' | 'net' | 'smb'"),
         ("  delta: number\n  delta_percent: number | null\n", "  delta: number\n  delta_percent: number\n"),
         ("  streams?: number\n", "  streams: number\n"),
     ]
@@ -307,7 +319,8 @@ def test_nullability_optionality_and_literals_are_reported(tmp_path: Path):
                         widened=WIDENED)
     assert "BenchRunRequest.streams: required in TS, but the field has a default" in found
     assert "MetricDelta.delta_percent: | null on the server, no null in TS" in found
-    assert 'RunKind: literals "all" | "net" | "pool" | "smb" on the server, "net" | "pool" | "smb" in TS' in found
+    assert ('RunKind: literals "all" | "net" | "pool" | "smallfiles" | "smb" on the server, "net" | "pool" | "smb" '
+            'in TS') in found
 
 
 def test_an_omission_must_be_listed_and_a_stale_listing_is_reported(tmp_path: Path):

@@ -22,7 +22,7 @@ from tengig.verdict.targets import find_target
 
 MB = 10**6
 G = 10**9
-UNIT = re.compile(r"\d( (MB/s|Gb/s|Mb/s|bytes|time\(s\)|ms)|%)")
+UNIT = re.compile(r"\d( (MB/s|Gb/s|Mb/s|bytes|time\(s\)|ms|files/s|KiB)|%)")
 # Both directions have a figure (560 MB/s read, 530 MB/s write), so per-direction rules can be tried in each.
 SSD = find_target("ssd-sata-870-evo")
 
@@ -71,6 +71,12 @@ HEALTHY = {
     "pool_best_thread_bps": {"read": 1500 * MB, "write": 1500 * MB},
     "pool_best_threads": {"read": 1, "write": 1},
     "nas_ports_bps": [],
+    # 4 KiB files at 2,000 files/s, 0.50 ms each: the link's 3 round trips of 0.05 ms are 30% of that, smbd calm
+    "small_file_size": 4096,
+    "small_files_per_s": 2000.0,
+    "small_file_ms": 0.5,
+    "small_files_smbd_cpu_percent": 40.0,
+    "round_trip_ms": 0.05,
 }
 
 
@@ -205,9 +211,23 @@ CASES = (
                 "pool_best_threads": {"read": 4, "write": 1}},
          fix={"pool_best_threads": {"read": 1, "write": 1}},
          says=("600.0 MB/s with 4",)),
+    Case("small-files-round-trips", "the round trip back to a cable's",
+         fault={"round_trip_ms": 0.8, "small_file_ms": 3.2}, fix={"round_trip_ms": 0.05},
+         says=("4 KiB files at 2,000 files/s", "each file took 3.20 ms", "round trips (create, write, close) of "
+               "0.80 ms on this link are 75% of it")),
+    Case("small-files-round-trips", "files slower than their round trips explain",
+         fault={"round_trip_ms": 0.8, "small_file_ms": 3.2}, fix={"small_file_ms": 5.0},
+         says=("0.80 ms",)),
+    Case("small-files-smbd-cpu", "smbd calm",
+         fault={"small_files_smbd_cpu_percent": 97.0}, fix={"small_files_smbd_cpu_percent": 40.0},
+         says=("smbd used 97% of one core", "4 KiB files at 2,000 files/s")),
+    Case("small-files-signing", "signing off",
+         fault={"smb_signing": True}, fix={"smb_signing": False},
+         says=("4 KiB files at 2,000 files/s", "(0.50 ms per file)")),
 )
 # The crypto notes speak only when SMB itself is the bottleneck, so their fault brings smb-far-below along.
-IMPLIED = {"smb-encryption": {"smb-far-below"}, "smb-signing": {"smb-far-below"}}
+# Signing on, with small files measured, also draws the small-file note on it (the same fact, another copy).
+IMPLIED = {"smb-encryption": {"smb-far-below"}, "smb-signing": {"smb-far-below", "small-files-signing"}}
 TABLE_IDS = {case.rule for case in CASES}
 
 
@@ -261,11 +281,17 @@ def broken(case: Case) -> dict:
 SAME_FACT = {frozenset({"loses-at-its-bound", rule}) for rule in ("smb-far-below", "smb-encryption", "smb-signing")}
 
 
+def fault_facts(rule: str) -> set:
+    """Every fact the rule's rows make bad."""
+    return {key for case in CASES if case.rule == rule for key in case.fault}
+
+
 def related(a: str, b: str) -> bool:
-    """Rules that share a fact: one needs the other (a crypto note needs smb-far-below), or both need the same."""
+    """Rules that share a fact: one needs the other (a crypto note needs smb-far-below), both need the same
+    (both signing notes need signing on), or they set the same fact to different values."""
     if frozenset({a, b}) in SAME_FACT:
         return True
-    return bool(({a} | IMPLIED.get(a, set())) & ({b} | IMPLIED.get(b, set())))
+    return bool(({a} | IMPLIED.get(a, set())) & ({b} | IMPLIED.get(b, set()))) or bool(fault_facts(a) & fault_facts(b))
 
 
 def unrelated(case: Case) -> set[str]:

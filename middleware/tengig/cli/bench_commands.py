@@ -1,4 +1,4 @@
-"""`tengig bench pool|net|smb|all`: a client of tengig's own tengig.bench service, hosted in this
+"""`tengig bench pool|net|smb|smallfiles|all`: a client of tengig's own tengig.bench service, hosted in this
 process (server/in_thread.py), so the command measures exactly what the API and the panel measure:
 where `--system` says (resolved by tengig.systems: this machine when it is the NAS, the lab only when
 named), with the verdict printed and the run kept in the results database. With `--join N` the host
@@ -117,7 +117,9 @@ def _command(kind: str, doc: str):
 for _kind, _doc in (("pool", "fio on a scratch dataset of the NAS pool (removed afterwards)."),
                     ("net", "iperf3 from each desktop to the NAS: 1 and N streams, both directions."),
                     ("smb", "each desktop's own SMB client copies to and from the share."),
-                    ("all", "pool, network and SMB, then the verdict.")):
+                    ("smallfiles", "each desktop writes, lists, reads and deletes many small files (4 KiB, 64 KiB, "
+                                   "1 MiB) through its SMB client: files/s and each file's time."),
+                    ("all", "pool, network and SMB (and small files with --preset full), then the verdict.")):
     bench_group.add_command(_command(_kind, _doc))
 
 

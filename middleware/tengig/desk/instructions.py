@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.phases.pool_presets import SMB_MIN_COPY
+from ..bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS, small_total_error
 from ..errors import ValidationError
 from ..names import SHARE_RE
 from ..units import GiB, format_size
@@ -109,6 +110,39 @@ def smb_op(params: dict[str, Any], nas: frozenset[str]) -> tuple[str, str, str, 
     if not isinstance(remote, str) or not REMOTE_RE.fullmatch(remote):
         raise ValidationError.one("instruction.remote", f"{remote!r} is not a tengig scratch name")
     return op, _address(params, nas), share, remote, _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
+
+
+SMALL_OPS = ("prepare", "write", "stat", "read", "delete", "disk")
+CLIENT_DIR_RE = re.compile(REMOTE_RE.pattern.split(r")(\\(f")[0] + ")")
+
+
+def small_files(params: dict[str, Any]) -> tuple[int, int]:
+    """(size, count) of a small-file instruction, validated."""
+    size, count = _int(params, "size", *SMALL_SIZE_LIMITS), _int(params, "count", *SMALL_COUNT_LIMITS)
+    if (why := small_total_error(size, count)) is not None:
+        raise ValidationError.one("instruction.count", why)
+    return size, count
+
+
+def smallfiles_op(params: dict[str, Any], nas: frozenset[str]) -> tuple[str, str, str, str, int, int]:
+    """(op, server, share, client directory, size, count) of a small-file instruction, validated; ``nas`` as
+    for iperf3_argv. The files go in the directory's ``small-SIZE`` (small_dir)."""
+    op = params.get("op")
+    if op not in SMALL_OPS:
+        raise ValidationError.one("instruction.op", f"{op!r} is not one of {', '.join(SMALL_OPS)}")
+    share = params.get("share")
+    if not isinstance(share, str) or not SHARE_RE.fullmatch(share):
+        raise ValidationError.one("instruction.share", f"{share!r} is not a share name")
+    remote = params.get("remote")
+    if not isinstance(remote, str) or not CLIENT_DIR_RE.fullmatch(remote):
+        raise ValidationError.one("instruction.remote", f"{remote!r} is not a tengig scratch directory")
+    size, count = small_files(params)
+    return op, _address(params, nas), share, remote, size, count
+
+
+def small_dir(remote: str, size: int) -> str:
+    """The share's directory of one size's files, as smbclient names it."""
+    return f"{remote}\\small-{size}"
 
 
 def disk_size(params: dict[str, Any]) -> int:

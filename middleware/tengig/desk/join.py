@@ -34,10 +34,11 @@ from ..bench.parse.copy_parse import OWN_COPY
 from ..text import shown
 from . import own_disk
 from .instructions import (SMALLEST_COPY_BYTES, check_room, disk_size, iperf3_argv, nas_addresses, plain_address,
-                           smb_op)
+                           small_dir, smallfiles_op, smb_op)
 from .link_facts import link_towards
 from .mounted_copy import MountedCopyError, get, put, remote_path
 from .nas_url import join_uri
+from .smallfiles import STDBUF, SmallSet, own_run, smbclient_commands, timed_run
 from .submit_parts import submission_parts
 
 MiB = 1024 * 1024
@@ -122,6 +123,7 @@ class Joiner:
         self.runner = runner or Runner()
         self.say = lambda line: say(shown(line))  # lines quote the NAS
         self._source: Path | None = None
+        self._small: SmallSet | None = None
 
     @property
     def copies(self) -> bool:
@@ -158,6 +160,7 @@ class Joiner:
             raise JoinError(f"the NAS answered: {shown(exc)}") from exc
         finally:
             self._drop_source()
+            self._drop_small()
 
     def _info(self) -> dict[str, Any]:
         """What this desktop says of itself; "disk" only when it measures its disk (a NAS of an earlier
@@ -192,6 +195,8 @@ class Joiner:
                 return self._smb(params)
             if kind == "disk":
                 return self._own_disk(params)
+            if kind == "smallfiles":
+                return self._smallfiles(params)
         except ValidationError as exc:
             self.say(f"refused: {exc.message}")  # here too: the person at this desktop may be the one to act
             return {"exit_code": 2, "stderr": f"refused: {exc.message}", "argv": []}
@@ -205,13 +210,16 @@ class Joiner:
         return {"exit_code": done.returncode, "stdout": compact(done.stdout)[:FRAME_BUDGET],
                 "stderr": done.stderr[-4096:], "argv": list(argv), "seconds": time.monotonic() - started}
 
+    def _smbclient(self, server: str, share: str) -> list[str]:
+        base = ["smbclient", f"//{server}/{share}", "-A", str(self.smb_auth_file)]
+        return base + (["-s", str(self.smb_conf)] if self.smb_conf else [])
+
     def _smb(self, params: dict[str, Any]) -> dict[str, Any]:
         op, server, share, remote, size = smb_op(params, self.nas)
         if not self.copies:
             return {"exit_code": 2, "stderr": "refused: this desktop joined without SMB (neither --smb-auth-file "
                     "nor --mount)", "argv": []}
-        base = ["smbclient", f"//{server}/{share}", "-A", str(self.smb_auth_file)]
-        base += ["-s", str(self.smb_conf)] if self.smb_conf else []
+        base = self._smbclient(server, share)
         if op == "prepare":
             self._drop_source()
             check_room(self.workdir, size)
@@ -231,6 +239,39 @@ class Joiner:
             return self._mounted(op, remote_path(self.mount, remote), size)
         command = f"put {self._source} {remote}" if op == "put" else f"get {remote} {os.devnull}"
         return self._tool([*base, "-c", command], timeout=120 + 2 * size / MiB)
+
+    def _smallfiles(self, params: dict[str, Any]) -> dict[str, Any]:
+        """One batch of the small-file test (desk/smallfiles.py): ``prepare`` makes this size's files here and
+        its directory in the share; ``disk`` runs every batch in --disk."""
+        op, server, share, remote, size, count = smallfiles_op(params, self.nas)
+        if op == "disk" and self.disk is None:
+            return {"exit_code": 2, "stderr": "refused: this desktop joined without --disk", "argv": []}
+        if op != "disk" and not self.copies:
+            return {"exit_code": 2, "stderr": "refused: this desktop joined without SMB (neither --smb-auth-file "
+                    "nor --mount)", "argv": []}
+        if op == "prepare" or self._small is None or not self._small.matches(size, count):
+            self._drop_small()
+            self.say(f"small files: making {count} files of {size} bytes")
+            self._small = SmallSet(self.workdir, size, count)
+        directory = small_dir(remote, size)
+        if op == "disk":
+            check_room(self.disk, 2 * size * count)
+            self.say(f"small files: {count} x {size} bytes on this desktop's own disk ({self.disk})")
+            return own_run(("write", "stat", "read", "delete"), self.disk / f"tengig-small-{size}", self._small)
+        self.say(f"small files: {op} {count} x {size} bytes")
+        if self.mount is not None:
+            path = remote_path(self.mount, directory)
+            if op == "prepare":
+                made = self._mounted_dir(path.parent)
+                return made if made["exit_code"] else self._mounted_dir(path)
+            return own_run((op,), path, self._small)
+        argv = [*STDBUF, *self._smbclient(server, share), "-c", smbclient_commands(op, directory, self._small)]
+        return timed_run(argv, timeout=120 + count + 4 * size * count / MiB, env=self.runner.environment())
+
+    def _drop_small(self) -> None:
+        if self._small is not None:
+            self._small.remove()
+            self._small = None
 
     def _own_disk(self, params: dict[str, Any]) -> dict[str, Any]:
         size = disk_size(params)

@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..runner import Completed
 
-RunKind = Literal["pool", "net", "smb", "all"]
+RunKind = Literal["pool", "net", "smb", "smallfiles", "all"]
 RunStatus = Literal["running", "success", "failed", "aborted"]
-RUN_KINDS: tuple[str, ...] = ("pool", "net", "smb", "all")
+RUN_KINDS: tuple[str, ...] = ("pool", "net", "smb", "smallfiles", "all")
 RUN_STATUSES: tuple[str, ...] = ("running", "success", "failed", "aborted")
 FINAL_STATUSES: tuple[str, ...] = ("success", "failed", "aborted")
 

@@ -34,5 +34,45 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX raw_outputs_run ON raw_outputs (run_id, id)",
         "CREATE TABLE targets (name TEXT PRIMARY KEY, data TEXT NOT NULL, created REAL NOT NULL)",
     ),
+    (  # 1 -> 2: the smallfiles kind. SQLite cannot change a CHECK: both tables are rebuilt, the raw outputs
+        # first (dropping runs would cascade into them), then renamed back (the reference follows the rename)
+        """CREATE TABLE runs_2 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            started REAL NOT NULL,
+            finished REAL,
+            kind TEXT NOT NULL CHECK (kind IN ('pool', 'net', 'smb', 'smallfiles', 'all')),
+            status TEXT NOT NULL CHECK (status IN ('running', 'success', 'failed', 'aborted')),
+            inputs TEXT NOT NULL,
+            results TEXT CHECK (results IS NULL OR status = 'success'),
+            verdict TEXT,
+            error TEXT,
+            environment TEXT
+        )""",
+        "INSERT INTO runs_2 SELECT * FROM runs",
+        """CREATE TABLE raw_outputs_2 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id INTEGER NOT NULL REFERENCES runs_2 (id) ON DELETE CASCADE,
+            tool TEXT NOT NULL,
+            argv TEXT NOT NULL,
+            exit_code INTEGER,
+            stdout TEXT NOT NULL,
+            stderr TEXT NOT NULL,
+            started REAL NOT NULL,
+            seconds REAL NOT NULL
+        )""",
+        "INSERT INTO raw_outputs_2 SELECT * FROM raw_outputs WHERE run_id IN (SELECT id FROM runs)",
+        # ids are never reused: each new table goes on from where its old one's counter stood
+        "DELETE FROM sqlite_sequence WHERE name IN ('runs_2', 'raw_outputs_2')",
+        "INSERT INTO sqlite_sequence (name, seq) SELECT 'runs_2', seq FROM sqlite_sequence WHERE name = 'runs'",
+        "INSERT INTO sqlite_sequence (name, seq) SELECT 'raw_outputs_2', seq FROM sqlite_sequence "
+        "WHERE name = 'raw_outputs'",
+        "DROP TABLE raw_outputs",
+        "DROP TABLE runs",
+        "ALTER TABLE runs_2 RENAME TO runs",
+        "ALTER TABLE raw_outputs_2 RENAME TO raw_outputs",
+        "CREATE INDEX runs_newest ON runs (started DESC, id DESC)",
+        "CREATE INDEX runs_kind_status ON runs (kind, status)",
+        "CREATE INDEX raw_outputs_run ON raw_outputs (run_id, id)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from ..units import MB, format_rate
+from ..units import MB, format_rate, format_size
 from .ceilings import tcp_goodput_bps
 from .members import dragging_text
 from .models import Advice, Ceiling, Component, DirectionVerdict, Direction, Facts, Target
+from .small_files import SMBD_BUSY_PERCENT, ROUND_TRIPS_PER_FILE, files_per_s, latency_bound, round_trip_share, smbd_busy
 
 CHAIN_ORDER: tuple[Component, ...] = ("pool", "link", "network", "smb")
 DIRECTIONS: tuple[Direction, ...] = ("read", "write")
@@ -22,8 +23,6 @@ DIRECTIONS: tuple[Direction, ...] = ("read", "write")
 SMB_FAR_BELOW_RATIO = 0.70
 # smbd's cgroup throttled in this share of its scheduling periods: its CPU limit held it back.
 SMBD_THROTTLED_PERCENT = 20.0
-# smbd this busy (% of one core): its one process per client is the limit.
-SMBD_BUSY_PERCENT = 85.0
 # A measured network at or above this share of the link's goodput is the link itself at work.
 NETWORK_AT_LINK_RATIO = 0.90
 # One TCP stream below this share of N streams: a single SMB connection will not fill the link either.
@@ -449,6 +448,51 @@ def _pool_needs_threads(target: Target, by_dir: ByDirection, facts: Facts) -> Ad
     )
 
 
+def _small_files_head(facts: Facts) -> str:
+    size = format_size(facts.small_file_size) if facts.small_file_size else "small"
+    rate = f" at {files_per_s(facts.small_files_per_s)}" if facts.small_files_per_s else ""
+    return f"{size} files{rate}"
+
+
+def _small_files_round_trips(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    share = round_trip_share(facts)
+    if not latency_bound(facts) or share is None:
+        return None
+    return Advice(
+        rule="small-files-round-trips",
+        severity="warning",
+        text=(f"{_small_files_head(facts)}: each file took {facts.small_file_ms:.2f} ms, and its "
+              f"{ROUND_TRIPS_PER_FILE} round trips (create, write, close) of {facts.round_trip_ms:.2f} ms on this "
+              f"link are {min(100.0, 100 * share):.0f}% of it: latency, not bandwidth, sets the pace; copy many "
+              "files at once (robocopy /MT:16, several copies side by side), pack them into one archive before "
+              "copying, or shorten the path to the NAS (a direct cable, no VPN, no Wi-Fi, no routed hops)"),
+    )
+
+
+def _small_files_smbd_cpu(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    if not smbd_busy(facts):
+        return None
+    return Advice(
+        rule="small-files-smbd-cpu",
+        severity="warning",
+        text=(f"{_small_files_head(facts)}: smbd used {facts.small_files_smbd_cpu_percent:.0f}% of one core for "
+              "them: its per-file work (open, close, metadata, every VFS module of the share) holds them back; "
+              "a faster core helps, and so does a share without audit or other per-file VFS modules"),
+    )
+
+
+def _small_files_signing(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    if not facts.smb_signing or facts.small_file_ms is None:
+        return None
+    return Advice(
+        rule="small-files-signing",
+        severity="info",
+        text=(f"{_small_files_head(facts)}: SMB signing is on, so every create, write and close of each file "
+              f"({facts.small_file_ms:.2f} ms per file) is signed by smbd and by the desktop; measure with signing "
+              "off on a trusted network to see its share of it"),
+    )
+
+
 RULES: tuple[Rule, ...] = (
     _link_down_during_run,
     _half_duplex,
@@ -464,6 +508,9 @@ RULES: tuple[Rule, ...] = (
     _lagg_single_flow,
     _pool_member_dragging,
     _pool_needs_threads,
+    _small_files_round_trips,
+    _small_files_smbd_cpu,
+    _small_files_signing,
 )
 
 

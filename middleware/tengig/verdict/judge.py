@@ -31,6 +31,7 @@ from .advice import (  # noqa: F401  (NETWORK_AT_LINK_RATIO: judge's rule, kept 
 )
 from .confidence import close_calls, how_sure
 from .thresholds import link_ceiling
+from .small_files import small_files_line
 from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
 
 
@@ -149,4 +150,5 @@ def judge(target: Target, ceilings: list[Ceiling], facts: Facts) -> Verdict:
         directions=directions,
         advice=advise(target, chain, facts, directions),
         summary=summarize(target, directions, facts),
+        small_files=small_files_line(facts),
     )

@@ -83,6 +83,15 @@ class Facts(BaseModel):
                                                          "pool at its best thread count, per direction, bytes/s.")
     pool_best_threads: dict[Direction, int] = Field(default_factory=dict, description="Thread sweep: that best "
                                                     "thread count, per direction.")
+    small_file_size: int | None = Field(None, description="The smallest size of the small-file test, bytes per file.")
+    small_files_per_s: float | None = Field(None, description="Files of that size the share took per second (the "
+                                            "write), files/s.")
+    small_file_ms: float | None = Field(None, description="One such file's write (create, data, close), median, ms.")
+    small_files_local_per_s: float | None = Field(None, description="The same files on the desktop's own disk "
+                                                  "(--disk), files/s.")
+    small_files_smbd_cpu_percent: float | None = Field(None, description="smbd's CPU during that write, % of one "
+                                                       "core.")
+    round_trip_ms: float | None = Field(None, description="The link's round trip (the NAS's ping to the desktop), ms.")
 
 
 class DirectionVerdict(BaseModel):
@@ -109,3 +118,5 @@ class Verdict(BaseModel):
     directions: list[DirectionVerdict]
     advice: list[Advice]
     summary: str = Field(description="One sentence: beats or loses, by how much, and what holds it back.")
+    small_files: str | None = Field(None, description="Small files in one line: files/s at the smallest size, "
+                                    "beside the desktop's own disk, and what holds them back (None: not measured).")

@@ -7,7 +7,7 @@
 export type Direction = 'read' | 'write'
 export type Component = 'pool' | 'link' | 'network' | 'smb'
 export type Provenance = 'measured' | 'estimated'
-export type RunKind = 'pool' | 'net' | 'smb' | 'all'
+export type RunKind = 'pool' | 'net' | 'smb' | 'smallfiles' | 'all'
 export type RunStatus = 'running' | 'success' | 'failed' | 'aborted'
 export type Preset = 'quick' | 'full'
 
@@ -61,6 +61,8 @@ export interface Verdict {
   directions: DirectionVerdict[]
   advice: Advice[]
   summary: string
+  /** Small files in one line (files/s at the smallest size, beside the own disk, and what holds them back). */
+  small_files?: string | null
 }
 
 /** A measurement repeated (bench/stats.py Repeated): every run's value and their median. */
@@ -110,6 +112,8 @@ export interface ClientReport {
   verdict?: Verdict | null
   own_disk?: unknown
   own_disk_note?: string | null
+  small_files?: SmallFilesResult | null
+  small_files_session?: unknown
   own_disk_verdict?: Verdict | null
 }
 
@@ -156,6 +160,59 @@ export interface ScalingResult {
 export interface PoolReport {
   pool: string
   scaling?: ScalingResult | null
+}
+
+/** Times of single files, ms (bench/phases/smallfiles_results.py Percentiles). */
+export interface Percentiles {
+  count: number
+  p50_ms: number
+  p95_ms: number
+  p99_ms: number
+}
+
+export type SmallOp = 'write' | 'read' | 'stat' | 'delete'
+
+/** One batch of small files (SmallOpResult): files/s, bytes/s, each file's time. */
+export interface SmallOpResult {
+  op: SmallOp
+  files: number
+  bytes: number
+  seconds: number
+  files_per_s: number
+  bytes_per_s: number
+  per_file?: Percentiles | null
+  open?: Percentiles | null
+  close?: Percentiles | null
+  smbd_cpu_percent?: number | null
+}
+
+/** One size of the small-file test (SmallSizeResult), through the share and on the desktop's own disk. */
+export interface SmallSizeResult {
+  size: number
+  count: number
+  engine: string
+  ops: SmallOpResult[]
+  nas_files: number
+  nas_bytes: number
+  nas_files_left: number
+  own_disk?: SmallOpResult[] | null
+}
+
+/** The small-file test of one desktop (bench/phases/smallfiles_results.py SmallFilesResult). */
+export interface SmallFilesResult {
+  client: string
+  server: string
+  sizes: SmallSizeResult[]
+  round_trip_ms?: number | null
+  own_disk_note?: string | null
+  note?: string | null
+  bytes_written?: number
+}
+
+/** One size a run asks the small-file test for (tengig.bench.run's request.small_files). */
+export interface SmallFilesSize {
+  size: number
+  count: number
 }
 
 /**
@@ -217,6 +274,7 @@ export interface BenchRunRequest {
   scaling?: 'auto' | 'on' | 'off' | 'only'
   member_reads?: boolean
   member_read_bytes?: number
+  small_files?: SmallFilesSize[] | null
 }
 
 export interface BenchOutcome {

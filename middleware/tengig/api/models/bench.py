@@ -6,10 +6,22 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from ...bench.join.session import JoinInfo, Submission
+from ...bench.phases.smallfiles_plan import SmallFilesSize
 from ...verdict.targets import DEFAULT_TARGET
 from .base import ApiInput, ApiOutput
 
 HOST_PATTERN = r"^[a-z][a-z0-9]{0,9}$"
+
+
+def _api_face(name: str, source: type[BaseModel], doc: str) -> type[ApiInput]:
+    """The API's input model for one of bench's own models: the same fields, defaults and limits (one
+    source of truth), with the API's input rules (ApiInput: unknown keys and coercion refused)."""
+    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in source.model_fields.items()}
+    return create_model(name, __base__=ApiInput, __module__=__name__, __doc__=doc, **fields)
+
+
+TenGigBenchSmallFilesSize = _api_face("TenGigBenchSmallFilesSize", SmallFilesSize,
+                                      "One size of the small-file test: bytes per file and files.")
 
 
 class TenGigBenchRequest(ApiInput):
@@ -42,10 +54,15 @@ class TenGigBenchRequest(ApiInput):
                                "read-only (it touches every disk; member_read_bytes from each).")
     member_read_bytes: int = Field(256 * 2**20, ge=16 * 2**20, le=2**30,
                                    description="Bytes read from each pool member with member_reads (at most 1 GiB).")
+    small_files: list[TenGigBenchSmallFilesSize] | None = Field(None, min_length=1, max_length=4, description="The small-file "
+                                                     "test's sizes, each {size: bytes per file, count: files}, at "
+                                                     "most 256 MiB per size (default: the preset's: quick 200 x 4 "
+                                                     "KiB, 50 x 64 KiB, 8 x 1 MiB; full 2,000, 500, 64).")
 
 
 class TenGigBenchRunRequest(TenGigBenchRequest):
-    kind: Literal["pool", "net", "smb", "all"] = Field("all", description="What to measure.")
+    kind: Literal["pool", "net", "smb", "smallfiles", "all"] = Field("all", description="What to measure (all "
+                                                                     "includes smallfiles in the full preset).")
 
 
 class TenGigBenchOutcome(ApiOutput):
@@ -128,13 +145,6 @@ class TenGigBenchKit(ApiOutput):
 
 class TenGigBenchKitResult(ApiOutput):
     result: TenGigBenchKit = Field(description="The script and how to run it.")
-
-
-def _api_face(name: str, source: type[BaseModel], doc: str) -> type[ApiInput]:
-    """The API's input model for one of bench/join/session.py's: the same fields, defaults and limits (one
-    source of truth), with the API's input rules (ApiInput: unknown keys and coercion refused)."""
-    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in source.model_fields.items()}
-    return create_model(name, __base__=ApiInput, __module__=__name__, __doc__=doc, **fields)
 
 
 TenGigBenchSessionJoinInfo = _api_face("TenGigBenchSessionJoinInfo", JoinInfo,

@@ -7,7 +7,7 @@ from pydantic import Field
 
 from .base import SQLITE_INT_MAX, ApiInput, ApiOutput, RowId
 
-RunKind = Literal["pool", "net", "smb", "all"]
+RunKind = Literal["pool", "net", "smb", "smallfiles", "all"]
 RunStatus = Literal["running", "success", "failed", "aborted"]
 
 

@@ -80,7 +80,7 @@ class JoinInfo(BaseModel):
 
 class Instruction(BaseModel):
     id: int
-    kind: Literal["iperf3", "smb", "disk", "done", "abort"]
+    kind: Literal["iperf3", "smb", "disk", "smallfiles", "done", "abort"]
     params: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -26,7 +26,7 @@ def _check_clients(system: BenchSystem, req: BenchRunRequest) -> None:
         if not joins:
             raise ValidationError.one("join", f"desktops join a run on the NAS itself (`system: \"local\"`), not on "
                                       f"{system.name}")
-        if req.kind in ("smb", "all") and not req.share:
+        if req.kind in ("smb", "smallfiles", "all") and not req.share:
             raise ValidationError.one("share", "name the SMB share joined clients copy to (`share: NAME`, a share of "
                                       "this NAS's Samba; a scratch directory in it is removed afterwards)")
     elif req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing

@@ -8,6 +8,7 @@ from ...text import shown
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling, DirectionVerdict, Verdict
 from ..phases.scaling import ScalingResult
+from ..phases.smallfiles_results import Percentiles, SmallFilesResult
 from ..stats import Repeated
 from .suite import BenchReport, ClientReport
 
@@ -79,8 +80,12 @@ def _client_lines(c: ClientReport) -> list[str]:
             out.append(f"  SMB reads started once the pool had finished writing the copies: {s.read.write_back}")
         out.append(f"  SMB session: {how}")
         out += [f"  unknown: {what}" for what in s.unknowns]
+    if c.small_files:
+        out += _small_files_lines(c.small_files)
     if c.verdict:
         out += ["", *("  " + line for line in verdict_table(c.verdict)), "", "  " + c.verdict.summary]
+        if c.verdict.small_files:
+            out.append("  " + c.verdict.small_files)
         for a in c.verdict.advice:
             out.append(f"  - [{a.severity}] {a.text}")
     if c.own_disk:
@@ -108,6 +113,29 @@ def scaling_lines(scaling: ScalingResult) -> list[str]:
         out.append(f"    stands out: {scaling.dragging}")
     for r in scaling.member_reads:
         out.append(f"    {r.device} read alone: {mb(r.bytes_per_s)} ({r.bytes // MiB} MiB)")
+    return out
+
+
+def _ms(p: Percentiles | None) -> str:
+    return f"p50 {p.p50_ms:.2f} / p95 {p.p95_ms:.2f} / p99 {p.p99_ms:.2f} ms of {p.count}" if p else ""
+
+
+def _small_files_lines(small: SmallFilesResult) -> list[str]:
+    rtt = f", round trip {small.round_trip_ms:.3f} ms (the NAS's ping)" if small.round_trip_ms is not None else ""
+    out = [f"  Small files ({small.sizes[0].engine if small.sizes else '-'}{rtt}):"]
+    for s in small.sizes:
+        for where, ops in (("share", s.ops), ("own disk", s.own_disk or [])):
+            for o in ops:
+                rate = f", {mb(o.bytes_per_s)}" if o.op in ("write", "read") else ""
+                each = f", per file {_ms(o.per_file)}" if o.per_file else ""
+                each += f", open {_ms(o.open)}, close {_ms(o.close)}" if o.open and o.close else ""
+                cpu = f", smbd {o.smbd_cpu_percent:.0f}% of a core" if o.smbd_cpu_percent is not None else ""
+                out.append(f"    {format_size(s.size):>7} {where:8} {o.op:6} {o.files} files: "
+                           f"{o.files_per_s:,.0f} files/s{rate}{each}{cpu}")
+    if small.own_disk_note:
+        out.append(f"    own disk: {small.own_disk_note}")
+    if small.note:
+        out.append(f"    {small.note}")
     return out
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ...errors import ValidationError
 from ...results.models import Environment
 from ...verdict.judge import judge
 from ...verdict.models import Ceiling, Facts, Target, Verdict
@@ -24,10 +25,13 @@ from ..phases.pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from ..phases.pool_presets import PresetName
 from ..phases.scaling import MEMBER_READ_MAX, ScalingMode
 from ...backends.scratch import ScratchStorage
+from ..phases.smallfiles_plan import SMALL_FILES, SmallFilesSize, small_total_error
+from ..phases.smallfiles_results import SmallFilesResult
+from ..phases.smb_probes import SmbSession
 from ..phases.smb_results import SmbBenchResult, SmbConcurrentResult
 from .aggregate import judge_aggregate
 
-Kind = Literal["pool", "net", "smb", "all"]
+Kind = Literal["pool", "net", "smb", "smallfiles", "all"]
 NET_SECONDS = {"quick": 3, "full": 10}
 NET_OMIT = {"quick": 1, "full": 2}
 
@@ -47,7 +51,8 @@ class BenchSystem(Protocol):
 class BenchRunRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: Kind = Field("all", description="What to measure: pool, net, smb, or all of them.")
+    kind: Kind = Field("all", description="What to measure: pool, net, smb, smallfiles, or all of them (all "
+                       "includes smallfiles in the full preset).")
     target: str = Field(DEFAULT_TARGET, description="Target disk to beat (see tengig.targets.query).")
     clients: list[str] = Field(default_factory=list, description="Client hosts (default: the system's first client).")
     preset: PresetName = Field("quick", description="quick (about a minute on the lab) or full.")
@@ -67,6 +72,22 @@ class BenchRunRequest(BaseModel):
                                "read-only (it touches every disk; member_read_bytes each).")
     member_read_bytes: int = Field(256 * 2**20, ge=16 * 2**20, le=MEMBER_READ_MAX,
                                    description="Bytes read from each pool member with member_reads.")
+    small_files: list[SmallFilesSize] | None = Field(None, min_length=1, max_length=4, description="The small-file "
+                                                     "test's sizes, each with its number of files (default: the "
+                                                     "preset's).")
+
+    @model_validator(mode="after")
+    def _small_files_bounded(self) -> "BenchRunRequest":
+        for i, one in enumerate(self.small_files or []):
+            if (why := small_total_error(one.size, one.count)) is not None:
+                raise ValidationError.one(f"small_files.{i}.count", why)
+        return self
+
+
+def small_files_plan(req: "BenchRunRequest") -> list[tuple[int, int]]:
+    if req.small_files:
+        return [(s.size, s.count) for s in req.small_files]
+    return list(SMALL_FILES[req.preset])
 
 
 class ClientReport(BaseModel):
@@ -84,6 +105,11 @@ class ClientReport(BaseModel):
     verdict: Verdict | None = None
     own_disk: OwnDisk | None = Field(None, description="The desktop's own disk, as it measured it (--disk).")
     own_disk_note: str | None = Field(None, description="Why the desktop's own disk was not measured, when asked.")
+    small_files: SmallFilesResult | None = Field(None, description="The small-file test (smallfiles): per size, "
+                                                 "files/s, MB/s and each file's time through the share, and on "
+                                                 "the desktop's own disk with --disk.")
+    small_files_session: SmbSession | None = Field(None, description="The SMB session of the small-file test "
+                                                   "(dialect, signing, encryption), as smbstatus showed it.")
     own_disk_verdict: Verdict | None = Field(None, description="SMB against the desktop's own disk, beside the "
                                              "verdict against the run's target.")
 
@@ -118,12 +144,13 @@ def _net_ceilings(ms: list[NetMeasurement]) -> list[Ceiling]:
     return out
 
 
-def plan_steps(kind: Kind, clients: Sequence[Any], *, concurrent: bool = False) -> list[tuple[str, Any]]:
-    """The run's steps in order: the pool once, then each client's network and SMB, as ``kind`` asks, then
-    (``concurrent``) every client's SMB at once."""
+def plan_steps(kind: Kind, clients: Sequence[Any], *, concurrent: bool = False,
+               small: bool = False) -> list[tuple[str, Any]]:
+    """The run's steps in order: the pool once, then each client's network, SMB and (``small``, or kind
+    smallfiles) small files, as ``kind`` asks, then (``concurrent``) every client's SMB at once."""
     do_pool, do_net, do_smb = (kind in (k, "all") for k in ("pool", "net", "smb"))
-    return ([("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb")
-                                          if (k == "net" and do_net) or (k == "smb" and do_smb)]
+    wanted = {"net": do_net, "smb": do_smb, "smallfiles": kind == "smallfiles" or (kind == "all" and small)}
+    return ([("pool", None)] * do_pool + [(k, c) for c in clients for k in ("net", "smb", "smallfiles") if wanted[k]]
             + [("smb-concurrent", None)] * concurrent)
 
 
@@ -154,7 +181,8 @@ def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: 
         every = {name: mtu for path in mtus.values() for name, mtu in path.items()}
         aggregate = judge_aggregate(target, pool.ceilings() if pool else [], reports, concurrent, every)
     ctx.report(100, "verdict")
-    written = [p.bytes_written for p in (pool, *(r.smb for r in reports), concurrent)
+    written = [p.bytes_written for p in (pool, *(r.smb for r in reports), *(r.small_files for r in reports),
+                                         concurrent)
                if p is not None and p.bytes_written is not None]
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
                        clients=list(reports), smb_concurrent=concurrent, aggregate_verdict=aggregate,
@@ -197,7 +225,7 @@ def pool_facts(pool: PoolBenchResult | None) -> dict[str, Any]:
 def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
     single = [m.goodput_bps for m in report.network if m.streams == 1]
     multi = [m.goodput_bps for m in report.network if m.streams > 1]
-    session = report.smb.session if report.smb else None
+    session = (report.smb.session if report.smb else None) or report.small_files_session
     cpu = [d.smbd_cpu_percent for d in ((report.smb.read, report.smb.write) if report.smb else ())
            if d.smbd_cpu_percent is not None]
     return Facts(
@@ -211,7 +239,21 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         **_smbd_limit_facts(report),
         duplex=report.nas_port.duplex if report.nas_port else None,
         link_downs=report.link_downs,
+        **_small_files_facts(report.small_files),
     )
+
+
+def _small_files_facts(small: SmallFilesResult | None) -> dict[str, Any]:
+    """The smallest size's write through the share (and on the desktop's own disk), and the link's round trip."""
+    if small is None or not small.sizes:
+        return {}
+    first = min(small.sizes, key=lambda s: s.size)
+    write, local = first.op("write"), first.op("write", own_disk=True)
+    return {"small_file_size": first.size, "round_trip_ms": small.round_trip_ms,
+            "small_files_per_s": write.files_per_s if write else None,
+            "small_file_ms": write.per_file.p50_ms if write and write.per_file else None,
+            "small_files_smbd_cpu_percent": write.smbd_cpu_percent if write else None,
+            "small_files_local_per_s": local.files_per_s if local else None}
 
 
 def _smbd_limit_facts(report: ClientReport) -> dict[str, Any]:

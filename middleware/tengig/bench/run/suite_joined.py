@@ -16,9 +16,11 @@ from ..join.join_wait import announce
 from ..join.joined import link_of, measure_joined_link, measure_joined_smb
 from ..join.joined_disk import measure_joined_disk
 from ..join.joined_concurrent import measure_joined_concurrent_smb
+from ..join.joined_smallfiles import measure_joined_smallfiles
 from ..phases.nas_port import address_towards, carrier_downs, find_port, proxied
 from ..join.session import SESSIONS, JoinedClient
-from .suite import NET_OMIT, NET_SECONDS, ClientReport, judged_report, known_ceilings, plan_steps, pool_step
+from .suite import (NET_OMIT, NET_SECONDS, ClientReport, judged_report, known_ceilings, plan_steps, pool_step,
+                    small_files_plan)
 
 
 
@@ -26,9 +28,10 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
     session, token = SESSIONS.create(req.join, join_timeout=req.join_timeout)
     ended = "failed"
     try:
-        share = system.share(ctx, req.share) if req.kind in ("smb", "all") else None
+        share = system.share(ctx, req.share) if req.kind in ("smb", "smallfiles", "all") else None
         clients = session.wait_joined(ctx.cancel, on_change=announce(ctx, session, token))
-        steps = plan_steps(req.kind, clients, concurrent=req.kind in ("smb", "all") and len(clients) > 1)
+        steps = plan_steps(req.kind, clients, concurrent=req.kind in ("smb", "all") and len(clients) > 1,
+                           small=req.preset == "full")
         concurrent = None
         reports: dict[str, ClientReport] = {}
         for c in clients:
@@ -50,6 +53,12 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                                                            preset=req.preset, repeats=req.repeats)
                 continue
             report = reports[client.name]
+            if kind == "smallfiles":
+                report.small_files, seen = measure_joined_smallfiles(
+                    part, session, client, system.nas, report.nas_port, share, system.storage(part),
+                    small_files_plan(req))
+                report.small_files_session = seen
+                continue
             if kind == "net":
                 report.network, report.network_skipped = measure_joined_link(
                     part, session, client, system.nas, report.nas_port, streams=req.streams,

@@ -14,6 +14,12 @@ describe('benchSteps', () => {
     expect(benchSteps('all', ['desk', 'mac'], { concurrent: false }).map((s) => s.key)).toEqual(
       ['pool', 'net:desk', 'smb:desk', 'net:mac', 'smb:mac'])
   })
+
+  it('has each desktop\'s small files after its SMB: on their own, or in all with the full preset', () => {
+    expect(benchSteps('smallfiles', ['desk'], { concurrent: false }).map((s) => s.key)).toEqual(['smallfiles:desk'])
+    expect(benchSteps('all', ['desk'], { concurrent: false, small: true }).map((s) => s.key)).toEqual(
+      ['pool', 'net:desk', 'smb:desk', 'smallfiles:desk'])
+  })
 })
 
 describe('stepProgress', () => {

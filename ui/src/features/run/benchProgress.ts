@@ -15,14 +15,18 @@ export interface Step {
   label: string
 }
 
-/** `concurrent`: the lab suite's last step, several clients at once (a run that desktops join has none). */
-export function benchSteps(kind: RunKind, clients: string[], { concurrent = true } = {}): Step[] {
+/**
+ * `concurrent`: the lab suite's last step, several clients at once (a run that desktops join has none);
+ * `small`: `all` includes the small-file test (the full preset).
+ */
+export function benchSteps(kind: RunKind, clients: string[], { concurrent = true, small = false } = {}): Step[] {
   const who = clients.length ? clients : ['first client']
   const steps: Step[] = []
   if (kind === 'pool' || kind === 'all') steps.push({ key: 'pool', label: 'Pool (fio)' })
   for (const c of who) {
     if (kind === 'net' || kind === 'all') steps.push({ key: `net:${c}`, label: `Network ${c} (iperf3)` })
     if (kind === 'smb' || kind === 'all') steps.push({ key: `smb:${c}`, label: `SMB ${c} (smbclient)` })
+    if (kind === 'smallfiles' || (kind === 'all' && small)) steps.push({ key: `smallfiles:${c}`, label: `Small files ${c}` })
   }
   if (concurrent && (kind === 'smb' || kind === 'all') && who.length > 1) {
     steps.push({ key: 'smb-concurrent', label: `SMB, ${who.length} clients at once` })

@@ -33,7 +33,7 @@ export function acceptsJoins(system: string, systems: readonly BenchSystemState[
 }
 
 export function measuresSmb(kind: RunKind): boolean {
-  return kind === 'smb' || kind === 'all'
+  return kind === 'smb' || kind === 'smallfiles' || kind === 'all'
 }
 
 /** Vue's v-model hands a number input's value over as a number: read every field as text. */

@@ -55,7 +55,7 @@ export function useBenchRun(onFinished: (outcome: BenchOutcome) => void, options
     // Desktops are named once they join; until then nothing runs (the job's 0% is the wait, not a step).
     const names = session.value?.joined.length ? session.value.joined.map((c) => c.name)
       : Array.from({ length: join }, (_, i) => `desktop ${i + 1}`)
-    const steps = benchSteps(started.kind ?? 'all', names, { concurrent: false })
+    const steps = benchSteps(started.kind ?? 'all', names, { concurrent: false, small: started.preset === 'full' })
     return stepProgress(steps, waitingForClients.value ? null : state.job)
   })
   const chartData = computed(() => liveChartData(state.samples))

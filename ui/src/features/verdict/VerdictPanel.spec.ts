@@ -59,6 +59,25 @@ describe('VerdictPanel', () => {
     expect(plain.find('[data-test="own-disk-verdict"]').exists()).toBe(false)
   })
 
+  it('shows the small-file chart per desktop: the verdict\'s line and files/s per size beside the own disk', async () => {
+    const verdict = { ...one.verdict!, small_files: 'copying 4 KiB files: 310 files/s (1.27 MB/s) vs 9,800 files/s on your own disk' }
+    const rate = (op: string, fps: number) => ({ op, files: 200, bytes: 819200, seconds: 200 / fps, files_per_s: fps,
+      bytes_per_s: fps * 4096, per_file: { count: 200, p50_ms: 0.8, p95_ms: 1.9, p99_ms: 2.4 } })
+    const small_files = { client: 'desk', server: 'nas', round_trip_ms: 0.8, sizes: [{ size: 4096, count: 200,
+      engine: 'smbclient', nas_files: 200, nas_bytes: 819200, nas_files_left: 0, ops: [rate('write', 310)],
+      own_disk: [rate('write', 9800)] }] }
+    const base = one.results as Record<string, unknown>
+    const w = await show({ ...one, id: 12, results: { ...base, clients: [{ client: 'desk', verdict, small_files }] } })
+    const chart = w.get('[data-test="small-files"]')
+    expect(chart.attributes('data-client')).toBe('desk')
+    expect(chart.get('[data-test="small-files-line"]').text()).toBe(verdict.small_files)
+    const values = chart.findAll('[data-test="small-files-value"]').map((v) => v.text())
+    expect(values[0]).toContain('310 files/s (1.3 MB/s)')
+    expect(values[1]).toContain('9,800 files/s (40.1 MB/s)')
+    const plain = await show({ ...one, id: 13 })
+    expect(plain.find('[data-test="small-files"]').exists()).toBe(false)
+  })
+
   it('shows a multi-client run\'s aggregate first, then each client\'s own verdict under its name', async () => {
     const w = await show(joined)
     const agg = w.get('[data-test="aggregate-verdict"]')
