@@ -26,7 +26,7 @@ from .network import BASE_PORT, LinkUnderTest, NetMeasurement, server_report, to
 from .cache_policy import file_size, reading
 from .client_cpu import CpuOfCopy, checked_cpu, over_copies as client_cpu_over
 from .pool_presets import PRESETS, PresetName, smb_copy_size
-from .port_timeline import PortTimeline, busy_seconds
+from .port_timeline import PortTimeline, busy_seconds, carrying_seconds
 from .session import BenchSession, JoinedClient, Submission
 from .share_scratch import close_share_scratch, open_share_scratch
 from .smb_results import SmbBenchResult, SmbDirection
@@ -255,7 +255,8 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
             f"{client.name} reports an SMB {direction} of {format_size(size)}, but only {format_size(max(0, seen))} "
             f"crossed the NAS's port {port.ifname}: not measured over the link (the run is not trusted)")
     window = session.nas_seconds(client, instruction)
-    check_copy_on_nas_clock(client.name, direction, size, result.bytes_per_s, seen, window, port)
+    check_copy_on_nas_clock(client.name, direction, size, result.bytes_per_s, seen, window, port,
+                            carrying_seconds(samples, direction))
     used = checked_cpu(client.name, f"SMB {direction}", sub, window)
     check_copy_on_port_timeline(client.name, direction, size, result.bytes_per_s,
                                 busy_seconds(samples, direction), port)
