@@ -59,10 +59,12 @@ class KitConversation:
             return answer.get("result")
 
     async def submit(self, instruction: int, result: dict[str, Any]) -> int:
-        """Send-Submission: ``result`` (exit_code, stdout, stderr, argv, seconds) in parts; how many."""
+        """Send-Submission: ``result`` (exit_code, stdout, stderr, argv, seconds, and cpu_seconds and cpus when
+        asked for) in parts; how many."""
         stdout, stderr = Utf16.of(result.get("stdout", "")), Utf16.of(result.get("stderr", ""))
         argv = list(result.get("argv", []))
         seconds = float(result.get("seconds", 0.0))
+        cpu = {"cpu_seconds": float(result["cpu_seconds"]), "cpus": float(result["cpus"])} if "cpus" in result else {}
         out_at = err_at = parts = 0
         while True:
             budget = FIRST_SLICE
@@ -71,7 +73,7 @@ class KitConversation:
                 err = get_slice(stderr, err_at, max(0, budget - len(out)))
                 more = out_at + len(out) < len(stdout) or err_at + len(err) < len(stderr)
                 part = {"instruction": instruction, "exit_code": int(result["exit_code"]), "stdout": out,
-                        "stderr": err, "argv": argv, "seconds": seconds, "more": more}
+                        "stderr": err, "argv": argv, "seconds": seconds, "more": more, **cpu}
                 text = format_call(self.call_id + 1, "tengig.bench.session.submit", [part])
                 if len(utf8(text)) <= MESSAGE_LIMIT or budget <= 1:
                     break

@@ -36,17 +36,19 @@ def results() -> list[dict[str, Any]]:
          "argv": [r"C:\Users\Ana's PC\iperf3.exe", "-c", "10.0.0.1", "-J"], "seconds": 1.04},
         {"exit_code": 1, "stdout": _log("robocopy-put-256MiB-de.txt"), "stderr": "",
          "argv": ["robocopy.exe", r"C:\Temp\put", r"\\nas\media\tengig-bench-1-1-desk", "f0.dat", "/J"],
-         "seconds": 2.9},
+         "seconds": 2.9, "cpu_seconds": 0.40625, "cpus": 8.0},  # robocopy's TotalProcessorTime, when asked
         {"exit_code": 2, "stderr": "refused: instruction.server: 'x' is not an IP address", "argv": []},
         {"exit_code": 0, "stdout": "".join(AWKWARD[:k] + "\U0001F600" for k in range(len(AWKWARD))) * 12,
-         "stderr": AWKWARD * 40, "argv": ["tengig-copy", r"\\nas\media\f0.dat"], "seconds": 1e-05},
+         "stderr": AWKWARD * 40, "argv": ["tengig-copy", r"\\nas\media\f0.dat"], "seconds": 1e-05,
+         "cpu_seconds": 1.5625e-05, "cpus": 2.0},  # 5.1 writes both as 1E-05 / 1.5625E-05; in every part
     ]
 
 
 def expected(sent: dict[str, Any]) -> dict[str, Any]:
-    """A submission as the NAS must hold it once its parts are put together."""
+    """A submission as the NAS must hold it once its parts are put together (its tool's CPU: None when not sent)."""
     return {"exit_code": sent["exit_code"], "stdout": sent.get("stdout", ""), "stderr": sent.get("stderr", ""),
-            "argv": sent.get("argv", []), "seconds": float(sent.get("seconds", 0.0))}
+            "argv": sent.get("argv", []), "seconds": float(sent.get("seconds", 0.0)),
+            "cpu_seconds": sent.get("cpu_seconds"), "cpus": sent.get("cpus")}
 
 
 async def _desk(url: str, token: str, outcome: dict[str, Any]) -> None:

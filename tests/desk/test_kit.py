@@ -120,7 +120,11 @@ def test_a_long_submission_goes_in_parts_with_more_each_measured_as_it_is_sent()
     assert "Send-Submission ([long]$instruction.id) $result" in _function(script, "Invoke-Join")
     [part] = re.findall(r"\$part = \[ordered\]@\{(.*?)\}", submit, re.S)
     assert re.findall(r"(\w+) = ", part) == ["instruction", "exit_code", "stdout", "stderr", "argv", "seconds", "more"]
-    assert set(Submission.model_fields) <= {"instruction", "exit_code", "stdout", "stderr", "argv", "seconds", "more"}
+    # the tool's CPU and the desktop's CPUs go in every part too, when measured and asked for
+    assert "foreach ($key in $cpu.Keys) { $part[$key] = $cpu[$key] }" in submit
+    assert "$cpu.cpu_seconds = [double]$result.cpu_seconds; $cpu.cpus = [double]$result.cpus" in submit
+    assert set(Submission.model_fields) == {"instruction", "exit_code", "stdout", "stderr", "argv", "seconds", "more",
+                                            "cpu_seconds", "cpus"}
     # Each part starts at the first budget, is measured as the very text Invoke-Nas will send (the same
     # method, params and next id) and halved while over the limit; the last part is the one without more.
     steps = ["$budget = $FirstSlice", "$outSlice = Get-Slice $stdout $outAt $budget",
@@ -370,3 +374,18 @@ def test_the_copy_parser_is_chosen_by_the_program_and_unknown_ones_are_named():
         parse_copy(["xcopy.exe", "a", "b"], "1 File(s) copied", direction="write", expected_bytes=SIZE)
     with pytest.raises(ToolOutputError, match="ran no copy program: robocopy.exe could not be started"):
         parse_copy([], "robocopy.exe could not be started", direction="write", expected_bytes=SIZE)
+
+
+def test_the_kit_says_its_tools_cpu_only_when_the_nas_asks():
+    """issue 26, item 4: robocopy's and iperf3.exe's TotalProcessorTime, the kit's own while it reads the share,
+    and the desktop's CPUs; a NAS that does not ask (params' cpu) gets neither (one of an earlier tengig refuses
+    keys it does not know)."""
+    script = _kit()
+    assert "cpu_seconds = $process.TotalProcessorTime.TotalSeconds" in _function(script, "Invoke-Tool")
+    read = _function(script, "Read-Share")
+    assert read.index("$cpu = $kit.TotalProcessorTime") < read.index("$reader.Read(") < read.index(
+        "$cpu = ($kit.TotalProcessorTime - $cpu).TotalSeconds")
+    join = _function(script, "Invoke-Join")
+    asked = join.index("if ((Get-Field $params 'cpu') -eq $true -and $result.ContainsKey('cpu_seconds')) {")
+    assert asked < join.index("$result.cpus = [double][Environment]::ProcessorCount") < join.index(
+        "$result.Remove('cpu_seconds')") < join.index("Send-Submission ([long]$instruction.id) $result")

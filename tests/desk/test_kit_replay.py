@@ -52,7 +52,7 @@ def check_replay(seen: dict) -> None:
     assert seen["info"]["interface"] == "Ethernet 2" and seen["info"]["os"] == "windows"
     assert seen["end"]["kind"] == "done"
     for got, sent in zip(seen["received"], results(), strict=True):
-        assert {k: got[k] for k in ("exit_code", "stdout", "stderr", "argv", "seconds")} == expected(sent)
+        assert {k: got[k] for k in ("exit_code", "stdout", "stderr", "argv", "seconds", "cpu_seconds", "cpus")} == expected(sent)
         assert got["more"] is False
     # the long ones went in parts, every message within the limit, and 5.1's escapes are on the wire
     assert seen["parts"][0] == 1 and seen["parts"][2] == 1 and seen["parts"][3] > 3, seen["parts"]

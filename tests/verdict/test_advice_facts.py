@@ -61,6 +61,9 @@ HEALTHY = {
     "smb_signing": False,
     "smb_encryption": False,
     "smbd_cpu_percent": 60.0,
+    "client_name": "desk",
+    "client_cpu_cores": 0.4,  # desk's SMB client, of the one core a copy may use
+    "client_cpus": 4.0,
     "duplex": "full",
     "link_downs": 0,
     "lagg_protocol": None,
@@ -160,6 +163,16 @@ CASES = (
     Case("smb-far-below", "SMB estimated, not measured",
          fault={("smb", "read"): 150 * MB}, fix={("smb", "read"): Estimated(150 * MB)},
          says=("SMB read 150.0 MB/s",)),
+    Case("client-cpu", "the client used less than the core it may use",
+         fault={("smb", "read"): 150 * MB, "client_cpu_cores": 0.98}, fix={"client_cpu_cores": 0.4},
+         says=("SMB read 150.0 MB/s",)),
+    Case("client-cpu", "SMB close to the chain",
+         fault={("smb", "read"): 150 * MB, "client_cpu_cores": 0.98}, fix={("smb", "read"): 1100 * MB},
+         says=("SMB read 150.0 MB/s",)),
+    Case("client-cpu", "its cgroup's fifth of a core raised to two CPUs",
+         given={"client_cpus": 0.2}, fault={("smb", "write"): 150 * MB, "client_cpu_cores": 0.19},
+         fix={"client_cpus": 2.0},
+         says=("SMB write 150.0 MB/s",)),
     Case("smb-encryption", "encryption off",
          fault={("smb", "read"): 150 * MB, "smb_encryption": True}, fix={"smb_encryption": False},
          says=("SMB read 150.0 MB/s",)),
@@ -225,9 +238,11 @@ CASES = (
          fault={"smb_signing": True}, fix={"smb_signing": False},
          says=("4 KiB files at 2,000 files/s", "(0.50 ms per file)")),
 )
-# The crypto notes speak only when SMB itself is the bottleneck, so their fault brings smb-far-below along.
-# Signing on, with small files measured, also draws the small-file note on it (the same fact, another copy).
-IMPLIED = {"smb-encryption": {"smb-far-below"}, "smb-signing": {"smb-far-below", "small-files-signing"}}
+# The crypto notes and the desktop's CPU speak only when SMB itself is the bottleneck, so their fault brings
+# smb-far-below along. Signing on, with small files measured, also draws the small-file note on it (the same
+# fact, another copy).
+IMPLIED = {"smb-encryption": {"smb-far-below"}, "smb-signing": {"smb-far-below", "small-files-signing"},
+           "client-cpu": {"smb-far-below"}}
 TABLE_IDS = {case.rule for case in CASES}
 
 

@@ -40,6 +40,7 @@ from .mounted_copy import MountedCopyError, get, put, remote_path
 from .nas_url import join_uri
 from .smallfiles import STDBUF, SmallSet, own_run, smbclient_commands, timed_run
 from .submit_parts import submission_parts
+from .tool_cpu import children_cpu, cpus_available, thread_cpu
 
 MiB = 1024 * 1024
 FRAME_BUDGET = 48 * 1024  # output sent per tool at most (in 8 KiB parts): big iperf3 outputs lose their intervals
@@ -52,6 +53,12 @@ class JoinError(TengigError):
 def _os_name() -> str:
     return {"Linux": "linux", "Darwin": "macos", "Windows": "windows", "FreeBSD": "freebsd"}.get(platform.system(),
                                                                                                 "linux")
+
+
+def _cpu(seconds: float | None) -> dict[str, float]:
+    """The answer's cpu_seconds and this desktop's CPUs' worth (cpus), when measured."""
+    cpus = cpus_available()
+    return {"cpu_seconds": seconds, **({"cpus": cpus} if cpus is not None else {})} if seconds is not None else {}
 
 
 def compact_iperf3(stdout: str) -> str:
@@ -182,6 +189,8 @@ class Joiner:
             if kind == "abort":
                 raise JoinError(f"the NAS stopped the run: {shown(params.get('reason', 'no reason given'))}")
             result = self._execute(kind, params)
+            if params.get("cpu") is not True:  # a NAS of an earlier tengig refuses keys it does not know
+                result = {k: v for k, v in result.items() if k not in ("cpu_seconds", "cpus")}
             for part in submission_parts({"instruction": instruction["id"], **result}):
                 client.call("tengig.bench.session.submit", part)
 
@@ -206,9 +215,11 @@ class Joiner:
 
     def _tool(self, argv: list[str], *, timeout: float, compact: Callable[[str], str] = str) -> dict[str, Any]:
         started = time.monotonic()
-        done = self.runner.run(argv, timeout=timeout, check=False)
+        with children_cpu() as cpu:
+            done = self.runner.run(argv, timeout=timeout, check=False)
         return {"exit_code": done.returncode, "stdout": compact(done.stdout)[:FRAME_BUDGET],
-                "stderr": done.stderr[-4096:], "argv": list(argv), "seconds": time.monotonic() - started}
+                "stderr": done.stderr[-4096:], "argv": list(argv), "seconds": time.monotonic() - started,
+                **_cpu(cpu.seconds)}
 
     def _smbclient(self, server: str, share: str) -> list[str]:
         base = ["smbclient", f"//{server}/{share}", "-A", str(self.smb_auth_file)]
@@ -299,12 +310,13 @@ class Joiner:
     def _mounted(self, op: str, path: Path, size: int) -> dict[str, Any]:
         started = time.monotonic()
         try:
-            line = put(self._source, path, size) if op == "put" else get(path, size)
+            with thread_cpu() as cpu:  # the copy is this thread's reads and writes
+                line = put(self._source, path, size) if op == "put" else get(path, size)
         except MountedCopyError as exc:
             return {"exit_code": 1, "stderr": str(exc), "argv": [OWN_COPY, str(path)],
                     "seconds": time.monotonic() - started}
         return {"exit_code": 0, "stdout": line + "\n", "argv": [OWN_COPY, str(path)],
-                "seconds": time.monotonic() - started}
+                "seconds": time.monotonic() - started, **_cpu(cpu.seconds)}
 
     def _drop_source(self) -> None:
         if self._source is not None:

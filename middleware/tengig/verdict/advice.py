@@ -25,6 +25,9 @@ SMB_FAR_BELOW_RATIO = 0.70
 SMBD_THROTTLED_PERCENT = 20.0
 # A measured network at or above this share of the link's goodput is the link itself at work.
 NETWORK_AT_LINK_RATIO = 0.90
+# The desktop's SMB client this busy (share of the CPU it may use: one core, one copying thread, or less where the
+# desktop's CPUs or its cgroup allow less): its CPU is the limit.
+CLIENT_CPU_BUSY_SHARE = 0.85
 # One TCP stream below this share of N streams: a single SMB connection will not fill the link either.
 SINGLE_STREAM_LOW_RATIO = 0.70
 # A link upgrade is only suggested if its goodput beats the target by this much: SMB seldom hits 100%.
@@ -95,9 +98,33 @@ def bottleneck(ceilings: Sequence[Ceiling]) -> Component | None:
     return min(candidates, key=lambda comp: (candidates[comp].bytes_per_s, CHAIN_ORDER.index(comp)))
 
 
-def smb_cause(facts: Facts) -> str | None:
-    """What held SMB back, from what the NAS measured of smbd during the copies (None: nothing measured
-    points at smbd, and nothing about it was measured either)."""
+def client_cpu_bound(facts: Facts) -> tuple[float, float] | None:
+    """(cores used, cores it may use) when the desktop's SMB client used CLIENT_CPU_BUSY_SHARE or more of what
+    it may use: one core (a copy is one thread), or the desktop's CPUs' worth when lower (a cgroup's limit)."""
+    used = facts.client_cpu_cores
+    if used is None:
+        return None
+    allowed = min(1.0, facts.client_cpus) if facts.client_cpus is not None else 1.0
+    return (used, allowed) if used >= CLIENT_CPU_BUSY_SHARE * allowed else None
+
+
+def client_cpu_text(facts: Facts, smb_bytes_per_s: float | None = None) -> str | None:
+    """"desk's SMB client used 0.98 of a core for the whole copy: the desktop's CPU holds SMB back at 61.2 MB/s"
+    (None: it did not use what it may)."""
+    bound = client_cpu_bound(facts)
+    if bound is None:
+        return None
+    used, allowed = bound
+    who = f"{facts.client_name}'s" if facts.client_name else "the desktop's"
+    may = f" (of the {allowed:.2g} it may use: its CPUs or its cgroup's limit)" if allowed < 1.0 else ""
+    at = f" at {mb_s(smb_bytes_per_s)}" if smb_bytes_per_s is not None else ""
+    return f"{who} SMB client used {used:.2f} of a core for the whole copy{may}: the desktop's CPU holds SMB back{at}"
+
+
+def smb_cause(facts: Facts, smb_bytes_per_s: float | None = None) -> str | None:
+    """What held SMB back, from what the NAS measured of smbd during the copies and what the desktop measured of
+    its SMB client (None: nothing measured points anywhere, and nothing about either was measured).
+    ``smb_bytes_per_s``: the SMB figure it holds back, said with the desktop's CPU."""
     throttled, limit = facts.smbd_throttled_percent, facts.smbd_cpu_limit_cores
     if throttled is not None and throttled >= SMBD_THROTTLED_PERCENT:
         allows = f"{limit:.2g} of a core" if limit is not None else "a CPU quota"
@@ -106,6 +133,9 @@ def smb_cause(facts: Facts) -> str | None:
                 f"{throttled:.0f}% of its scheduling periods during the copies")
     if facts.smbd_cpu_percent is not None and facts.smbd_cpu_percent >= SMBD_BUSY_PERCENT:
         return f"smbd's CPU: it used {facts.smbd_cpu_percent:.0f}% of one core (one smbd process serves each client)"
+    if (desktop := client_cpu_text(facts, smb_bytes_per_s)) is not None:
+        smbd = f" (not smbd: it used {facts.smbd_cpu_percent:.0f}% of one core)" if facts.smbd_cpu_percent is not None else ""
+        return desktop + smbd
     if facts.smbd_cpu_percent is not None:
         held = f", not throttled ({throttled:.0f}% of periods)" if throttled is not None else ""
         return (f"not smbd (it used {facts.smbd_cpu_percent:.0f}% of one core{held}): signing or encryption, or the "
@@ -369,6 +399,26 @@ def _smb_far_below(target: Target, by_dir: ByDirection, facts: Facts) -> Advice 
     )
 
 
+def _client_cpu(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    found, bound = _far_below(by_dir), client_cpu_bound(facts)
+    if not found or bound is None:
+        return None
+    used, allowed = bound
+    who = f"{facts.client_name}'s" if facts.client_name else "the desktop's"
+    figures = ", ".join(f"SMB {d} {mb_s(smb.bytes_per_s)}" for d, smb, _ in found)
+    return Advice(
+        rule="client-cpu",
+        severity="warning",
+        text=(
+            f"{who} SMB client used {used:.2f} of a core during the copies, {used / allowed:.0%} of the "
+            f"{allowed:.2g} of a core it may use (one copy is one thread; less where the desktop's CPUs or its "
+            f"cgroup's limit allow less): the desktop's CPU holds SMB back ({figures}), not the NAS; a desktop with "
+            "a faster core or less else running, its CPU limit raised, or SMB signing and encryption off (the client "
+            "pays for them per byte too) lets SMB go faster"
+        ),
+    )
+
+
 def _smb_crypto(rule: str, enabled: Callable[[Facts], bool | None], what: str) -> Rule:
     def check(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
         found = _far_below(by_dir)
@@ -503,6 +553,7 @@ RULES: tuple[Rule, ...] = (
     _single_stream_low,
     _pool_below_network,
     _smb_far_below,
+    _client_cpu,
     _smb_crypto("smb-encryption", lambda f: f.smb_encryption, "SMB encryption"),
     _smb_crypto("smb-signing", lambda f: f.smb_signing, "SMB signing"),
     _lagg_single_flow,

@@ -88,7 +88,7 @@ def _bottleneck_text(dv: DirectionVerdict, facts: Facts) -> str:
         pair = smb_far_below(dv.ceilings)
         assert pair is not None  # bottleneck() said so
         smb, bound = pair
-        cause = smb_cause(facts) or "smbd CPU, signing/encryption or the client"
+        cause = smb_cause(facts, smb.bytes_per_s) or "smbd CPU, signing/encryption or the client"
         return (
             f"{label}: SMB itself ({cause}), at "
             f"{smb.bytes_per_s / bound.bytes_per_s:.0%} of the {ceiling_text(bound)} the {bound.component} allows "

@@ -68,6 +68,12 @@ class Facts(BaseModel):
                                "unknown.")
     link_downs: int | None = Field(None, description="Times the NAS's port lost its link during the run (the "
                                    "kernel's carrier changes, before and after); None: unknown.")
+    client_name: str | None = Field(None, description="The desktop that copied (named in what is said of its CPU).")
+    client_cpu_cores: float | None = Field(None, ge=0, allow_inf_nan=False, description="CPU the desktop's SMB "
+                                           "client used during its copies, cores' worth (its CPU time over the "
+                                           "copy's wall time; the direction where it used most); None: unknown.")
+    client_cpus: float | None = Field(None, gt=0, allow_inf_nan=False, description="CPUs' worth the desktop's "
+                                      "tools may use (its CPUs, or its cgroup's CPU limit when lower); None: unknown.")
     lagg_protocol: str | None = Field(None, description="LAGG protocol on the path, if any (LACP, LOADBALANCE, ...).")
     nas_ports_bps: list[int] = Field(default_factory=list, description="The aggregate verdict only: line rate of each "
                                      "NAS port the clients reached, bits/s (its link is their goodput summed); "

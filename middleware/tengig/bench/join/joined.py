@@ -28,7 +28,9 @@ from .nas_witness import check_copy_on_nas_clock, check_copy_on_port_timeline, c
 from ..phases.network import BASE_PORT, LinkUnderTest, NetMeasurement, server_report, to_measurement, wait_listening
 from ..phases.cache_policy import file_size, reading
 from ..phases.pool_presets import PRESETS, PresetName, smb_copy_size
-from .port_timeline import PortTimeline, busy_seconds
+from ..phases.client_cpu_results import CpuOfCopy, over_copies as client_cpu_over
+from .client_cpu import checked_cpu
+from .port_timeline import PortTimeline, busy_seconds, carrying_seconds
 from .session import BenchSession, JoinedClient, Submission
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..phases.smb_results import SmbBenchResult, SmbDirection
@@ -97,10 +99,12 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
             wait_listening(ctx, nas, tcp_port, server, program="iperf3 server")
             with around(direction, n) if around else contextlib.nullcontext():
                 before = counters(ctx, nas, port)
-                sub = _ask(ctx, session, client, "iperf3",
-                           {"server": link.server_address, "port": tcp_port, "streams": n, "seconds": seconds,
-                            "omit": omit, "reverse": direction == "read"},
-                           timeout=seconds + omit + 60, tool="iperf3")
+                instruction, sub = _asked(ctx, session, client, "iperf3",
+                                          {"server": link.server_address, "port": tcp_port, "streams": n,
+                                           "seconds": seconds, "omit": omit, "reverse": direction == "read",
+                                           "cpu": True},
+                                          timeout=seconds + omit + 60, tool="iperf3")
+                checked_cpu(client.name, "iperf3", sub, session.nas_seconds(client, instruction))
                 after = counters(ctx, nas, port)
             answered = True
         finally:
@@ -166,7 +170,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                       tool="smb prepare"), client, "prepare")
         smbd = _smbd_pid(ctx, nas)
         cgroup = find_cpu_cgroup(ctx, nas, smbd) if smbd else None
-        writes, wticks, wwire, wlimits = [], [], [], []
+        writes, wticks, wwire, wlimits, wcpu = [], [], [], [], []
         session_facts = None
         enough_w = enough_r = None
         for i in range(repeats):
@@ -174,7 +178,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             probe = _SessionProbe(ctx, nas, share, client.peer_address) if i == 0 else None
             try:
                 writes.append(_copy(ctx, session, client, nas, port, smb, "write", f"{remote}\\f{i}.dat", size,
-                                    wticks, wwire, copy_timeout, cgroup, wlimits))
+                                    wticks, wwire, copy_timeout, cgroup, wlimits, wcpu))
             finally:
                 if probe:
                     session_facts = probe.stop()
@@ -186,7 +190,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             _checked(_ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
                           timeout=copy_timeout, tool="smb evict"), client, "put")
             written += size
-        reads, rticks, rwire, rlimits = [], [], [], []
+        reads, rticks, rwire, rlimits, rcpu = [], [], [], [], []
         arc_total = ArcDelta(hits=0, misses=0)
         ctx.report(50, f"smb: waiting for {nas}'s pool to finish writing the copies")
         write_back = (storage.settle_writes(scratch.dataset.split("/")[0]) if scratch.dataset
@@ -197,7 +201,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                 host_os.drop_caches(ctx, nas)
                 a0 = host_os.read_arc(ctx, nas)
                 reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
-                                   rticks, rwire, copy_timeout, cgroup, rlimits))
+                                   rticks, rwire, copy_timeout, cgroup, rlimits, rcpu))
                 arc_total = arc_total + delta(a0, host_os.read_arc(ctx, nas))
                 if adaptive and (enough_r := settled(reads, len(writes), (against or {}).get("read"))):
                     break
@@ -208,14 +212,14 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                                bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
                                bytes_per_run=size,
                                wire_bytes=wwire, smbd_cpu_percent=cpu_percent(wticks, writes, size, clk),
-                               smbd_cpu_limit=over_copies(cgroup, wlimits)),
+                               smbd_cpu_limit=over_copies(cgroup, wlimits), client_cpu=client_cpu_over(wcpu)),
             read=SmbDirection(direction="read",
                               bytes_per_s=summarize(reads, planned=len(writes), stopped_because=enough_r),
                               bytes_per_run=size,
                               wire_bytes=rwire,
                               smbd_cpu_percent=cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio, write_back=write_back,
-                              smbd_cpu_limit=over_copies(cgroup, rlimits)),
+                              smbd_cpu_limit=over_copies(cgroup, rlimits), client_cpu=client_cpu_over(rcpu)),
             cache_policy=policy, bytes_written=written, unknowns=smb_unknowns(smbd, cgroup, session_facts),
         )
     finally:
@@ -257,7 +261,8 @@ def parsed_copy(sub: Submission, client: JoinedClient, direction: Literal["read"
 
 def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort, smb: dict,
           direction: Literal["read", "write"], remote: str, size: int, ticks: list[int], wire: list[int],
-          timeout: float, cgroup: CpuCgroup | None, limits: list[tuple[CpuStat, CpuStat]]) -> float:
+          timeout: float, cgroup: CpuCgroup | None, limits: list[tuple[CpuStat, CpuStat]],
+          cpu: list[CpuOfCopy]) -> float:
     before = counters(ctx, nas, port)
     l0 = read_cpu_stat(ctx, nas, cgroup) if cgroup else None
     t0 = smbd_ticks_on(ctx, nas)
@@ -265,7 +270,8 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     timeline = PortTimeline(reader) if reader else None
     try:
         instruction, sub = _asked(ctx, session, client, "smb",
-                                  {**smb, "op": "get" if direction == "read" else "put", "remote": remote},
+                                  {**smb, "op": "get" if direction == "read" else "put", "remote": remote,
+                                   "cpu": True},
                                   timeout=timeout, tool="smb copy")
     finally:
         samples = timeline.stop() if timeline else []
@@ -278,8 +284,10 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
         raise ToolOutputError(
             f"{client.name} reports an SMB {direction} of {format_size(size)}, but only {format_size(max(0, seen))} "
             f"crossed the NAS's port {port.ifname}: not measured over the link (the run is not trusted)")
-    check_copy_on_nas_clock(client.name, direction, size, result.bytes_per_s, seen,
-                            session.nas_seconds(client, instruction), port)
+    window = session.nas_seconds(client, instruction)
+    check_copy_on_nas_clock(client.name, direction, size, result.bytes_per_s, seen, window, port,
+                            carrying_seconds(samples, direction))
+    used = checked_cpu(client.name, f"SMB {direction}", sub, window)
     check_copy_on_port_timeline(client.name, direction, size, result.bytes_per_s,
                                 busy_seconds(samples, direction), port)
     wire.append(seen)
@@ -287,6 +295,8 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
         ticks.append(t1 - t0)
     if l0 is not None and l1 is not None:
         limits.append((l0, l1))
+    if used is not None:
+        cpu.append(used)
     ctx.sample(phase=f"smb {direction} {client.name}", bytes_per_s=result.bytes_per_s)
     return result.bytes_per_s
 

@@ -14,8 +14,9 @@ answer arrived (bench/join/session.py, the NAS's monotonic clock). The copy happ
 - the copy cannot have taken longer than the window (a rate below size / window is not what happened);
 - the NAS's port carried the copy's bytes within the window less what is not copying: the instruction's
   way to the desktop, its SMB client starting and logging on (smbclient and robocopy time only the
-  transfer), the answer's way back, at most SMB_START_SLACK_S; so the rate is at most the port's bytes /
-  (window - SMB_START_SLACK_S);
+  transfer), the answer's way back, at most SMB_START_SLACK_S, or what the NAS's port timeline shows lay
+  outside the copy's bytes (a desktop whose CPU is held starts its SMB client slowly); so the rate is at most
+  the port's bytes / (window - SMB_START_SLACK_S), or / the most time the port can have carried them;
 - and never above the port's line rate;
 - where the NAS can sample its port's counter (bench/join/port_timeline.py), the copy took at least as long
   as the port was seen carrying the middle of its bytes: its rate is at most size / that time.
@@ -70,9 +71,11 @@ def check_iperf3_served(client: str, direction: str, streams: int, seconds: floa
 
 
 def check_copy_on_nas_clock(client: str, direction: str, size: int, bytes_per_s: float, seen: int,
-                            window: float | None, port: NasPort) -> None:
+                            window: float | None, port: NasPort, carrying: float | None = None) -> None:
     """A desktop's SMB copy of ``size`` bytes at ``bytes_per_s`` (what its tool printed) against the NAS's
-    ``window`` for it (s, its own clock) and the ``seen`` bytes its ``port`` carried meanwhile."""
+    ``window`` for it (s, its own clock) and the ``seen`` bytes its ``port`` carried meanwhile; ``carrying``:
+    the most time the port can have taken to carry them (port_timeline.carrying_seconds), when shorter than
+    the window less SMB_START_SLACK_S."""
     if window is None or window <= 0:
         raise ToolOutputError(f"the NAS did not see {client} take its SMB {direction} and answer: no window "
                               "of its own to check the copy against")
@@ -82,10 +85,13 @@ def check_copy_on_nas_clock(client: str, direction: str, size: int, bytes_per_s:
                               f"{window:.2f} s from when it took the copy to its answer on the NAS's clock (the "
                               "run is not trusted)")
     copying = window - SMB_START_SLACK_S
+    allowing = f"allowing {SMB_START_SLACK_S:g} s of it for the copy to start and answer"
+    if carrying is not None and 0 < carrying < copying:
+        copying = carrying
+        allowing = f"in the {carrying:.2f} s its port was seen carrying the copy"
     limits = []
     if copying > 0:
-        limits.append((seen / copying, f"{seen / copying / MB:.1f} MB/s allowing {SMB_START_SLACK_S:g} s of it "
-                       "for the copy to start and answer"))
+        limits.append((seen / copying, f"{seen / copying / MB:.1f} MB/s {allowing}"))
     if port.line_rate_bps:
         limits.append((port.line_rate_bps / 8, f"{port.line_rate_bps / 8 / MB:.1f} MB/s, its line rate"))
     if limits:

@@ -74,3 +74,19 @@ def busy_seconds(samples: list[Sample], direction: str) -> float | None:
     last_below_high = max(i for i, c in enumerate(count) if c < HIGH * total)
     span = samples[last_below_high].at - samples[first_low].at
     return span if span > 0 else None
+
+
+def carrying_seconds(samples: list[Sample], direction: str) -> float | None:
+    """The most time the port can have taken to carry the middle of what it carried: from the last sample below
+    LOW to the first at HIGH or more (None if the samples cannot tell). What lies outside it, the NAS saw no
+    copying in: a desktop's tool starting and logging on, its answer's way back."""
+    if len(samples) < 2:
+        return None
+    count = [(s.tx - samples[0].tx) if direction == "read" else (s.rx - samples[0].rx) for s in samples]
+    total = count[-1]
+    if total <= 0:
+        return None
+    last_low = max(i for i, c in enumerate(count) if c < LOW * total)
+    first_high = next(i for i, c in enumerate(count) if c >= HIGH * total)
+    span = samples[first_high].at - samples[last_low].at
+    return span if span > 0 else None

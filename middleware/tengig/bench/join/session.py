@@ -47,6 +47,7 @@ PARTS_BYTES_PER_CLIENT = MAX_OUTPUT_BYTES  # all a desktop's answers the run has
 PARTS_BYTES_PER_SESSION = 4 * 1024 * 1024  # and all its desktops' (16 honest ones: under 1 MiB)
 MAX_SECONDS = 7 * 24 * 3600.0  # a command's wall time: longer than any instruction is waited for
 MAX_CLIENTS = 16
+MAX_CPUS = 4096.0  # CPUs a desktop may say its tools have (Linux's most)
 LABEL_HEX, SECRET_HEX = 8, 40  # a join token: tgb- + a public label (which run) + the secret
 TOKEN_RE = re.compile(rf"tgb-[0-9a-f]{{{LABEL_HEX + SECRET_HEX}}}")
 CLIENT_NAME_CHARS = 32
@@ -98,9 +99,17 @@ class Submission(BaseModel):
     seconds: float = Field(0.0, ge=0, le=MAX_SECONDS, allow_inf_nan=False,
                            description="Wall time of the command on the client, s (a finite number; the NAS "
                            "times what it uses on its own clock).")
+    cpu_seconds: float | None = Field(None, ge=0, le=MAX_SECONDS * MAX_CPUS, allow_inf_nan=False,
+                                      description="CPU time (user + system) the tool used on the client, s: its "
+                                      "process and what it waited for (rusage), the copying thread's own for a "
+                                      "copy through a mounted share, the process's in the Windows kit; sent when "
+                                      "the instruction asks (its params' cpu); None: not measured.")
+    cpus: float | None = Field(None, gt=0, le=MAX_CPUS, allow_inf_nan=False,
+                               description="CPUs' worth the client's tools may use: its CPUs, or its cgroup's CPU "
+                               "limit when lower (bounds cpu_seconds; None: unknown).")
     more: bool = Field(False, description="More parts follow (a message of a client that has not logged in holds "
-                       "at most 8 KiB): their stdout and stderr are appended; exit_code, argv and seconds are "
-                       "taken from the last part.")
+                       "at most 8 KiB): their stdout and stderr are appended; exit_code, argv, seconds, "
+                       "cpu_seconds and cpus are taken from the last part.")
 
 
 class JoinedClient:

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...verdict.models import Ceiling
 from .cache_policy import CachePolicy
+from .client_cpu_results import ClientCpu
 from .smb_probes import SmbSession
 from .smbd_cpu_limit import SmbdCpuLimit
 from ..stats import Repeated
@@ -25,6 +26,8 @@ class SmbDirection(BaseModel):
                                    "the copies first (zpool sync, or zpool iostat quiet), or why it could not.")
     smbd_cpu_limit: SmbdCpuLimit | None = Field(None, description="smbd's CPU cgroup during the copies: its limit "
                                                 "and the share of periods the kernel throttled (Linux).")
+    client_cpu: ClientCpu | None = Field(None, description="What the desktop's SMB client used of its CPU during "
+                                         "the copies, as it measured it (None: not measured).")
 
 
 class SmbBenchResult(BaseModel):

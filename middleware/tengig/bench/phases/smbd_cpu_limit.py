@@ -8,6 +8,7 @@ The parsers are pure; `find_cpu_cgroup` (once per measurement) and `read_cpu_sta
 `cat` on the NAS through the benchmark's context."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -90,26 +91,37 @@ def _cat(ctx: BenchContext, nas: str, *paths: str) -> list[str] | None:
     return [done.stdout] if len(paths) == 1 else done.stdout.splitlines()
 
 
-def find_cpu_cgroup(ctx: BenchContext, nas: str, pid: int) -> CpuCgroup | None:
-    """The CPU cgroup of process ``pid`` on the NAS (smbd) and its limit; None where the NAS has no such
-    files (FreeBSD, a kernel without CPU bandwidth control)."""
-    lines = _cat(ctx, nas, f"/proc/{pid}/cgroup")
+# Reads files (a list of each one's text, or of the lines of single-line files) or None where one cannot be read.
+Reader = Callable[..., "list[str] | None"]
+
+
+def locate_cpu_cgroup(read: Reader, proc_cgroup: str) -> CpuCgroup | None:
+    """The CPU cgroup named in ``proc_cgroup`` (a /proc/PID/cgroup path) and its limit, through ``read`` (the
+    NAS's files with `cat`, or this machine's own); None where there are no such files (FreeBSD, macOS, a
+    kernel without CPU bandwidth control, a /sys without the cgroup hierarchy)."""
+    lines = read(proc_cgroup)
     found = cpu_cgroup_of(lines[0]) if lines else None
     if found is None:
         return None
     version, path = found
     for root in (V1_CPU_DIRS if version == 1 else V2_DIRS):
         directory = f"{root}{path.rstrip('/')}" if path != "/" else root
-        if _cat(ctx, nas, f"{directory}/cpu.stat") is None:
+        if read(f"{directory}/cpu.stat") is None:
             continue
         if version == 1:
-            quota = _cat(ctx, nas, f"{directory}/cpu.cfs_quota_us", f"{directory}/cpu.cfs_period_us")
+            quota = read(f"{directory}/cpu.cfs_quota_us", f"{directory}/cpu.cfs_period_us")
             limit = parse_cfs_quota(*quota) if quota and len(quota) == 2 else None
         else:
-            cpu_max = _cat(ctx, nas, f"{directory}/cpu.max")
+            cpu_max = read(f"{directory}/cpu.max")
             limit = parse_cpu_max(cpu_max[0]) if cpu_max else None  # the root cgroup has no cpu.max
         return CpuCgroup(cgroup=path, version=version, directory=directory, limit_cores=limit)
     return None
+
+
+def find_cpu_cgroup(ctx: BenchContext, nas: str, pid: int) -> CpuCgroup | None:
+    """The CPU cgroup of process ``pid`` on the NAS (smbd) and its limit; None where the NAS has no such
+    files (FreeBSD, a kernel without CPU bandwidth control)."""
+    return locate_cpu_cgroup(lambda *paths: _cat(ctx, nas, *paths), f"/proc/{pid}/cgroup")
 
 
 def read_cpu_stat(ctx: BenchContext, nas: str, cgroup: CpuCgroup) -> CpuStat | None:

@@ -73,6 +73,8 @@ def _client_lines(c: ClientReport) -> list[str]:
             if lim and lim.limit_cores is not None:
                 held = f", throttled in {lim.throttled_percent:.0f}% of periods" if lim.throttled_percent is not None else ""
                 cpu += f" (its cgroup {lim.cgroup} allows {lim.limit_cores:.2g} of a core{held})"
+            if d.client_cpu is not None:
+                cpu += f", {c.client}'s SMB client {d.client_cpu.cores:.2f} of a core (it may use {d.client_cpu.cpus:.2g})"
             arc = f", ARC hits {100 * d.arc_hit_ratio:.1f}%" if d.arc_hit_ratio is not None else ""
             out.append(f"  SMB {d.direction:5} {mb(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
                        f"(median of {len(d.bytes_per_s.values)} x {s.file_size // MiB} MiB{cv}{cpu}{arc})")

@@ -237,6 +237,7 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         smb_encryption=session.encryption if session else None,
         smbd_cpu_percent=max(cpu) if cpu else None,
         **_smbd_limit_facts(report),
+        **_client_cpu_facts(report),
         duplex=report.nas_port.duplex if report.nas_port else None,
         link_downs=report.link_downs,
         **_small_files_facts(report.small_files),
@@ -254,6 +255,16 @@ def _small_files_facts(small: SmallFilesResult | None) -> dict[str, Any]:
             "small_file_ms": write.per_file.p50_ms if write and write.per_file else None,
             "small_files_smbd_cpu_percent": write.smbd_cpu_percent if write else None,
             "small_files_local_per_s": local.files_per_s if local else None}
+
+
+def _client_cpu_facts(report: ClientReport) -> dict[str, Any]:
+    """The desktop's name, and its SMB client's CPU in the direction where it used most of what it may use."""
+    used = [d.client_cpu for d in ((report.smb.read, report.smb.write) if report.smb else ())
+            if d.client_cpu is not None]
+    if not used:
+        return {"client_name": report.client}
+    most = max(used, key=lambda c: c.cores / min(1.0, c.cpus))
+    return {"client_name": report.client, "client_cpu_cores": most.cores, "client_cpus": most.cpus}
 
 
 def _smbd_limit_facts(report: ClientReport) -> dict[str, Any]:

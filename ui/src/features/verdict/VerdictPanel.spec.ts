@@ -43,6 +43,18 @@ describe('VerdictPanel', () => {
     server.runs = {}
   })
 
+  it('shows what the desktop\'s SMB client used of its CPU beside the verdict that names it', async () => {
+    const base = one.results as Record<string, unknown>
+    const cpu = { cores: 0.0987, cpus: 0.1, cpu_seconds: [0.5], wall_seconds: [5.07] }
+    const smb = { read: { client_cpu: cpu }, write: { client_cpu: { ...cpu, cores: 0.0912 } } }
+    const w = await show({ ...one, id: 12, results: { ...base, clients: [{ client: 'desk', verdict: one.verdict, smb }] } })
+    const line = w.get('[data-test="client-cpu"]')
+    expect(line.attributes('data-client')).toBe('desk')
+    expect(line.text()).toBe("desk's SMB client used 0.10 of a core reading, 0.09 writing (it may use 0.1: its CPUs or its cgroup's limit)")
+    const plain = await show({ ...one, id: 13 })
+    expect(plain.find('[data-test="client-cpu"]').exists()).toBe(false)
+  })
+
   it('shows each desktop\'s own disk verdict beside the run\'s, or why it was not measured', async () => {
     const verdict = one.verdict!
     const ownDisk = { ...verdict, summary: "Against desk's own disk (/home/ana), measured here: 512.3 MB/s read",
