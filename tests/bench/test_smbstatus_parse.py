@@ -1,0 +1,44 @@
+"""SMB multichannel read from Samba's own output: the server's setting (testparm) and each session's
+channels (smbstatus --json), on output recorded from this machine's Samba (tests/fixtures/smbstatus)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tengig.bench.parse.smbstatus_parse import parse_multichannel_setting, parse_session_channels
+from tengig.errors import ToolOutputError
+
+pytestmark = pytest.mark.no_lab
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "smbstatus"
+
+
+def _read(name: str) -> str:
+    return (FIX / name).read_text()
+
+
+def test_the_server_setting_from_testparm_both_ways():
+    assert parse_multichannel_setting(_read("testparm-multichannel-no.txt")) is False
+    assert parse_multichannel_setting(_read("testparm-multichannel-yes.txt")) is True
+    with pytest.raises(ToolOutputError, match="server multichannel support"):
+        parse_multichannel_setting("Load smb config files from /etc/samba/smb.conf\n")
+
+
+def test_samba_417_lists_no_channels_so_they_are_unknown_not_one():
+    for name in ("multichannel-off-smbclient-4.17.json", "multichannel-on-smbclient-4.17.json"):
+        sessions = parse_session_channels(_read(name), "127.0.0.1")
+        assert len(sessions) == 1 and sessions[0].channels is None, name
+    assert parse_session_channels(_read("multichannel-on-smbclient-4.17.json"), "10.0.0.9") == []
+
+
+def test_two_channels_of_one_session_over_two_nas_addresses():
+    (session,) = parse_session_channels(_read("two-channels-samba-4.18-layout.json"), "10.250.12.2")
+    assert [c.channel_id for c in session.channels] == ["1", "2"]
+    assert session.nas_addresses == ["10.250.12.1", "10.250.13.1"]
+
+
+def test_broken_output_is_an_error_naming_smbstatus():
+    for bad in ("", "{not json"):
+        with pytest.raises(ToolOutputError, match="smbstatus"):
+            parse_session_channels(bad, "10.0.0.2")
