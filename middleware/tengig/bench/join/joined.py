@@ -28,8 +28,9 @@ from ..phases.pool_presets import PRESETS, PresetName, smb_copy_size
 from .port_timeline import PortTimeline, busy_seconds
 from .session import BenchSession, JoinedClient, Submission
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
-from ..phases.smb_results import SmbBenchResult, SmbDirection
-from ..phases.smb_probes import cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
+from ..parse.smbstatus_parse import parse_session_channels
+from ..phases.smb_results import SmbBenchResult, SmbDirection, SmbMultichannel
+from ..phases.smb_probes import SmbSession, cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
 from ..phases.smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
 from ...backends.host_os import HostOs
 from ..stats import Threshold, settled, summarize
@@ -153,7 +154,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         smbd = _smbd_pid(ctx, nas)
         cgroup = find_cpu_cgroup(ctx, nas, smbd) if smbd else None
         writes, wticks, wwire, wlimits = [], [], [], []
-        session_facts = None
+        session_facts, channels = None, None
         enough_w = enough_r = None
         for i in range(repeats):
             ctx.report(5 + 45 * i / repeats, f"smb write {client.name} -> {nas} run {i + 1}/{repeats}")
@@ -163,7 +164,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                                     wticks, wwire, copy_timeout, cgroup, wlimits))
             finally:
                 if probe:
-                    session_facts = probe.stop()
+                    session_facts, channels = probe.stop()
             if adaptive and (enough_w := settled(writes, repeats, (against or {}).get("write"))):
                 break
         written = len(writes) * size
@@ -190,6 +191,9 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         ctx.report(100, f"smb {client.name} done")
         return SmbBenchResult(
             client=client.name, server=nas, engine=f"{client.info.os} client", file_size=size, session=session_facts,
+            multichannel=SmbMultichannel(enabled=share.multichannel, read_from=share.multichannel_from,
+                                         channels=channels.count if channels else None,
+                                         nas_addresses=channels.addresses if channels else []),
             write=SmbDirection(direction="write",
                                bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
                                bytes_per_run=size,
@@ -269,27 +273,43 @@ def _smbd_pid(ctx: BenchContext, nas: str) -> int | None:
     return min(pids) if pids else None
 
 
+class _Channels:
+    """The most channels the client's session held, and the NAS's addresses they reached."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.addresses: list[str] = []
+
+    def seen(self, text: str, peer: str) -> None:
+        for session in parse_session_channels(text, peer):
+            if session.channels is not None and len(session.channels) > self.count:
+                self.count, self.addresses = len(session.channels), session.nas_addresses
+
+
 class _SessionProbe:
-    """Reads the client's SMB session (dialect, signing, encryption) from smbstatus on the NAS while
-    the client's first copy runs."""
+    """Reads the client's SMB session (dialect, signing, encryption) and its channels from smbstatus on
+    the NAS while the client's first copy runs."""
 
     def __init__(self, ctx: BenchContext, nas: str, share: NasShare, peer: str):
         self.found = None
+        self.channels = _Channels()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, args=(ctx.uncancellable(), nas, share, peer), daemon=True)
         self._thread.start()
 
     def _poll(self, ctx: BenchContext, nas: str, share: NasShare, peer: str) -> None:
-        while not self._stop.is_set() and self.found is None:
+        while not self._stop.is_set():
             try:
                 done = ctx.run(nas, share.smbstatus_argv(), timeout=30, check=False, record=False)
                 if done.returncode == 0:
-                    self.found = parse_smbstatus_session(done.stdout, peer)
+                    self.found = self.found or parse_smbstatus_session(done.stdout, peer)
+                    self.channels.seen(done.stdout, peer)
             except TengigError:
                 return
-            self._stop.wait(0.2)
+            self._stop.wait(0.2 if self.found is None else 0.5)  # once found: channels only, less often
 
-    def stop(self):
+    def stop(self) -> tuple[SmbSession | None, _Channels | None]:
+        """(the session, its channels: None where this Samba lists none)"""
         self._stop.set()
         self._thread.join(timeout=35)
-        return self.found
+        return self.found, (self.channels if self.channels.count else None)

@@ -16,6 +16,7 @@ from ..parse.smbstatus_parse import parse_multichannel_setting
 
 T = 30
 DEFAULT_CONF = "/etc/samba/smb.conf"
+TRUENAS_SMB_CONFIG = "TrueNAS smb.config"
 
 
 class NasShare(BaseModel):
@@ -68,7 +69,7 @@ def share_on_truenas(backend: Any, name: str) -> NasShare:
     multichannel = backend.smb_config().get("multichannel")
     return NasShare(name=name, path=str(PurePosixPath(found[0]["path"])), conf=None,
                     multichannel=multichannel if isinstance(multichannel, bool) else None,
-                    multichannel_from="TrueNAS smb.config")
+                    multichannel_from=TRUENAS_SMB_CONFIG)
 
 
 def find_share(ctx: BenchContext, nas: str, name: str) -> NasShare:

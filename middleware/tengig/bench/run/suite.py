@@ -18,6 +18,7 @@ from ...verdict.thresholds import link_ceilings, pool_thresholds
 from ..context import BenchContext
 from ..hosts import Hosts
 from ..phases.nas_port import NasPort
+from ..phases.nas_share import TRUENAS_SMB_CONFIG
 from ..phases.network import LinkUnderTest, NetMeasurement
 from ..join.own_disk import OwnDisk, own_disk_target
 from ..phases.pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
@@ -211,7 +212,22 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         **_smbd_limit_facts(report),
         duplex=report.nas_port.duplex if report.nas_port else None,
         link_downs=report.link_downs,
+        **_multichannel_facts(report),
     )
+
+
+def _multichannel_facts(report: ClientReport) -> dict[str, Any]:
+    """SMB multichannel as the NAS read it (offered, channels per session), and its port: a LAGG, or one of
+    several NICs that could each carry a channel."""
+    port, mc = report.nas_port, report.smb.multichannel if report.smb else None
+    out: dict[str, Any] = {}
+    if port is not None:
+        out |= {"lagg_protocol": port.lagg_protocol, "lagg_members": port.lagg_members,
+                "nas_smb_nics": 1 + len(port.other_nics)}
+    if mc is not None:
+        out |= {"smb_multichannel": mc.enabled, "smb_channels": mc.channels,
+                "nas_truenas": mc.read_from == TRUENAS_SMB_CONFIG if mc.read_from else None}
+    return out
 
 
 def _smbd_limit_facts(report: ClientReport) -> dict[str, Any]:
