@@ -331,9 +331,20 @@ def multichannel_how(facts: Facts) -> str:
     return "in smb.conf's [global]: server multichannel support = yes, then smbcontrol smbd reload-config"
 
 
+def smbd_core_text(facts: Facts) -> str | None:
+    """'smbd used 97% of one core' when smbd used SMBD_BUSY_PERCENT or more of the CPU it may use: one core
+    (one process serves a client), or less where a CPU limit holds it (a slower core, in effect); else None."""
+    cpu, limit = facts.smbd_cpu_percent, facts.smbd_cpu_limit_cores
+    usable = min(1.0, limit) if limit else 1.0
+    if cpu is None or cpu < SMBD_BUSY_PERCENT * usable:
+        return None
+    held = f", all its CPU limit of {limit:.2g} of a core allows" if usable < 1 else ""
+    return f"smbd used {cpu:.0f}% of one core{held}"
+
+
 def _smb_multichannel_off(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
-    cpu = facts.smbd_cpu_percent
-    if facts.smb_multichannel is not False or cpu is None or cpu < SMBD_BUSY_PERCENT:
+    busy = smbd_core_text(facts)
+    if facts.smb_multichannel is not False or busy is None:
         return None
     found = _far_below(by_dir)
     if not found:
@@ -344,7 +355,7 @@ def _smb_multichannel_off(target: Target, by_dir: ByDirection, facts: Facts) -> 
         rule="smb-multichannel-off",
         severity="warning",
         text=(
-            f"smbd used {cpu:.0f}% of one core while the link had room ({parts}), and SMB multichannel is off: the "
+            f"{busy} while the link had room ({parts}), and SMB multichannel is off: the "
             f"client's one connection is one TCP stream into one busy smbd; turn multichannel on ({multichannel_how(facts)}) "
             "so a client with several NICs, or one RSS-capable NIC (Windows), opens several channels; "
             "separate NICs on separate subnets, not a LAGG"
