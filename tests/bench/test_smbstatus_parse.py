@@ -42,3 +42,15 @@ def test_broken_output_is_an_error_naming_smbstatus():
     for bad in ("", "{not json"):
         with pytest.raises(ToolOutputError, match="smbstatus"):
             parse_session_channels(bad, "10.0.0.2")
+
+
+def test_a_windows_desktops_channels_from_its_kit():
+    from tengig.bench.parse.smb_multichannel_parse import parse_multichannel_connections
+    text = (Path(__file__).resolve().parents[1] / "desk" / "fixtures" / "get-smbmultichannelconnection-two-nics.json").read_text()
+    got = parse_multichannel_connections(text)
+    assert got.channels == 2 and got.server_addresses == ["10.250.12.1", "10.250.13.1"] and got.rss_capable is True
+    assert "2 channel(s), from 10.250.12.2, 10.250.13.2" in got.text()
+    one = parse_multichannel_connections('{"Selected": true, "ClientIpAddress": "10.0.0.2", "ServerIpAddress": "10.0.0.1"}')
+    assert one.channels == 1 and one.rss_capable is None  # ConvertTo-Json prints one row as an object
+    with pytest.raises(ToolOutputError, match="Get-SmbMultichannelConnection"):
+        parse_multichannel_connections("[1, 2]")

@@ -370,3 +370,13 @@ def test_the_copy_parser_is_chosen_by_the_program_and_unknown_ones_are_named():
         parse_copy(["xcopy.exe", "a", "b"], "1 File(s) copied", direction="write", expected_bytes=SIZE)
     with pytest.raises(ToolOutputError, match="ran no copy program: robocopy.exe could not be started"):
         parse_copy([], "robocopy.exe could not be started", direction="write", expected_bytes=SIZE)
+
+
+def test_the_kit_reports_its_smb_channels_when_the_nas_asks():
+    """op 'channels': Get-SmbMultichannelConnection for the server the copies went to, its rows as JSON."""
+    root = parse(_kit())
+    body = functions(root)
+    assert "Get-SmbMultichannelConnection" in commands(body["Get-SmbChannels"])
+    assert "ConvertTo-Json" in commands(body["Get-SmbChannels"])
+    assert "Get-SmbChannels" in commands(body["Invoke-Smb"])
+    assert "'channels'" in text(body["Get-SmbOp"])

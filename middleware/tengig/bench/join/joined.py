@@ -28,6 +28,7 @@ from ..phases.pool_presets import PRESETS, PresetName, smb_copy_size
 from .port_timeline import PortTimeline, busy_seconds
 from .session import BenchSession, JoinedClient, Submission
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
+from ..parse.smb_multichannel_parse import parse_multichannel_connections
 from ..parse.smbstatus_parse import parse_session_channels
 from ..phases.smb_results import SmbBenchResult, SmbDirection, SmbMultichannel
 from ..phases.smb_probes import SmbSession, cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
@@ -154,7 +155,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         smbd = _smbd_pid(ctx, nas)
         cgroup = find_cpu_cgroup(ctx, nas, smbd) if smbd else None
         writes, wticks, wwire, wlimits = [], [], [], []
-        session_facts, channels = None, None
+        session_facts, channels, reported = None, None, (None, None)
         enough_w = enough_r = None
         for i in range(repeats):
             ctx.report(5 + 45 * i / repeats, f"smb write {client.name} -> {nas} run {i + 1}/{repeats}")
@@ -165,6 +166,8 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             finally:
                 if probe:
                     session_facts, channels = probe.stop()
+            if i == 0 and client.info.os == "windows":
+                reported = _client_channels(ctx, session, client, smb, remote)
             if adaptive and (enough_w := settled(writes, repeats, (against or {}).get("write"))):
                 break
         written = len(writes) * size
@@ -193,7 +196,8 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             client=client.name, server=nas, engine=f"{client.info.os} client", file_size=size, session=session_facts,
             multichannel=SmbMultichannel(enabled=share.multichannel, read_from=share.multichannel_from,
                                          channels=channels.count if channels else None,
-                                         nas_addresses=channels.addresses if channels else []),
+                                         nas_addresses=channels.addresses if channels else [],
+                                         client_channels=reported[0], client_report=reported[1]),
             write=SmbDirection(direction="write",
                                bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
                                bytes_per_run=size,
@@ -265,6 +269,21 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
         limits.append((l0, l1))
     ctx.sample(phase=f"smb {direction} {client.name}", bytes_per_s=result.bytes_per_s)
     return result.bytes_per_s
+
+
+def _client_channels(ctx: BenchContext, session: BenchSession, client: JoinedClient, smb: dict,
+                     remote: str) -> tuple[int | None, str | None]:
+    """What a Windows desktop says of its SMB channels right after its first copy (its kit runs
+    Get-SmbMultichannelConnection): (the channels it uses, that in a line), or (None, why it could not say)."""
+    sub = _ask(ctx, session, client, "smb", {**smb, "op": "channels", "remote": remote}, timeout=60,
+               tool="smb channels")
+    if sub.exit_code != 0:
+        return None, f"{client.name} could not list its channels: {(sub.stderr or sub.stdout).strip()[:300]}"
+    try:
+        found = parse_multichannel_connections(sub.stdout)
+    except ToolOutputError as exc:
+        return None, f"{client.name}: {exc.message}"
+    return found.channels, found.text()
 
 
 def _smbd_pid(ctx: BenchContext, nas: str) -> int | None:

@@ -35,8 +35,15 @@ class SmbMultichannel(BaseModel):
     channels: int | None = Field(None, description="The most channels the client's session held during its first "
                                  "copy (smbstatus --json); None: this Samba lists none (before 4.18).")
     nas_addresses: list[str] = Field(default_factory=list, description="The NAS's addresses those channels reached.")
-    client_report: str | None = Field(None, description="What the client said of its own channels (Windows: "
-                                      "Get-SmbMultichannelConnection), when it said anything.")
+    client_channels: int | None = Field(None, description="The channels the client said it used (Windows: "
+                                        "Get-SmbMultichannelConnection after its first copy); None: not asked.")
+    client_report: str | None = Field(None, description="What the client said of its own channels, in a line, or "
+                                      "why it could not say.")
+
+    @property
+    def session_channels(self) -> int | None:
+        """The channels the session used: the NAS's count, else the client's."""
+        return self.channels if self.channels is not None else self.client_channels
 
 
 class SmbBenchResult(BaseModel):

@@ -225,7 +225,7 @@ def _multichannel_facts(report: ClientReport) -> dict[str, Any]:
         out |= {"lagg_protocol": port.lagg_protocol, "lagg_members": port.lagg_members,
                 "nas_smb_nics": 1 + len(port.other_nics)}
     if mc is not None:
-        out |= {"smb_multichannel": mc.enabled, "smb_channels": mc.channels,
+        out |= {"smb_multichannel": mc.enabled, "smb_channels": mc.session_channels,
                 "nas_truenas": mc.read_from == TRUENAS_SMB_CONFIG if mc.read_from else None}
     return out
 
