@@ -54,3 +54,20 @@ def test_a_windows_desktops_channels_from_its_kit():
     assert one.channels == 1 and one.rss_capable is None  # ConvertTo-Json prints one row as an object
     with pytest.raises(ToolOutputError, match="Get-SmbMultichannelConnection"):
         parse_multichannel_connections("[1, 2]")
+
+
+def test_the_lab_sets_multichannel_in_smb_confs_global_section_only(tmp_path):
+    """What `tengig lab multichannel off` writes, read back by the testparm the NAS runs."""
+    import subprocess
+
+    from tengig.lab.samba import MULTICHANNEL, render_server_conf, with_global_option
+    conf = render_server_conf(tmp_path, tmp_path / "share", "tg")
+    off = with_global_option(conf, MULTICHANNEL, "no")
+    on = with_global_option(off, MULTICHANNEL, "yes")
+    assert off.count(MULTICHANNEL) == 1 and on.count(MULTICHANNEL) == 1  # replaced, not added again
+    assert on.index(MULTICHANNEL) < on.index("[share]")
+    for text, want in ((off, False), (on, True)):
+        (tmp_path / "smb.conf").write_text(text)
+        done = subprocess.run(["testparm", "-s", f"--parameter-name={MULTICHANNEL}", str(tmp_path / "smb.conf")],
+                              capture_output=True, text=True, timeout=30, check=False)  # 1: no lab dirs here
+        assert parse_multichannel_setting(done.stdout) is want

@@ -87,11 +87,10 @@ def find_share(ctx: BenchContext, nas: str, name: str) -> NasShare:
 
 def multichannel_in(ctx: BenchContext, nas: str, conf: str) -> bool | None:
     """Whether ``conf`` has smbd offer multichannel ('server multichannel support', Samba's default where
-    unset); None where testparm cannot say."""
+    unset); None where testparm cannot say. testparm exits 1 over a configuration problem elsewhere (a missing
+    state directory) and still prints the value: its output decides, not its exit code."""
     done = ctx.run(nas, ["testparm", "-s", "--parameter-name=server multichannel support", conf], timeout=T,
                    check=False, tool="testparm")
-    if done.returncode != 0:
-        return None
     try:
         return parse_multichannel_setting(done.stdout)
     except ToolOutputError:
