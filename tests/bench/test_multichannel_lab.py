@@ -12,17 +12,14 @@ the channels are unknown here, not one."""
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
-
 import pytest
 
 from tengig.lab.network import shape
 from tengig.lab.plan import shaping_for
 from tengig.lab.samba import set_multichannel
 
-from .joined_harness import join, nas_api, start_run
+from .joined_harness import CPU_CGROUPS, join, nas_api, smbd_cpu_capped, start_run
 
-CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
 pytestmark = pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
                                 reason="no cgroup v1 cpu controller here")
 
@@ -31,19 +28,12 @@ pytestmark = pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
 def ten_gig_smbd_on_a_slow_core(lab):
     cable = lab.plan().cable("desk", "nas")
     ports = (cable.port_of("desk"), cable.port_of("nas"))
-    smbd = lab.require_up().pids["smbd"]
-    held = CPU_CGROUPS / "tg-smbd-slow-core"
-    held.mkdir(exist_ok=True)
     try:
         for port in ports:  # the lab's own hand at each machine
             shape(lab.runner, port.netns, port.ifname, shaping_for(10_000_000_000, cable.mtu))
-        (held / "cpu.cfs_quota_us").write_text("20000")  # of cpu.cfs_period_us 100000: 0.2 of a core
-        (held / "cgroup.procs").write_text(str(smbd))  # smbd forks each client's process into it
-        yield
+        with smbd_cpu_capped(lab, "tg-smbd-slow-core", 20000):  # of the 100000 us period: 0.2 of a core
+            yield
     finally:
-        for pid in (held / "cgroup.procs").read_text().split():
-            (CPU_CGROUPS / "cgroup.procs").write_text(pid)
-        held.rmdir()
         for port in ports:
             shape(lab.runner, port.netns, port.ifname, cable.shaping)
         set_multichannel(lab.runner, lab.paths, True)  # Samba's default, as the lab renders it (unset)

@@ -119,6 +119,7 @@ export interface SmbMultichannel {
   read_from?: string | null
   channels?: number | null // the most channels the session held; null: this Samba lists none (before 4.18)
   nas_addresses?: string[]
+  client_channels?: number | null // what a Windows desktop said (Get-SmbMultichannelConnection)
   client_report?: string | null
 }
 

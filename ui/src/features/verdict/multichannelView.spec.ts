@@ -9,6 +9,7 @@ const report = {
     { client: 'win', smb: { multichannel: { enabled: true, read_from: 'TrueNAS smb.config', channels: 2,
       nas_addresses: ['10.250.12.1', '10.250.13.1'] } } },
     { client: 'one', smb: { multichannel: { enabled: null, channels: 1 } } },
+    { client: 'pc', smb: { multichannel: { enabled: true, channels: null, client_channels: 2 } } },
     { client: 'net-only', smb: null },
   ],
 } as unknown as BenchReport
@@ -19,6 +20,7 @@ describe('multichannelRows', () => {
       { client: 'desk', state: 'off', from: 'testparm /etc/samba/smb.conf', channels: 'not listed by this Samba (before 4.18)' },
       { client: 'win', state: 'on', from: 'TrueNAS smb.config', channels: '2 channels (10.250.12.1, 10.250.13.1)' },
       { client: 'one', state: 'unknown', from: '', channels: '1 channel' },
+      { client: 'pc', state: 'on', from: '', channels: '2 channels, as the desktop says (Get-SmbMultichannelConnection)' },
     ])
   })
 

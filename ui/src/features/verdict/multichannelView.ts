@@ -11,6 +11,10 @@ export interface MultichannelRow {
 
 function channelsText(mc: SmbMultichannel): string {
   const n = mc.channels
+  const own = mc.client_channels
+  if ((n === null || n === undefined) && own !== null && own !== undefined) {
+    return `${own} channel${own === 1 ? '' : 's'}, as the desktop says (Get-SmbMultichannelConnection)`
+  }
   if (n === null || n === undefined) return 'not listed by this Samba (before 4.18)'
   const where = mc.nas_addresses?.length ? ` (${mc.nas_addresses.join(', ')})` : ''
   return `${n} channel${n === 1 ? '' : 's'}${where}`
