@@ -71,3 +71,15 @@ def test_the_lab_sets_multichannel_in_smb_confs_global_section_only(tmp_path):
         done = subprocess.run(["testparm", "-s", f"--parameter-name={MULTICHANNEL}", str(tmp_path / "smb.conf")],
                               capture_output=True, text=True, timeout=30, check=False)  # 1: no lab dirs here
         assert parse_multichannel_setting(done.stdout) is want
+
+
+def test_the_text_report_says_multichannel_and_the_channels():
+    from tengig.bench.phases.smb_results import SmbMultichannel
+    from tengig.bench.run.report_text import multichannel_text
+    off = SmbMultichannel(enabled=False, read_from="testparm /etc/samba/smb.conf")
+    assert multichannel_text(off) == ("off (testparm /etc/samba/smb.conf); the session's channels: not listed by "
+                                      "this Samba (before 4.18)")
+    two = SmbMultichannel(enabled=True, read_from="TrueNAS smb.config", channels=2, nas_addresses=["10.0.0.1", "10.0.1.1"],
+                          client_report="Get-SmbMultichannelConnection: 2 channel(s)")
+    assert multichannel_text(two) == ("on (TrueNAS smb.config); the session's channels: 2 channel(s) to 10.0.0.1, "
+                                      "10.0.1.1; Get-SmbMultichannelConnection: 2 channel(s)")
