@@ -355,7 +355,7 @@ def _smb_multichannel_off(target: Target, by_dir: ByDirection, facts: Facts) -> 
         rule="smb-multichannel-off",
         severity="warning",
         text=(
-            f"{busy} while the link had room ({parts}), and SMB multichannel is off: the "
+            f"{busy}, while the link had room ({parts}), and SMB multichannel is off: the "
             f"client's one connection is one TCP stream into one busy smbd; turn multichannel on ({multichannel_how(facts)}) "
             "so a client with several NICs, or one RSS-capable NIC (Windows), opens several channels; "
             "separate NICs on separate subnets, not a LAGG"
