@@ -18,6 +18,7 @@ from tengig.client.errors import ClientError
 from tengig.lab.nas_tengig import join_argv, join_url, linked_desktops, nas_tengig, start_join
 
 PORT = 8611
+CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")  # cgroup v1's cpu controller (this machine's kernel: hybrid)
 TRACE = "nas-tengig.strace"
 EXECVE = re.compile(r'execve\("[^"]*", \[(.*?)\]')
 ARG = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -90,3 +91,21 @@ def small_files_run(lab, tmp_path, request: dict, disk=None) -> tuple[dict, dict
         result = outcome["result"]
         run = api.call("tengig.results.get", result["run_id"])
     return result["report"]["clients"][0], run
+
+
+@contextlib.contextmanager
+def smbd_cpu_capped(lab, name: str, quota_us: int):
+    """The lab NAS's smbd in a cgroup v1 of its own capped at quota_us per 100000 us period (as `systemctl
+    set-property smbd CPUQuota=...` would on a TrueNAS SCALE); smbd forks each client's process into it.
+    Moved back to the root cgroup and removed afterwards."""
+    smbd = lab.require_up().pids["smbd"]
+    held = CPU_CGROUPS / name
+    held.mkdir(exist_ok=True)
+    try:
+        (held / "cpu.cfs_quota_us").write_text(str(quota_us))
+        (held / "cgroup.procs").write_text(str(smbd))
+        yield held
+    finally:
+        for pid in (held / "cgroup.procs").read_text().split():
+            (CPU_CGROUPS / "cgroup.procs").write_text(pid)
+        held.rmdir()

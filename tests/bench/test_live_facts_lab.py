@@ -6,7 +6,6 @@ negotiated 100 Mb/s), and desk's port set to MTU 9000 while nas's stays at 1500.
 advice those facts call for; the plan still says 1 Gb/s and 1500."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from tengig.lab.hosts import lab_link
 from tengig.lab.network import shape
 from tengig.lab.plan import shaping_for
 
-from .joined_harness import join, nas_api, start_run
+from .joined_harness import CPU_CGROUPS, join, nas_api, smbd_cpu_capped, start_run
 
 
 def test_the_verdict_reports_the_live_link_and_mtus_of_both_ends_not_the_plan(shaped_lab, tmp_path):
@@ -61,20 +60,13 @@ def test_the_verdict_reports_the_live_link_and_mtus_of_both_ends_not_the_plan(sh
     assert f"desk:{desk.ifname} 9000 bytes" in mtu and f":{nas.ifname} 1500 bytes" in mtu, mtu
 
 
-CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
-
 
 @pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(), reason="no cgroup v1 cpu controller here")
 def test_smbd_held_back_by_a_cpu_limit_is_named_with_the_measured_cause(shaped_lab, tmp_path):
     """The NAS's admin caps smbd at 0.05 cores (as `systemctl set-property smbd CPUQuota=5%` would on a
     TrueNAS SCALE): the verdict names SMB, and as its cause smbd's cgroup, its limit and how often the
     kernel throttled it, all read by the NAS during the copies."""
-    smbd = shaped_lab.require_up().pids["smbd"]
-    held = CPU_CGROUPS / "tg-smbd-held"
-    held.mkdir(exist_ok=True)
-    try:
-        (held / "cpu.cfs_quota_us").write_text("5000")  # of cpu.cfs_period_us 100000: 0.05 cores
-        (held / "cgroup.procs").write_text(str(smbd))  # smbd forks each client's process into it
+    with smbd_cpu_capped(shaped_lab, "tg-smbd-held", 5000):  # of the 100000 us period: 0.05 cores
         with nas_api(shaped_lab, tmp_path) as (api, urls):
             thread, outcome = start_run(api, {"system": "local", "kind": "all", "join": 1, "share": "share",
                                               "repeats": 1, "net_seconds": 1, "working_set": 64 * 2**20})
@@ -82,10 +74,6 @@ def test_smbd_held_back_by_a_cpu_limit_is_named_with_the_measured_cause(shaped_l
             thread.join(600)
             client.wait(30)
             assert "error" not in outcome, outcome.get("error")
-    finally:
-        for pid in (held / "cgroup.procs").read_text().split():
-            (CPU_CGROUPS / "cgroup.procs").write_text(pid)
-        held.rmdir()
 
     smb = outcome["result"]["report"]["clients"][0]["smb"]
     for d in ("read", "write"):

@@ -85,3 +85,13 @@ def test_a_client_behind_a_proxy_is_placed_on_its_link_by_the_nas_route_towards_
         address_towards(ctx, "nas", "192.0.2.1")
     with pytest.raises(ToolOutputError, match="10.99.0.1"):  # the NAS's own address: the kernel says lo
         address_towards(ctx, "nas", "10.99.0.1")
+
+
+def test_a_bond_port_is_named_a_lagg_in_truenas_words():
+    """`ip -j -d addr show` of a bond (iproute2 prints its mode under linkinfo.info_data; this machine's kernel
+    has no bonding driver to record one): 802.3ad is TrueNAS's LACP; a plain port is no LAGG."""
+    from tengig.bench.phases.nas_port import bond_protocol
+    text = ('[{"ifname": "bond0", "linkinfo": {"info_kind": "bond", "info_data": {"mode": "802.3ad"}}},'
+            ' {"ifname": "eth1", "linkinfo": {"info_kind": "veth"}}]')
+    assert bond_protocol(text, "bond0") == "LACP"
+    assert bond_protocol(text, "eth1") is None and bond_protocol("garbage", "bond0") is None

@@ -29,7 +29,8 @@ def _log(name: str) -> str:
 
 def results() -> list[dict[str, Any]]:
     """The submissions the replay makes, in the order of the instructions it takes: iperf3's JSON, a
-    German robocopy log, a refusal (no output, an empty argv), and a long awkward text in many parts
+    German robocopy log, a refusal (no output, an empty argv), the desktop's SMB channels (Get-SmbChannels'
+    JSON), and a long awkward text in many parts
     (its emoji at every offset, so slices fall beside and inside surrogate pairs)."""
     return [
         {"exit_code": 0, "stdout": (FIX / "iperf3-write-1-stream.json").read_text(), "stderr": "",
@@ -38,6 +39,8 @@ def results() -> list[dict[str, Any]]:
          "argv": ["robocopy.exe", r"C:\Temp\put", r"\\nas\media\tengig-bench-1-1-desk", "f0.dat", "/J"],
          "seconds": 2.9, "cpu_seconds": 0.40625, "cpus": 8.0},  # robocopy's TotalProcessorTime, when asked
         {"exit_code": 2, "stderr": "refused: instruction.server: 'x' is not an IP address", "argv": []},
+        {"exit_code": 0, "stdout": (FIX / "get-smbmultichannelconnection-two-nics.json").read_text().strip(), "stderr": "",
+         "argv": ["Get-SmbMultichannelConnection", "-ServerName", "10.250.12.1"], "seconds": 0.2},
         {"exit_code": 0, "stdout": "".join(AWKWARD[:k] + "\U0001F600" for k in range(len(AWKWARD))) * 12,
          "stderr": AWKWARD * 40, "argv": ["tengig-copy", r"\\nas\media\f0.dat"], "seconds": 1e-05,
          "cpu_seconds": 1.5625e-05, "cpus": 2.0},  # 5.1 writes both as 1E-05 / 1.5625E-05; in every part

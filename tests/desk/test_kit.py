@@ -389,3 +389,13 @@ def test_the_kit_says_its_tools_cpu_only_when_the_nas_asks():
     asked = join.index("if ((Get-Field $params 'cpu') -eq $true -and $result.ContainsKey('cpu_seconds')) {")
     assert asked < join.index("$result.cpus = [double][Environment]::ProcessorCount") < join.index(
         "$result.Remove('cpu_seconds')") < join.index("Send-Submission ([long]$instruction.id) $result")
+
+
+def test_the_kit_reports_its_smb_channels_when_the_nas_asks():
+    """op 'channels': Get-SmbMultichannelConnection for the server the copies went to, its rows as JSON."""
+    root = parse(_kit())
+    body = functions(root)
+    assert "Get-SmbMultichannelConnection" in commands(body["Get-SmbChannels"])
+    assert "ConvertTo-Json" in commands(body["Get-SmbChannels"])
+    assert "Get-SmbChannels" in commands(body["Invoke-Smb"])
+    assert "'channels'" in text(body["Get-SmbOp"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 from tengig.bench.join.session import SESSIONS, _client_name
+from tengig.bench.parse.smb_multichannel_parse import parse_multichannel_connections
 from tengig.desk.kit import MESSAGE_LIMIT
 from tests.server.harness import running_server
 
@@ -55,7 +56,10 @@ def check_replay(seen: dict) -> None:
         assert {k: got[k] for k in ("exit_code", "stdout", "stderr", "argv", "seconds", "cpu_seconds", "cpus")} == expected(sent)
         assert got["more"] is False
     # the long ones went in parts, every message within the limit, and 5.1's escapes are on the wire
-    assert seen["parts"][0] == 1 and seen["parts"][2] == 1 and seen["parts"][3] > 3, seen["parts"]
+    assert seen["parts"][0] == 1 and seen["parts"][2] == 1 and seen["parts"][3] == 1 and seen["parts"][4] > 3, \
+        seen["parts"]
+    # the channels a Windows desktop listed reach the NAS as its parser reads them
+    assert parse_multichannel_connections(seen["received"][3]["stdout"]).channels == 2
     frames = seen["sent"]
     assert max(len(f) for f in frames) <= MESSAGE_LIMIT
     wire = b"".join(frames)

@@ -31,6 +31,11 @@ def test_on_a_truenas_the_scratch_dataset_and_the_share_go_through_its_api(stand
     share = system.share(ctx, "media")
     assert (share.name, share.path, share.conf) == ("media", "/mnt/tank/tengig-scratch-t1", None)
     assert share.smbstatus_argv() == ["smbstatus", "--json"]  # TrueNAS's Samba reads its own configuration
+    # multichannel as TrueNAS's own SMB settings say, off by default, then on as a person turns it on
+    assert (share.multichannel, share.multichannel_from) == (False, "TrueNAS smb.config")
+    with nas.client() as client:
+        client.call("smb.update", {"multichannel": True})
+    assert system.share(ctx, "media").multichannel is True
     with pytest.raises(ValidationError) as missing:
         system.share(ctx, "nosuch")
     assert missing.value.errors[0][0] == "request.share" and "Shares > Windows (SMB) Shares" in missing.value.message

@@ -9,6 +9,7 @@ from ..errors import ValidationError
 
 from ..lab import Lab, build_spec
 from ..lab.roundtrip import RoundTrip, smb_roundtrip
+from ..lab.samba import set_multichannel
 from ..lab.status import LabStatus, lab_status
 from ..units import MiB, format_rate, format_size, parse_size
 from .progress import ProgressBar
@@ -84,6 +85,16 @@ def exec_(host: str, argv: tuple[str, ...]) -> None:
     args = list(argv[1:] if argv and argv[0] == "--" else argv)
     netns = Lab().netns(host)
     os.execvp("ip", ["ip", "netns", "exec", netns, *args])
+
+
+@lab_group.command("multichannel")
+@click.argument("state", type=click.Choice(["on", "off"]))
+def multichannel(state: str) -> None:
+    """Set the lab NAS's SMB multichannel as a person would: smb.conf's server multichannel support, reloaded."""
+    lab = Lab()
+    lab.require_up()
+    set_multichannel(lab.runner, lab.paths, state == "on")
+    click.echo(f"the lab NAS's smbd: server multichannel support = {'yes' if state == 'on' else 'no'} (reloaded)")
 
 
 @lab_group.command("roundtrip")

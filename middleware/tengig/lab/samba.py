@@ -130,6 +130,34 @@ def start_smbd(runner: Runner, paths: LabPaths, conf: Path, netns: str) -> int:
     raise LabError(f"smbd did not listen on port {SMB_PORT} within 20 s (log: {paths.logs / 'smbd.log'})")
 
 
+MULTICHANNEL = "server multichannel support"
+
+
+def with_global_option(conf_text: str, name: str, value: str) -> str:
+    """smb.conf's text with ``name = value`` in [global] (an earlier line of that name replaced)."""
+    out, in_global = [], False
+    for line in conf_text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_global = stripped.lower() == "[global]"
+            out.append(line)
+            if in_global:
+                out.append(f"    {name} = {value}")
+            continue
+        if in_global and stripped.split("=", 1)[0].strip().lower() == name:
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def set_multichannel(runner: Runner, paths: LabPaths, on: bool) -> None:
+    """What a person does at the NAS: edit smb.conf's [global] (server multichannel support = yes/no), then
+    have the running smbd reload it; sessions opened after that see the new setting."""
+    conf = paths.samba / "smb.conf"
+    conf.write_text(with_global_option(conf.read_text(), MULTICHANNEL, "yes" if on else "no"))
+    runner.run(["smbcontrol", "-s", str(conf), "smbd", "reload-config"], timeout=T)
+
+
 def smbclient_argv(paths: LabPaths, client: str, server: str, commands: str | None) -> list[str]:
     """smbclient against the lab share from a client namespace; commands is smbclient's own -c script,
     built by tengig from validated names only (None: interactive, commands on stdin)."""

@@ -461,6 +461,85 @@ def _lagg_single_flow(target: Target, by_dir: ByDirection, facts: Facts) -> Advi
     )
 
 
+def multichannel_how(facts: Facts) -> str:
+    """How to turn multichannel on where this NAS keeps its SMB settings."""
+    if facts.nas_truenas:
+        return ("on this TrueNAS: midclt call smb.update '{\"multichannel\": true}' (Services > SMB > Multichannel), "
+                "SCALE 22.12.3 or later")
+    return "in smb.conf's [global]: server multichannel support = yes, then smbcontrol smbd reload-config"
+
+
+def smbd_core_text(facts: Facts) -> str | None:
+    """'smbd used 97% of one core' when smbd used SMBD_BUSY_PERCENT or more of the CPU it may use: one core
+    (one process serves a client), or less where a CPU limit holds it (a slower core, in effect); else None."""
+    cpu, limit = facts.smbd_cpu_percent, facts.smbd_cpu_limit_cores
+    usable = min(1.0, limit) if limit else 1.0
+    if cpu is None or cpu < SMBD_BUSY_PERCENT * usable:
+        return None
+    held = f", all its CPU limit of {limit:.2g} of a core allows" if usable < 1 else ""
+    return f"smbd used {cpu:.0f}% of one core{held}"
+
+
+def _smb_multichannel_off(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    busy = smbd_core_text(facts)
+    if facts.smb_multichannel is not False or busy is None:
+        return None
+    found = _far_below(by_dir)
+    if not found:
+        return None
+    parts = "; ".join(f"SMB {d} {mb_s(smb.bytes_per_s)} of the {ceiling_text(bound)} the {bound.component} allows"
+                      for d, smb, bound in found)
+    return Advice(
+        rule="smb-multichannel-off",
+        severity="warning",
+        text=(
+            f"{busy}, while the link had room ({parts}), and SMB multichannel is off: the "
+            f"client's one connection is one TCP stream into one busy smbd; turn multichannel on ({multichannel_how(facts)}) "
+            "so a client with several NICs, or one RSS-capable NIC (Windows), opens several channels; "
+            "separate NICs on separate subnets, not a LAGG"
+        ),
+    )
+
+
+def _smb_multichannel_lagg(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    members = facts.lagg_members or 0
+    if facts.smb_multichannel is not True or not facts.lagg_protocol or members < 2:
+        return None
+    each = f" ({format_rate(facts.link_negotiated_bps)} each)" if facts.link_negotiated_bps else ""
+    return Advice(
+        rule="smb-multichannel-lagg",
+        severity="info",
+        text=(
+            f"SMB multichannel is on, but the NAS's port is a {facts.lagg_protocol.upper()} LAGG of {members} "
+            f"members{each}: multichannel does not work over a LAGG (TrueNAS's documentation says so; the channels "
+            "reach the LAGG's one address and its hash decides the member); for one fast client give the NAS separate "
+            "NICs, each with its own address on its own subnet, instead of the LAGG"
+        ),
+    )
+
+
+def _smb_one_channel(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    nics = facts.nas_smb_nics or 0
+    if facts.smb_channels != 1 or nics < 2:
+        return None
+    smb = [f"SMB {d} {mb_s(c.bytes_per_s)}" for d in DIRECTIONS if (c := measured_smb(by_dir.get(d, [])))]
+    figures = f" ({', '.join(smb)})" if smb else ""
+    if facts.smb_multichannel is False:
+        then = f"SMB multichannel is off on the NAS: turn it on ({multichannel_how(facts)})"
+    else:
+        then = ("the client must ask for more: Windows opens several channels when it has several NICs (or one "
+                "RSS-capable NIC) with addresses the NAS's interfaces reach (Get-SmbMultichannelConnection lists "
+                "them); smbclient always uses one channel")
+    return Advice(
+        rule="smb-one-channel",
+        severity="info",
+        text=(
+            f"the client's SMB session used 1 channel{figures} while the NAS has {nics} interfaces that could each "
+            f"carry one: {then}"
+        ),
+    )
+
+
 def _pool_member_dragging(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
     found = dragging_text(facts.pool_member_wait_ms, facts.pool_member_busy_percent)
     if found is None:
@@ -557,6 +636,9 @@ RULES: tuple[Rule, ...] = (
     _smb_crypto("smb-encryption", lambda f: f.smb_encryption, "SMB encryption"),
     _smb_crypto("smb-signing", lambda f: f.smb_signing, "SMB signing"),
     _lagg_single_flow,
+    _smb_multichannel_off,
+    _smb_multichannel_lagg,
+    _smb_one_channel,
     _pool_member_dragging,
     _pool_needs_threads,
     _small_files_round_trips,

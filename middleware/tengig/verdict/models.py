@@ -79,6 +79,13 @@ class Facts(BaseModel):
                                      "NAS port the clients reached, bits/s (its link is their goodput summed); "
                                      "empty for one client's verdict.")
     lagg_members: int | None = None
+    smb_multichannel: bool | None = Field(None, description="Whether the NAS's Samba offers SMB multichannel.")
+    smb_channels: int | None = Field(None, description="The most channels the client's SMB session held "
+                                     "(smbstatus); None: unknown.")
+    nas_smb_nics: int | None = Field(None, description="The NAS's interfaces that could carry an SMB channel (up, "
+                                     "with an IPv4 address; a LAGG counts once); None: unknown.")
+    nas_truenas: bool | None = Field(None, description="The NAS is a TrueNAS (its SMB settings go through its "
+                                     "API, not smb.conf).")
     pool_member_wait_ms: dict[str, float] = Field(default_factory=dict, description="Pool member -> its average "
                                                   "wait per I/O during the thread sweep, ms (empty: unknown).")
     pool_member_busy_percent: dict[str, float] = Field(default_factory=dict, description="Pool member -> the share "

@@ -117,6 +117,16 @@ export interface ClientReport {
   own_disk_verdict?: Verdict | null
 }
 
+/** SMB multichannel for one client's copies, as the NAS read it (bench/phases/smb_results.py SmbMultichannel). */
+export interface SmbMultichannel {
+  enabled: boolean | null
+  read_from?: string | null
+  channels?: number | null // the most channels the session held; null: this Samba lists none (before 4.18)
+  nas_addresses?: string[]
+  client_channels?: number | null // what a Windows desktop said (Get-SmbMultichannelConnection)
+  client_report?: string | null
+}
+
 /** One step of the pool's thread sweep (bench/phases/scaling.py ScalingStep): bytes/s over all threads. */
 export interface ScalingStep {
   threads: number

@@ -121,6 +121,10 @@ class TrueNASBackend:
     def create_smb_share(self, name: str, path: str, *, readonly: bool = False, comment: str = "") -> dict[str, Any]:
         return self.call("sharing.smb.create", self.smb_share_payload(name, path, readonly=readonly, comment=comment))
 
+    def smb_config(self) -> dict[str, Any]:
+        """TrueNAS's SMB service settings (smb.config): 'multichannel' among them (SCALE 22.12.3 and later)."""
+        return self.call("smb.config")
+
     def smb_shares(self, name: str | None = None) -> list[dict[str, Any]]:
         return self.call("sharing.smb.query", [["name", "=", name]] if name else [])
 

@@ -33,7 +33,9 @@ from .client_cpu import checked_cpu
 from .port_timeline import PortTimeline, busy_seconds, carrying_seconds
 from .session import BenchSession, JoinedClient, Submission
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
-from ..phases.smb_results import SmbBenchResult, SmbDirection
+from ..parse.smb_multichannel_parse import parse_multichannel_connections
+from ..parse.smbstatus_parse import parse_session_channels
+from ..phases.smb_results import SmbBenchResult, SmbDirection, SmbMultichannel
 from ..phases.smb_probes import SmbSession, cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
 from ..phases.smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
 from ...backends.host_os import HostOs
@@ -171,7 +173,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         smbd = _smbd_pid(ctx, nas)
         cgroup = find_cpu_cgroup(ctx, nas, smbd) if smbd else None
         writes, wticks, wwire, wlimits, wcpu = [], [], [], [], []
-        session_facts = None
+        session_facts, channels, reported = None, None, (None, None)
         enough_w = enough_r = None
         for i in range(repeats):
             ctx.report(5 + 45 * i / repeats, f"smb write {client.name} -> {nas} run {i + 1}/{repeats}")
@@ -181,7 +183,9 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                                     wticks, wwire, copy_timeout, cgroup, wlimits, wcpu))
             finally:
                 if probe:
-                    session_facts = probe.stop()
+                    session_facts, channels = probe.stop()
+            if i == 0 and client.info.os == "windows":
+                reported = _client_channels(ctx, session, client, smb, remote)
             if adaptive and (enough_w := settled(writes, repeats, (against or {}).get("write"))):
                 break
         written = len(writes) * size
@@ -208,6 +212,10 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         ctx.report(100, f"smb {client.name} done")
         return SmbBenchResult(
             client=client.name, server=nas, engine=f"{client.info.os} client", file_size=size, session=session_facts,
+            multichannel=SmbMultichannel(enabled=share.multichannel, read_from=share.multichannel_from,
+                                         channels=channels.count if channels else None,
+                                         nas_addresses=channels.addresses if channels else [],
+                                         client_channels=reported[0], client_report=reported[1]),
             write=SmbDirection(direction="write",
                                bytes_per_s=summarize(writes, planned=repeats, stopped_because=enough_w),
                                bytes_per_run=size,
@@ -301,33 +309,64 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     return result.bytes_per_s
 
 
+def _client_channels(ctx: BenchContext, session: BenchSession, client: JoinedClient, smb: dict,
+                     remote: str) -> tuple[int | None, str | None]:
+    """What a Windows desktop says of its SMB channels right after its first copy (its kit runs
+    Get-SmbMultichannelConnection): (the channels it uses, that in a line), or (None, why it could not say)."""
+    sub = _ask(ctx, session, client, "smb", {**smb, "op": "channels", "remote": remote}, timeout=60,
+               tool="smb channels")
+    if sub.exit_code != 0:
+        return None, f"{client.name} could not list its channels: {(sub.stderr or sub.stdout).strip()[:300]}"
+    try:
+        found = parse_multichannel_connections(sub.stdout)
+    except ToolOutputError as exc:
+        return None, f"{client.name}: {exc.message}"
+    return found.channels, found.text()
+
+
 def _smbd_pid(ctx: BenchContext, nas: str) -> int | None:
     """The NAS's main smbd (its per-client children are forked into its cgroup)."""
     pids = parse_smbd_pids(ctx.run(nas, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False).stdout)
     return min(pids) if pids else None
 
 
+class _Channels:
+    """The most channels the client's session held, and the NAS's addresses they reached."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.addresses: list[str] = []
+
+    def seen(self, text: str, peer: str) -> None:
+        for session in parse_session_channels(text, peer):
+            if session.channels is not None and len(session.channels) > self.count:
+                self.count, self.addresses = len(session.channels), session.nas_addresses
+
+
 class _SessionProbe:
-    """Reads the client's SMB session (dialect, signing, encryption) from smbstatus on the NAS while
-    the client's first copy runs."""
+    """Reads the client's SMB session (dialect, signing, encryption) and its channels from smbstatus on
+    the NAS while the client's first copy runs."""
 
     def __init__(self, ctx: BenchContext, nas: str, share: NasShare, peer: str):
         self.found = None
+        self.channels = _Channels()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, args=(ctx.uncancellable(), nas, share, peer), daemon=True)
         self._thread.start()
 
     def _poll(self, ctx: BenchContext, nas: str, share: NasShare, peer: str) -> None:
-        while not self._stop.is_set() and self.found is None:
+        while not self._stop.is_set():
             try:
                 done = ctx.run(nas, share.smbstatus_argv(), timeout=30, check=False, record=False)
                 if done.returncode == 0:
-                    self.found = parse_smbstatus_session(done.stdout, peer)
+                    self.found = self.found or parse_smbstatus_session(done.stdout, peer)
+                    self.channels.seen(done.stdout, peer)
             except TengigError:
                 return
-            self._stop.wait(0.2)
+            self._stop.wait(0.2 if self.found is None else 0.5)  # once found: channels only, less often
 
-    def stop(self):
+    def stop(self) -> tuple[SmbSession | None, _Channels | None]:
+        """(the session, its channels: None where this Samba lists none)"""
         self._stop.set()
         self._thread.join(timeout=35)
-        return self.found
+        return self.found, (self.channels if self.channels.count else None)

@@ -28,6 +28,11 @@ class NasPort(BaseModel):
     duplex: str | None = Field(None, description="Negotiated duplex (ethtool): full, half; None: unknown.")
     carrier_downs: int | None = Field(None, description="Times it had lost its link since boot when the run found "
                                       "it (half the kernel's carrier changes, rounded up); None: unknown.")
+    lagg_protocol: str | None = Field(None, description="The port is a LAGG (a Linux bond): its protocol in "
+                                      "TrueNAS's words (LACP, LOADBALANCE, FAILOVER, ROUNDROBIN); None: not a LAGG.")
+    lagg_members: int | None = Field(None, description="The LAGG's member ports; None: not a LAGG.")
+    other_nics: list[str] = Field(default_factory=list, description="The NAS's other interfaces that are up with an "
+                                  "IPv4 address (not loopback, not a LAGG member): each could carry an SMB channel.")
 
     @property
     def line_rate_bps(self) -> int | None:
@@ -75,8 +80,29 @@ def address_towards(ctx: BenchContext, nas: str, peer: str) -> str:
     return route["prefsrc"]
 
 
+# Linux bonding modes (ip -d: linkinfo.info_data.mode) in TrueNAS's LAGG words
+BOND_PROTOCOLS = {"802.3ad": "LACP", "balance-xor": "LOADBALANCE", "active-backup": "FAILOVER",
+                  "balance-rr": "ROUNDROBIN", "balance-tlb": "LOADBALANCE", "balance-alb": "LOADBALANCE",
+                  "broadcast": "BROADCAST"}
+
+
+def bond_protocol(text: str, ifname: str) -> str | None:
+    """`ip -j -d addr show` -> the bonding mode of ``ifname`` in TrueNAS's words, or None (not a bond)."""
+    try:
+        links = json.loads(text or "[]")
+    except json.JSONDecodeError:
+        return None
+    for link in links if isinstance(links, list) else []:
+        info = (link.get("linkinfo") or {}) if isinstance(link, dict) else {}
+        if link.get("ifname") == ifname and info.get("info_kind") == "bond":
+            mode = str((info.get("info_data") or {}).get("mode", "?"))
+            return BOND_PROTOCOLS.get(mode, mode.upper())
+    return None
+
+
 def find_port(ctx: BenchContext, nas: str, address: str) -> NasPort:
-    interfaces = parse_ip_addr_json(ctx.run(nas, ["ip", "-j", "-d", "addr", "show"], timeout=T, tool="ip").stdout)
+    addr_json = ctx.run(nas, ["ip", "-j", "-d", "addr", "show"], timeout=T, tool="ip").stdout
+    interfaces = parse_ip_addr_json(addr_json)
     iface = next((i for i in interfaces if any(a.split("/")[0] == address for a in i.ipv4)), None)
     if iface is None:
         raise ToolOutputError(f"no interface of {nas} holds {address}, the address the client reached")
@@ -84,8 +110,13 @@ def find_port(ctx: BenchContext, nas: str, address: str) -> NasPort:
     ethtool = parse_ethtool(eth.stdout) if eth.returncode == 0 else {}
     tc = ctx.run(nas, ["tc", "-j", "qdisc", "show", "dev", iface.name], timeout=T, check=False, tool="tc")
     shaper = parse_tbf_rate(tc.stdout) if tc.returncode == 0 else None
+    protocol = bond_protocol(addr_json, iface.name)
+    others = [i.name for i in interfaces if i.name != iface.name and i.ipv4 and i.admin_up and not i.loopback
+              and i.master is None and i.operstate in ("UP", "UNKNOWN")]
     port = NasPort(ifname=iface.name, address=address, mtu=iface.mtu, speed_bps=ethtool.get("speed_bps"),
-                   shaper_bps=shaper, duplex=ethtool.get("duplex"))
+                   shaper_bps=shaper, duplex=ethtool.get("duplex"), lagg_protocol=protocol,
+                   lagg_members=sum(1 for i in interfaces if i.master == iface.name) if protocol else None,
+                   other_nics=others)
     port.carrier_downs = carrier_downs(ctx, nas, port)
     return port
 

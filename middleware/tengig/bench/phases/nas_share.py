@@ -12,15 +12,21 @@ from pydantic import BaseModel, Field
 from ...errors import ToolOutputError, ValidationError
 from ...names import SHARE_RE
 from ..context import BenchContext
+from ..parse.smbstatus_parse import parse_multichannel_setting
 
 T = 30
 DEFAULT_CONF = "/etc/samba/smb.conf"
+TRUENAS_SMB_CONFIG = "TrueNAS smb.config"
 
 
 class NasShare(BaseModel):
     name: str
     path: str = Field(description="The share's directory on the NAS.")
     conf: str | None = Field(description="The smb.conf of the running smbd (None: Samba's own, as on TrueNAS).")
+    multichannel: bool | None = Field(None, description="Whether the NAS's Samba offers SMB multichannel (None: "
+                                      "unknown).")
+    multichannel_from: str | None = Field(None, description="Where that was read: TrueNAS's smb.config, or "
+                                          "testparm on the running smbd's smb.conf.")
 
     def smbstatus_argv(self) -> list[str]:
         return ["smbstatus", "--json", *(["-s", self.conf] if self.conf else [])]
@@ -60,7 +66,10 @@ def share_on_truenas(backend: Any, name: str) -> NasShare:
                                   "(Shares > Windows (SMB) Shares)")
     if found[0].get("enabled") is False:
         raise ValidationError.one("request.share", f"the SMB share {name!r} is disabled on this TrueNAS; enable it")
-    return NasShare(name=name, path=str(PurePosixPath(found[0]["path"])), conf=None)
+    multichannel = backend.smb_config().get("multichannel")
+    return NasShare(name=name, path=str(PurePosixPath(found[0]["path"])), conf=None,
+                    multichannel=multichannel if isinstance(multichannel, bool) else None,
+                    multichannel_from=TRUENAS_SMB_CONFIG)
 
 
 def find_share(ctx: BenchContext, nas: str, name: str) -> NasShare:
@@ -72,4 +81,17 @@ def find_share(ctx: BenchContext, nas: str, name: str) -> NasShare:
     if not path.startswith("/"):
         raise ValidationError.one("request.share", f"the running smbd ({conf}) has no share {name!r} with a path; "
                                   "name one of its shares")
-    return NasShare(name=name, path=str(PurePosixPath(path)), conf=conf)
+    return NasShare(name=name, path=str(PurePosixPath(path)), conf=conf, multichannel=multichannel_in(ctx, nas, conf),
+                    multichannel_from=f"testparm {conf}")
+
+
+def multichannel_in(ctx: BenchContext, nas: str, conf: str) -> bool | None:
+    """Whether ``conf`` has smbd offer multichannel ('server multichannel support', Samba's default where
+    unset); None where testparm cannot say. testparm exits 1 over a configuration problem elsewhere (a missing
+    state directory) and still prints the value: its output decides, not its exit code."""
+    done = ctx.run(nas, ["testparm", "-s", "--parameter-name=server multichannel support", conf], timeout=T,
+                   check=False, tool="testparm")
+    try:
+        return parse_multichannel_setting(done.stdout)
+    except ToolOutputError:
+        return None

@@ -30,12 +30,33 @@ class SmbDirection(BaseModel):
                                          "the copies, as it measured it (None: not measured).")
 
 
+class SmbMultichannel(BaseModel):
+    """SMB multichannel for one client's copies, as the NAS saw it."""
+
+    enabled: bool | None = Field(description="Whether the NAS's Samba offers multichannel (None: unknown).")
+    read_from: str | None = Field(None, description="Where that was read (TrueNAS smb.config, or testparm).")
+    channels: int | None = Field(None, description="The most channels the client's session held during its first "
+                                 "copy (smbstatus --json); None: this Samba lists none (before 4.18).")
+    nas_addresses: list[str] = Field(default_factory=list, description="The NAS's addresses those channels reached.")
+    client_channels: int | None = Field(None, description="The channels the client said it used (Windows: "
+                                        "Get-SmbMultichannelConnection after its first copy); None: not asked.")
+    client_report: str | None = Field(None, description="What the client said of its own channels, in a line, or "
+                                      "why it could not say.")
+
+    @property
+    def session_channels(self) -> int | None:
+        """The channels the session used: the NAS's count, else the client's."""
+        return self.channels if self.channels is not None else self.client_channels
+
+
 class SmbBenchResult(BaseModel):
     client: str
     server: str
     engine: str = "smbclient"
     file_size: int
     session: SmbSession | None = Field(description="Dialect, signing, encryption (None: not observed).")
+    multichannel: SmbMultichannel | None = Field(None, description="SMB multichannel: offered, and the channels "
+                                                 "the session used.")
     read: SmbDirection
     write: SmbDirection
     cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")

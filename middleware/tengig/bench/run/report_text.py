@@ -9,6 +9,7 @@ from ...units import MiB, format_size
 from ...verdict.models import Ceiling, DirectionVerdict, Verdict
 from ..phases.scaling import ScalingResult
 from ..phases.smallfiles_results import Percentiles, SmallFilesResult
+from ..phases.smb_results import SmbMultichannel
 from ..stats import Repeated
 from .suite import BenchReport, ClientReport
 
@@ -82,6 +83,8 @@ def _client_lines(c: ClientReport) -> list[str]:
             out.append(f"  SMB reads started once the pool had finished writing the copies: {s.read.write_back}")
         out.append(f"  SMB session: {how}")
         out += [f"  unknown: {what}" for what in s.unknowns]
+        if s.multichannel:
+            out.append(f"  SMB multichannel: {multichannel_text(s.multichannel)}")
     if c.small_files:
         out += _small_files_lines(c.small_files)
     if c.verdict:
@@ -180,3 +183,15 @@ def report_text(report: BenchReport) -> str:
     out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
             "(docs/physics.md §1), everything else measured."]
     return shown("\n".join(out), lines=True)
+
+
+def multichannel_text(mc: SmbMultichannel) -> str:
+    """'off (testparm /etc/samba/smb.conf); the session's channels: not listed by this Samba (before 4.18)'"""
+    state = {True: "on", False: "off", None: "unknown"}[mc.enabled]
+    where = f" ({mc.read_from})" if mc.read_from else ""
+    if mc.channels is not None:
+        used = f"{mc.channels} channel(s)" + (f" to {', '.join(mc.nas_addresses)}" if mc.nas_addresses else "")
+    else:
+        used = "not listed by this Samba (before 4.18)"
+    client = f"; {mc.client_report}" if mc.client_report else ""
+    return f"{state}{where}; the session's channels: {used}{client}"

@@ -19,6 +19,7 @@ from ...verdict.thresholds import link_ceilings, pool_thresholds
 from ..context import BenchContext
 from ..hosts import Hosts
 from ..phases.nas_port import NasPort
+from ..phases.nas_share import TRUENAS_SMB_CONFIG
 from ..phases.network import LinkUnderTest, NetMeasurement
 from ..join.own_disk import OwnDisk, own_disk_target
 from ..phases.pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
@@ -241,6 +242,7 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         duplex=report.nas_port.duplex if report.nas_port else None,
         link_downs=report.link_downs,
         **_small_files_facts(report.small_files),
+        **_multichannel_facts(report),
     )
 
 
@@ -265,6 +267,20 @@ def _client_cpu_facts(report: ClientReport) -> dict[str, Any]:
         return {"client_name": report.client}
     most = max(used, key=lambda c: c.cores / min(1.0, c.cpus))
     return {"client_name": report.client, "client_cpu_cores": most.cores, "client_cpus": most.cpus}
+
+
+def _multichannel_facts(report: ClientReport) -> dict[str, Any]:
+    """SMB multichannel as the NAS read it (offered, channels per session), and its port: a LAGG, or one of
+    several NICs that could each carry a channel."""
+    port, mc = report.nas_port, report.smb.multichannel if report.smb else None
+    out: dict[str, Any] = {}
+    if port is not None:
+        out |= {"lagg_protocol": port.lagg_protocol, "lagg_members": port.lagg_members,
+                "nas_smb_nics": 1 + len(port.other_nics)}
+    if mc is not None:
+        out |= {"smb_multichannel": mc.enabled, "smb_channels": mc.session_channels,
+                "nas_truenas": mc.read_from == TRUENAS_SMB_CONFIG if mc.read_from else None}
+    return out
 
 
 def _smbd_limit_facts(report: ClientReport) -> dict[str, Any]:

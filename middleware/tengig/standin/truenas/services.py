@@ -196,5 +196,20 @@ class SharingSMBService(Service):
         return self.middleware.truenas.storage.delete_share(id)
 
 
+class SMBService(Service):
+    class Config:
+        namespace = "smb"
+        cli_namespace = "service.smb"
+
+    @api_method(*_models("SMB", "config", {}, dict[str, Any], "The SMB service's settings."), roles=["SHARING_SMB_READ"])
+    async def config(self) -> dict[str, Any]:
+        return dict(self.middleware.truenas.storage.smb_config)
+
+    @api_method(*_models("SMB", "update", {"data": (dict[str, Any], ...)}, dict[str, Any], "The settings after."),
+                roles=["SHARING_SMB_WRITE"])
+    async def update(self, data: dict[str, Any]) -> dict[str, Any]:
+        return self.middleware.truenas.storage.update_smb_config(data)
+
+
 STANDIN_SERVICES = (SystemService, InterfaceService, NetworkConfigurationService, PoolService, PoolDatasetService,
-                    ZfsDatasetService, SharingSMBService)
+                    ZfsDatasetService, SharingSMBService, SMBService)

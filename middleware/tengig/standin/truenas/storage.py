@@ -83,6 +83,7 @@ class StorageState:
                 name=pool.name, type="FILESYSTEM", compression="LZ4", sync="STANDARD", recordsize="128K",
                 atime="OFF", user_properties=[]))
         self.shares: dict[int, dict[str, Any]] = {}
+        self.smb_config: dict[str, Any] = {"id": 1, "multichannel": False}  # TrueNAS's default: off
         self._next_share = 1
         # properties only zfs.dataset.update sets (primarycache): not in pool.dataset.query's entries
         self.zfs_properties: dict[str, dict[str, str]] = {}
@@ -174,3 +175,11 @@ class StorageState:
         if self.shares.pop(share_id, None) is None:
             raise CallError(f"sharing.smb {share_id} does not exist", errno.ENOENT)
         return True
+
+    def update_smb_config(self, data: dict[str, Any]) -> dict[str, Any]:
+        """smb.update: only the fields the stand-in plays (multichannel), each a bool."""
+        for key, value in data.items():
+            if key != "multichannel" or not isinstance(value, bool):
+                raise CallError(f"smb_update.{key}: the stand-in plays only multichannel (a bool)", errno.EINVAL)
+        self.smb_config.update(data)
+        return dict(self.smb_config)

@@ -90,6 +90,18 @@ describe('VerdictPanel', () => {
     expect(plain.find('[data-test="small-files"]').exists()).toBe(false)
   })
 
+  it('shows SMB multichannel per client: on or off as the NAS read it, and the channels its session used', async () => {
+    const verdict = one.verdict!
+    const base = one.results as Record<string, unknown>
+    const smb = { multichannel: { enabled: false, read_from: 'testparm /etc/samba/smb.conf', channels: null } }
+    const w = await show({ ...one, id: 12, results: { ...base, clients: [{ client: 'desk', verdict, smb }] } })
+    const row = w.get('[data-test="multichannel-desk"]')
+    expect(row.text()).toContain('off (testparm /etc/samba/smb.conf)')
+    expect(row.text()).toContain('not listed by this Samba (before 4.18)')
+    const plain = await show({ ...one, id: 13, results: { ...base, clients: [{ client: 'desk', verdict }] } })
+    expect(plain.find('[data-test="multichannel"]').exists()).toBe(false)
+  })
+
   it('shows a multi-client run\'s aggregate first, then each client\'s own verdict under its name', async () => {
     const w = await show(joined)
     const agg = w.get('[data-test="aggregate-verdict"]')
