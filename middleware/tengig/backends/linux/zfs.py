@@ -159,7 +159,7 @@ class ZfsCli:
                 return
             if "busy" not in done.stderr or attempt == DESTROY_TRIES - 1:
                 raise CommandFailed(list(done.argv), done.returncode, done.stdout, done.stderr)
-            time.sleep(0.5)
+            time.sleep(0.5 * (attempt + 1))  # 7.5 s in all: an smbd child of a slow client lets go late
 
     def find_scratch(self, pool: str) -> list[str]:
         """Datasets carrying tengig's scratch tag (set locally), e.g. left by a killed run."""

@@ -99,7 +99,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
                                tool=f"small files {op}")
                 finally:
                     if probe:
-                        session_facts = probe.stop()
+                        session_facts, _ = probe.stop()  # (the session, its channels: the big copies report those)
                 t1, after = smbd_ticks_on(ctx, nas), counters(ctx, nas, port)
                 timing = _parsed(sub, client, op, count)
                 cpu = 100 * (t1 - t0) / clk / timing.seconds if t0 is not None and t1 is not None else None
