@@ -37,7 +37,7 @@ def stem(namespace):
 
 # config methods (a ConfigService's entry, no Args/Result classes of their own): the stand-in answers only the
 # fields tengig reads, so their answers are checked for fields the entry lacks, not for completeness.
-CONFIG_ENTRIES = {"smb": ("SmbServiceEntry",)}
+CONFIG_ENTRIES = {"smb": ("SmbServiceEntry", "SMBEntry")}  # 25.10, 26.0
 
 
 def models(method):

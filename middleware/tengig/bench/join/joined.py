@@ -363,7 +363,9 @@ class _SessionProbe:
                     self.channels.seen(done.stdout, peer)
             except TengigError:
                 return
-            self._stop.wait(0.2 if self.found is None else 0.5)  # once found: channels only, less often
+            if self.found is not None and not self.channels.count:
+                return  # this Samba lists no channels (before 4.18): nothing more to read, and smbstatus costs CPU
+            self._stop.wait(0.2 if self.found is None else 2.0)  # once found: channels only, seldom
 
     def stop(self) -> tuple[SmbSession | None, _Channels | None]:
         """(the session, its channels: None where this Samba lists none)"""
