@@ -90,11 +90,8 @@ def upward(root: Path) -> set[tuple[str, str]]:
     return out
 
 
-def cycles(root: Path, ignore: set[tuple[str, str]]) -> list[list[str]]:
-    edges: dict[str, set[str]] = defaultdict(set)
-    for rel, src, dst in imports_between_packages(root):
-        if (rel, dst) not in ignore:
-            edges[src].add(dst)
+def cycles_in(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every circle a depth-first walk of ``edges`` meets (each as the path that closes it)."""
     found, state = [], {}
 
     def visit(node: str, stack: list[str]) -> None:
@@ -110,6 +107,14 @@ def cycles(root: Path, ignore: set[tuple[str, str]]) -> list[list[str]]:
         if node not in state:
             visit(node, [node])
     return found
+
+
+def cycles(root: Path, ignore: set[tuple[str, str]]) -> list[list[str]]:
+    edges: dict[str, set[str]] = defaultdict(set)
+    for rel, src, dst in imports_between_packages(root):
+        if (rel, dst) not in ignore:
+            edges[src].add(dst)
+    return cycles_in(edges)
 
 
 def test_every_package_has_a_layer():
@@ -201,21 +206,7 @@ def module_cycles(root: Path) -> list[list[str]]:
     edges: dict[str, set[str]] = defaultdict(set)
     for src, dst in imports_between_modules(root):
         edges[src].add(dst)
-    found, state = [], {}
-
-    def visit(node: str, stack: list[str]) -> None:
-        state[node] = "open"
-        for nxt in sorted(edges[node]):
-            if state.get(nxt) == "open":
-                found.append(stack[stack.index(nxt):] + [nxt])
-            elif nxt not in state:
-                visit(nxt, stack + [nxt])
-        state[node] = "done"
-
-    for node in sorted(edges):
-        if node not in state:
-            visit(node, [node])
-    return found
+    return cycles_in(edges)
 
 
 def _bench_part(module: str) -> str | None:

@@ -28,11 +28,11 @@ VERSION = "25.10.6"
 NAS_PORTS = ("eth-desk", "eth-lab")
 
 
-@pytest.fixture(scope="module")
-def nas(bare_lab, tmp_path_factory):
-    """The lab's nas as a TrueNAS: middlewared with its own network code, tengig installed."""
-    system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path_factory.mktemp("truenas-network"),
-                               api_key=TEST_API_KEY, netns=bare_lab.netns("nas"), network=True)
+def truenas_on_nas(version: str, lab, run_dir):
+    """The lab's nas as a TrueNAS of ``version``: middlewared with its own network code, tengig installed;
+    stopped at the end (a generator for a module's fixture)."""
+    system = MiddlewaredSystem(middlewared_build(version), run_dir, api_key=TEST_API_KEY, netns=lab.netns("nas"),
+                               network=True)
     system.start()
     try:
         assert system.wait_serving(), system.log()[-3000:]
@@ -40,6 +40,12 @@ def nas(bare_lab, tmp_path_factory):
         yield system
     finally:
         system.stop()
+
+
+@pytest.fixture(scope="module")
+def nas(bare_lab, tmp_path_factory):
+    """The lab's nas as a TrueNAS 25.10."""
+    yield from truenas_on_nas(VERSION, bare_lab, tmp_path_factory.mktemp("truenas-network"))
 
 
 def _request(lab, prefix=30, existing_networks=()):

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import TEST_API_KEY, installer_for
-from .harness import MiddlewaredSystem, middlewared_build
 from .test_network_in_middlewared import (  # noqa: F401 (collected here, in this order, with this module's nas)
+    truenas_on_nas,
     test_mesh_apply_through_truenas_puts_the_plan_in_nas_kernel_and_database,
     test_a_probe_that_fails_leaves_truenas_rollback_to_restore_kernel_and_database,
 )
@@ -20,13 +19,5 @@ VERSION = "25.04.2.6"
 
 @pytest.fixture(scope="module")
 def nas(bare_lab, tmp_path_factory):
-    """The lab's nas as a TrueNAS 25.04: middlewared with its own network code, tengig installed."""
-    system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path_factory.mktemp("truenas-network-2504"),
-                               api_key=TEST_API_KEY, netns=bare_lab.netns("nas"), network=True)
-    system.start()
-    try:
-        assert system.wait_serving(), system.log()[-3000:]
-        installer_for(system).install()
-        yield system
-    finally:
-        system.stop()
+    """The lab's nas as a TrueNAS 25.04."""
+    yield from truenas_on_nas(VERSION, bare_lab, tmp_path_factory.mktemp("truenas-network-2504"))
