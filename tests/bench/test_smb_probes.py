@@ -16,7 +16,9 @@ FIX = Path(__file__).parent.parent / "fixtures"
 def test_session_of_the_client_address():
     text = (FIX / "smbstatus" / "session-desk-smb3.json").read_text()
     s = parse_smbstatus_session(text, "10.250.12.2")
-    assert s.dialect == "SMB3_11" and s.signing and s.signing_cipher == "AES-128-GMAC" and not s.encryption
+    # "partial": the signed session setup of SMB 3.1.1, the data unsigned: signing is not on for the copy
+    assert s.dialect == "SMB3_11" and s.signing_degree == "partial" and not s.signing and not s.encryption
+    assert s.signing_cipher == "AES-128-GMAC"
     assert parse_smbstatus_session(text, "10.250.13.3") is None  # another client: not this session
 
 

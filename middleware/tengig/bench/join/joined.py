@@ -8,14 +8,13 @@ clock disagree with (bench/join/nas_witness.py)."""
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Literal
 
 from ...backends.scratch import ScratchStorage
-from ...errors import TengigError, ToolOutputError
+from ...errors import ToolOutputError
 from ...results.models import RawOutput
 from ...units import MiB, format_size
 from ..phases.arc import ArcDelta, delta
@@ -31,12 +30,13 @@ from ..phases.pool_presets import PRESETS, PresetName, smb_copy_size
 from ..phases.client_cpu_results import CpuOfCopy, over_copies as client_cpu_over
 from .client_cpu import checked_cpu
 from .port_timeline import PortTimeline, busy_seconds, carrying_seconds
+from .asking import ask, asked
 from .session import BenchSession, JoinedClient, Submission
+from .session_probe import SessionProbe
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..parse.smb_multichannel_parse import parse_multichannel_connections
-from ..parse.smbstatus_parse import parse_session_channels
 from ..phases.smb_results import SmbBenchResult, SmbDirection, SmbMultichannel
-from ..phases.smb_probes import SmbSession, cpu_percent, parse_smbd_pids, parse_smbstatus_session, smbd_ticks_on
+from ..phases.smb_probes import SmbSession, cpu_percent, parse_smbd_pids, smbd_ticks_on
 from ..phases.smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
 from ...backends.host_os import HostOs
 from ..stats import Threshold, settled, summarize
@@ -50,27 +50,6 @@ def link_of(client: JoinedClient, nas: str, port: NasPort) -> LinkUnderTest:
     return LinkUnderTest(name=f"{client.name}-{nas}", client=client.name, server=nas,
                          server_address=client.local_address, client_address=client.peer_address,
                          line_rate_bps=port.line_rate_bps, mtu=port.mtu)
-
-
-def _record(ctx: BenchContext, client: JoinedClient, tool: str, sub: Submission, started: float) -> None:
-    ctx.raw.append(RawOutput(tool=f"{tool} on {client.name}", argv=sub.argv, exit_code=sub.exit_code,
-                             stdout=sub.stdout, stderr=sub.stderr, started=started, seconds=sub.seconds))
-
-
-def _ask(ctx: BenchContext, session: BenchSession, client: JoinedClient, kind: str, params: dict,
-         *, timeout: float, tool: str) -> Submission:
-    return _asked(ctx, session, client, kind, params, timeout=timeout, tool=tool)[1]
-
-
-def _asked(ctx: BenchContext, session: BenchSession, client: JoinedClient, kind: str, params: dict,
-           *, timeout: float, tool: str) -> tuple[int, Submission]:
-    """One instruction to ``client``, its answer waited for and recorded -> (instruction, answer)."""
-    ctx.check_cancel()
-    started = time.time()
-    instruction = session.post(client, kind, params)
-    sub = session.wait_result(client, instruction, timeout=timeout, cancel=ctx.cancel)
-    _record(ctx, client, tool, sub, started)
-    return instruction, sub
 
 
 def measure_joined_link(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
@@ -101,7 +80,7 @@ def measure_joined_link(ctx: BenchContext, session: BenchSession, client: Joined
             wait_listening(ctx, nas, tcp_port, server, program="iperf3 server")
             with around(direction, n) if around else contextlib.nullcontext():
                 before = counters(ctx, nas, port)
-                instruction, sub = _asked(ctx, session, client, "iperf3",
+                instruction, sub = asked(ctx, session, client, "iperf3",
                                           {"server": link.server_address, "port": tcp_port, "streams": n,
                                            "seconds": seconds, "omit": omit, "reverse": direction == "read",
                                            "cpu": True},
@@ -168,7 +147,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         smb = {"server": client.local_address, "share": share.name, "size": size}
         copy_timeout = 120 + 2 * size / MiB
         ctx.report(0, f"smb: {client.name} makes {format_size(size)} of random data")
-        _checked(_ask(ctx, session, client, "smb", {**smb, "op": "prepare", "remote": remote}, timeout=copy_timeout,
+        checked(ask(ctx, session, client, "smb", {**smb, "op": "prepare", "remote": remote}, timeout=copy_timeout,
                       tool="smb prepare"), client, "prepare")
         smbd = _smbd_pid(ctx, nas)
         cgroup = find_cpu_cgroup(ctx, nas, smbd) if smbd else None
@@ -177,7 +156,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         enough_w = enough_r = None
         for i in range(repeats):
             ctx.report(5 + 45 * i / repeats, f"smb write {client.name} -> {nas} run {i + 1}/{repeats}")
-            probe = _SessionProbe(ctx, nas, share, client.peer_address) if i == 0 else None
+            probe = SessionProbe(ctx, nas, share, client.peer_address) if i == 0 else None
             try:
                 writes.append(_copy(ctx, session, client, nas, port, smb, "write", f"{remote}\\f{i}.dat", size,
                                     wticks, wwire, copy_timeout, cgroup, wlimits, wcpu))
@@ -191,7 +170,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
         written = len(writes) * size
         if not policy.uncached:
             ctx.report(50, f"smb: pushing the last file out of {nas}'s ARC")
-            _checked(_ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
+            checked(ask(ctx, session, client, "smb", {**smb, "op": "put", "remote": f"{remote}\\evict.dat"},
                           timeout=copy_timeout, tool="smb evict"), client, "put")
             written += size
         reads, rticks, rwire, rlimits, rcpu = [], [], [], [], []
@@ -248,7 +227,7 @@ def smb_unknowns(smbd: int | None, cgroup: CpuCgroup | None, session: SmbSession
     return out
 
 
-def _checked(sub: Submission, client: JoinedClient, op: str) -> Submission:
+def checked(sub: Submission, client: JoinedClient, op: str) -> Submission:
     if not exit_ok(sub.argv, sub.exit_code):
         output = (sub.stderr + sub.stdout).strip()
         raise ToolOutputError(f"the SMB {op} on {client.name} failed (exit {sub.exit_code}): {output[-300:]}")
@@ -263,7 +242,7 @@ def parsed_copy(sub: Submission, client: JoinedClient, direction: Literal["read"
                             exit_code=sub.exit_code)
     except ToolOutputError as exc:
         raise ToolOutputError(f"{client.name}: {exc.message}") from exc
-    _checked(sub, client, "get" if direction == "read" else "put")
+    checked(sub, client, "get" if direction == "read" else "put")
     return result
 
 
@@ -277,7 +256,7 @@ def _copy(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: s
     reader = ctx.port_reader(nas, port.ifname)
     timeline = PortTimeline(reader) if reader else None
     try:
-        instruction, sub = _asked(ctx, session, client, "smb",
+        instruction, sub = asked(ctx, session, client, "smb",
                                   {**smb, "op": "get" if direction == "read" else "put", "remote": remote,
                                    "cpu": True},
                                   timeout=timeout, tool="smb copy")
@@ -313,7 +292,7 @@ def _client_channels(ctx: BenchContext, session: BenchSession, client: JoinedCli
                      remote: str) -> tuple[int | None, str | None]:
     """What a Windows desktop says of its SMB channels right after its first copy (its kit runs
     Get-SmbMultichannelConnection): (the channels it uses, that in a line), or (None, why it could not say)."""
-    sub = _ask(ctx, session, client, "smb", {**smb, "op": "channels", "remote": remote}, timeout=60,
+    sub = ask(ctx, session, client, "smb", {**smb, "op": "channels", "remote": remote}, timeout=60,
                tool="smb channels")
     if sub.exit_code != 0:
         return None, f"{client.name} could not list its channels: {(sub.stderr or sub.stdout).strip()[:300]}"
@@ -328,47 +307,3 @@ def _smbd_pid(ctx: BenchContext, nas: str) -> int | None:
     """The NAS's main smbd (its per-client children are forked into its cgroup)."""
     pids = parse_smbd_pids(ctx.run(nas, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False).stdout)
     return min(pids) if pids else None
-
-
-class _Channels:
-    """The most channels the client's session held, and the NAS's addresses they reached."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.addresses: list[str] = []
-
-    def seen(self, text: str, peer: str) -> None:
-        for session in parse_session_channels(text, peer):
-            if session.channels is not None and len(session.channels) > self.count:
-                self.count, self.addresses = len(session.channels), session.nas_addresses
-
-
-class _SessionProbe:
-    """Reads the client's SMB session (dialect, signing, encryption) and its channels from smbstatus on
-    the NAS while the client's first copy runs."""
-
-    def __init__(self, ctx: BenchContext, nas: str, share: NasShare, peer: str):
-        self.found = None
-        self.channels = _Channels()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, args=(ctx.uncancellable(), nas, share, peer), daemon=True)
-        self._thread.start()
-
-    def _poll(self, ctx: BenchContext, nas: str, share: NasShare, peer: str) -> None:
-        while not self._stop.is_set():
-            try:
-                done = ctx.run(nas, share.smbstatus_argv(), timeout=30, check=False, record=False)
-                if done.returncode == 0:
-                    self.found = self.found or parse_smbstatus_session(done.stdout, peer)
-                    self.channels.seen(done.stdout, peer)
-            except TengigError:
-                return
-            if self.found is not None and not self.channels.count:
-                return  # this Samba lists no channels (before 4.18): nothing more to read, and smbstatus costs CPU
-            self._stop.wait(0.2 if self.found is None else 2.0)  # once found: channels only, seldom
-
-    def stop(self) -> tuple[SmbSession | None, _Channels | None]:
-        """(the session, its channels: None where this Samba lists none)"""
-        self._stop.set()
-        self._thread.join(timeout=35)
-        return self.found, (self.channels if self.channels.count else None)

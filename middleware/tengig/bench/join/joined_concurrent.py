@@ -22,7 +22,8 @@ from ...errors import ToolOutputError
 from ...units import MiB, format_size
 from ..phases.arc import ArcDelta, delta
 from ..context import BenchContext
-from .joined import SMB_MIN_WIRE_RATIO, _checked, _record, parsed_copy
+from .asking import record
+from .joined import SMB_MIN_WIRE_RATIO, checked, parsed_copy
 from ..phases.nas_port import NasPort, counters
 from ..phases.nas_share import NasShare
 from .nas_witness import check_copy_on_nas_clock
@@ -52,7 +53,7 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
         ctx.report(0, f"smb: {len(clients)} clients make {format_size(size)} of random data each")
         for c, (_, sub) in zip(clients, _together(ctx, session, clients, timeout, "smb prepare", lambda c: {
                 **smb[c.name], "op": "prepare", "remote": remotes[c.name]})):
-            _checked(sub, c, "prepare")
+            checked(sub, c, "prepare")
         results = {}
         for direction in ("write", "read"):
             per: dict[str, list[float]] = {c.name: [] for c in clients}
@@ -64,7 +65,7 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
                 ctx.report(50, f"smb: pushing the last files out of {nas}'s ARC")
                 for c, (_, sub) in zip(clients, _together(ctx, session, clients, timeout, "smb evict", lambda c: {
                         **smb[c.name], "op": "put", "remote": f"{remotes[c.name]}\\evict.dat"})):
-                    _checked(sub, c, "put")
+                    checked(sub, c, "put")
             with reading(storage, policy, sequential=True) if direction == "read" else nullcontext():
                 for i in range(repeats):
                     ctx.report((0 if direction == "write" else 50) + 50 * i / repeats,
@@ -104,7 +105,7 @@ def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[Joined
     answers = []
     for c, instruction in zip(clients, ids):
         sub = session.wait_result(c, instruction, timeout=timeout, cancel=ctx.cancel)
-        _record(ctx, c, tool, sub, started)
+        record(ctx, c, tool, sub, started)
         answers.append((instruction, sub))
     return answers
 

@@ -24,8 +24,10 @@ from ..phases.nas_share import NasShare
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..phases.smallfiles_results import SmallFilesResult, SmallOpResult, SmallSizeResult, op_result
 from ..phases.smb_probes import smbd_ticks_on
-from .joined import SMB_MIN_WIRE_RATIO, _SessionProbe, _ask
+from .asking import ask
+from .joined import SMB_MIN_WIRE_RATIO
 from .session import BenchSession, JoinedClient, Submission
+from .session_probe import SessionProbe
 
 PING_COUNT = 5
 
@@ -79,7 +81,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
             where = PurePosixPath(share.path, *remote.split("\\"), f"small-{size}")
             timeout = 120 + count + 4 * size * count / 2**20
             part.report(0, f"small files: {client.name} makes {count} x {format_size(size)}")
-            made = _ask(ctx, session, client, "smallfiles", {**params, "op": "prepare"}, timeout=timeout,
+            made = ask(ctx, session, client, "smallfiles", {**params, "op": "prepare"}, timeout=timeout,
                         tool="small files prepare")
             if made.exit_code == 2 and made.stderr.startswith("refused:"):  # the Windows kit, an earlier tengig
                 refused = f"{client.name} ran no small files: it {made.stderr.strip()[:300]}"
@@ -92,10 +94,10 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
             found = (0, 0)
             for i, op in enumerate(SMALL_OPS):
                 part.report(10 + 20 * i, f"small files {op}: {count} x {format_size(size)} {client.name}")
-                probe = _SessionProbe(ctx, nas, share, client.peer_address) if op == "write" and not n else None
+                probe = SessionProbe(ctx, nas, share, client.peer_address) if op == "write" and not n else None
                 before, t0 = counters(ctx, nas, port), smbd_ticks_on(ctx, nas)
                 try:
-                    sub = _ask(ctx, session, client, "smallfiles", {**params, "op": op}, timeout=timeout,
+                    sub = ask(ctx, session, client, "smallfiles", {**params, "op": op}, timeout=timeout,
                                tool=f"small files {op}")
                 finally:
                     if probe:
@@ -159,7 +161,7 @@ def _check_wire(client: JoinedClient, op: str, moved: int, before, after, port: 
 def _own_disk(ctx: BenchContext, session: BenchSession, client: JoinedClient, params: dict, count: int, size: int,
               timeout: float) -> tuple[list[SmallOpResult] | None, str | None]:
     """The same files on the desktop's own disk: (results, None) or (None, why not)."""
-    sub = _ask(ctx, session, client, "smallfiles", {**params, "op": "disk"}, timeout=timeout,
+    sub = ask(ctx, session, client, "smallfiles", {**params, "op": "disk"}, timeout=timeout,
                tool="small files own disk")
     if sub.exit_code != 0:
         return None, f"{client.name} could not time small files on its own disk (exit {sub.exit_code}): " \

@@ -14,13 +14,16 @@ from ..context import BenchContext
 class SmbSession(BaseModel):
     dialect: str = Field(description="Negotiated dialect as smbstatus names it, e.g. 'SMB3_11'.")
     signing_cipher: str
-    signing_degree: str = Field(description="none | partial | full (smbstatus).")
+    signing_degree: str = Field(description="none | partial | full (smbstatus): full when every packet so far "
+                                "was signed, partial when only some were (SMB 3's session setup is always "
+                                "signed, the data then goes unsigned).")
     encryption_cipher: str
     encryption_degree: str
 
     @property
     def signing(self) -> bool:
-        return self.signing_degree not in ("", "none")
+        """Every message signed, the data too: "partial" is the signed session setup alone."""
+        return self.signing_degree == "full"
 
     @property
     def encryption(self) -> bool:
