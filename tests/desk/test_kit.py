@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.parse.copy_parse import exit_ok, parse_copy
-from tengig.bench.join.joined import _checked, _net_result, link_of
+from tengig.bench.join.joined import _net_result, checked, link_of
 from tengig.bench.phases.nas_port import NasPort
 from tengig.bench.join.session import JoinedClient, JoinInfo, Submission
 from tengig.bench.phases.smb_probes import LinkCounters
@@ -324,7 +324,7 @@ def test_an_iperf3_submission_of_the_kit_is_measured_and_checked_on_the_port():
 def test_a_robocopy_submission_of_the_kit_gives_the_bytes_and_the_speed(name, direction, argv, speed):
     sub = _submission({"instruction": 7, "exit_code": 1, "stdout": _log(name), "stderr": "", "argv": argv,
                        "seconds": 2.9})
-    assert exit_ok(sub.argv, sub.exit_code) and _checked(sub, CLIENT, "put") is sub  # robocopy: 1 = copied
+    assert exit_ok(sub.argv, sub.exit_code) and checked(sub, CLIENT, "put") is sub  # robocopy: 1 = copied
     result = parse_copy(sub.argv, sub.stderr + sub.stdout, direction=direction, expected_bytes=SIZE)
     assert result.bytes == SIZE and result.bytes_per_s == speed
     assert result.bytes / result.seconds == pytest.approx(speed)
@@ -339,7 +339,7 @@ def test_a_robocopy_log_with_a_failed_file_is_refused_with_robocopys_error():
                                               r"Access is denied\."):
         parse_copy(sub.argv, sub.stdout, direction="write", expected_bytes=SIZE)
     with pytest.raises(ToolOutputError, match=r"the SMB put on desk failed \(exit 8\)"):
-        _checked(sub, CLIENT, "put")
+        checked(sub, CLIENT, "put")
 
 
 def test_a_robocopy_log_with_fewer_bytes_than_asked_is_refused():

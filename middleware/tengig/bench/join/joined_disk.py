@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...errors import ToolOutputError
 from ...units import MiB
 from ..context import BenchContext
-from .joined import _ask
+from .asking import ask
 from .own_disk import OwnDisk, parse_own_disk
 from .session import BenchSession, JoinedClient
 
@@ -16,7 +16,7 @@ def measure_joined_disk(ctx: BenchContext, session: BenchSession, client: Joined
                         size: int) -> tuple[OwnDisk | None, str | None]:
     """(what the desktop measured, None) or (None, why it could not)."""
     ctx.report(0, f"{client.name} measures its own disk ({size // MiB} MiB written, then read)")
-    sub = _ask(ctx, session, client, "disk", {"size": size}, timeout=120 + 4 * size / MiB, tool="own disk")
+    sub = ask(ctx, session, client, "disk", {"size": size}, timeout=120 + 4 * size / MiB, tool="own disk")
     ctx.report(100, f"{client.name}'s own disk measured")
     if sub.exit_code != 0:
         return None, f"{client.name} could not measure its own disk (exit {sub.exit_code}): {sub.stderr.strip()[-300:]}"
