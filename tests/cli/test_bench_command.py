@@ -33,3 +33,24 @@ def test_cli_words_change_only_references_the_command_has_flags_for():
     flags = {"join": "--join", "system": "--system"}
     assert cli_text('`join: N` or `system: "lab"`; `tengig client join URL --token T`; `kind: "all"`', flags) == \
         '`--join N` or `--system lab`; `tengig client join URL --token T`; `kind: "all"`'
+
+
+def test_smb_mib_is_the_requests_smb_file_in_bytes_and_refused_below_64():
+    from tengig.cli.bench_commands import BENCH_FLAGS, _request
+
+    request = _request("smb", None, None, "ssd-sata", (), "quick", None, 4, 1, "share", 300, smb_mib=96)
+    assert request["smb_file"] == 96 * 2**20 and BENCH_FLAGS["smb_file"] == "--smb-mib"
+    assert "smb_file" not in _request("smb", None, None, "ssd-sata", (), "quick", None, 4, 1, "share", 300)
+    code = main(["bench", "smb", "--smb-mib", "16"])
+    assert code == 2  # click's own range check, before anything runs
+
+
+def test_an_smb_file_below_the_floor_is_refused_naming_the_field():
+    import pydantic
+    import pytest
+
+    from tengig.api.models.bench import TenGigBenchRunRequest
+
+    with pytest.raises(pydantic.ValidationError) as caught:
+        TenGigBenchRunRequest.model_validate({"kind": "smb", "smb_file": 2**20})
+    assert caught.value.errors()[0]["loc"] == ("smb_file",) and "67108864" in str(caught.value), caught.value

@@ -25,18 +25,21 @@ from .words import in_cli_words
 # tengig.bench.run's request fields -> this command's flags (an API error is said with these: cli/words.py)
 BENCH_FLAGS = {name: "--" + name.replace("_", "-") for name in (
     "system", "pool", "target", "join", "share", "join_timeout", "clients", "preset", "repeats", "streams",
-    "scaling", "member_reads")}
+    "scaling", "member_reads")} | {"smb_file": "--smb-mib"}
 
 
 def _request(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
              repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int,
-             scaling: str = "auto", member_reads: bool = False, member_read_mib: int = 256) -> dict[str, Any]:
+             scaling: str = "auto", member_reads: bool = False, member_read_mib: int = 256,
+             smb_mib: int | None = None) -> dict[str, Any]:
     request: dict[str, Any] = {"kind": kind, "target": target, "preset": preset, "streams": streams, "join": join,
                                "join_timeout": join_timeout, "scaling": scaling, "member_reads": member_reads,
                                "member_read_bytes": member_read_mib * 2**20}
     for key, value in (("system", system), ("pool", pool), ("repeats", repeats), ("share", share)):
         if value is not None:
             request[key] = value
+    if smb_mib is not None:
+        request["smb_file"] = smb_mib * 2**20
     if clients:
         request["clients"] = list(clients)
     return request
@@ -45,11 +48,11 @@ def _request(kind: str, system: str | None, pool: str | None, target: str, clien
 def _run(kind: str, system: str | None, pool: str | None, target: str, clients: tuple[str, ...], preset: str,
          repeats: int | None, streams: int, join: int, share: str | None, join_timeout: int, port: int,
          as_json: bool, db: str | None, scaling: str = "auto", member_reads: bool = False,
-         member_read_mib: int = 256) -> None:
+         member_read_mib: int = 256, smb_mib: int | None = None) -> None:
     if db:
         os.environ["TENGIG_DB"] = db  # the service records where the command was told
     request = _request(kind, system, pool, target, clients, preset, repeats, streams, join, share, join_timeout,
-                       scaling, member_reads, member_read_mib)
+                       scaling, member_reads, member_read_mib, smb_mib)
     try:
         result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
             api, request, on_session=show_join, progress=bar, cancel=cancel), label=f"bench {kind}", port=port,
@@ -93,6 +96,9 @@ def _options(f):
                           "disk)."),
         click.option("--member-read-mib", type=click.IntRange(16, 1024), default=256, show_default=True,
                      help="MiB read from each disk with --member-reads."),
+        click.option("--smb-mib", type=click.IntRange(64, 1048576), default=None,
+                     help="MiB per SMB copy (default: the preset's; quick sizes each copy to about 1.5 s of the "
+                          "desktop's network)."),
         click.option("--json", "as_json", is_flag=True, help="Print the report as JSON."),
         click.option("--db", default=None, help="Results database (default $TENGIG_DB or /var/lib/tengig/results.sqlite3)."),
     ]):

@@ -277,6 +277,7 @@ export interface BenchRunRequest {
   streams?: number
   net_seconds?: number | null
   working_set?: number | null
+  smb_file?: number | null
   pool?: string | null
   join?: number
   join_timeout?: number

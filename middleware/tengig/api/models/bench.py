@@ -38,6 +38,10 @@ class TenGigBenchRequest(ApiInput):
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
     working_set: int | None = Field(None, ge=64 * 2**20, le=2**40, description="Bytes per pool test file (default: "
                                     "the preset's, 512 MiB quick, 2 GiB full; the lab's emulated pool 128 MiB).")
+    smb_file: int | None = Field(None, ge=64 * 2**20, le=2**40, description="Bytes per SMB copy (default: the "
+                                 "preset's: quick sizes each copy to about 1.5 s of the desktop's network, at most 256 "
+                                 "MiB; full 1 GiB). Where the NAS cannot keep its ARC out of the reads, at least twice "
+                                 "the ARC.")
     pool: str | None = Field(None, max_length=64, description="Pool to measure (default: the system's pool); "
                              "one benchmark per pool runs at a time, a second one gets EBUSY.")
     join: int = Field(0, ge=0, le=16, description="System 'local': desktops to wait for, each joining the run over "

@@ -129,19 +129,19 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
                        share: NasShare, storage: ScratchStorage, *, host_os: HostOs, preset: PresetName,
                        repeats: int | None, against: dict[str, list[Threshold]] | None = None,
-                       goodput_bps: float | None = None) -> SmbBenchResult:
+                       goodput_bps: float | None = None, requested: int | None = None) -> SmbBenchResult:
     """Timed copies with the client's own SMB client, to the share and back, each checked on the NAS's
     port; the run's files in a scratch place of the share that the NAS removes itself. Without
     ``repeats``, each direction stops once more copies could not change the verdict (``against``: per
     direction, the figures it compares SMB with; stats.settled). ``goodput_bps``: the client's measured
-    network, which sizes quick's copies (pool_presets.smb_copy_size)."""
+    network, which sizes quick's copies (pool_presets.smb_copy_size); ``requested``: the run's smb_file."""
     preset_ = PRESETS[preset]
     adaptive, repeats = repeats is None, repeats or preset_.repeats
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
     try:
         policy = scratch.policy
-        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, smb_copy_size(preset_, goodput_bps), None,
-                         field="file_size")
+        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, smb_copy_size(preset_, goodput_bps), requested,
+                         field="smb_file")
         remote = scratch.remote_dir(client.name)
         clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
         smb = {"server": client.local_address, "share": share.name, "size": size}

@@ -40,12 +40,14 @@ ENGINE = "each desktop's own SMB client, started together by the NAS (start barr
 
 def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient],
                                   nas: str, ports: dict[str, NasPort], share: NasShare, storage: ScratchStorage, *,
-                                  host_os: HostOs, preset: PresetName, repeats: int | None) -> SmbConcurrentResult:
+                                  host_os: HostOs, preset: PresetName, repeats: int | None,
+                                  requested: int | None = None) -> SmbConcurrentResult:
     repeats = repeats or PRESETS[preset].repeats
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-all")
     try:
         policy = scratch.policy
-        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, PRESETS[preset].smb_file, None, field="file_size")
+        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, PRESETS[preset].smb_file, requested,
+                         field="smb_file")
         remotes = {c.name: scratch.remote_dir(c.name) for c in clients}
         timeout = 120 + 2 * len(clients) * size / MiB
         smb = {c.name: {"server": c.local_address, "share": share.name, "size": size} for c in clients}

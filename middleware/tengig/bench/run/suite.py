@@ -62,6 +62,9 @@ class BenchRunRequest(BaseModel):
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
     working_set: int | None = Field(None, ge=64 * 2**20, le=2**40, description="Bytes per pool test file (default: "
                                     "the preset's, or the system's own: the lab's emulated pool takes 128 MiB).")
+    smb_file: int | None = Field(None, ge=64 * 2**20, le=2**40, description="Bytes per SMB copy (default: the "
+                                 "preset's; quick sizes each copy to about 1.5 s of the client's network). Where the "
+                                 "NAS cannot keep its ARC out of the reads, at least twice the ARC.")
     join: int = Field(0, ge=0, le=16, description="Desktops to wait for (system local): each joins over the "
                       "network with `tengig client join`.")
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")

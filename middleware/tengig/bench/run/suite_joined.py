@@ -50,7 +50,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                 concurrent = measure_joined_concurrent_smb(part, session, clients, system.nas,
                                                            {n: r.nas_port for n, r in reports.items()}, share,
                                                            system.storage(part), host_os=system.os,
-                                                           preset=req.preset, repeats=req.repeats)
+                                                           preset=req.preset, repeats=req.repeats,
+                                                           requested=req.smb_file)
                 continue
             report = reports[client.name]
             if kind == "smallfiles":
@@ -73,7 +74,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                                                 system.storage(part), host_os=system.os, preset=req.preset,
                                                 repeats=req.repeats,
                                                 against={d: smb_thresholds(target, d, known) for d in DIRECTIONS},
-                                                goodput_bps=one_stream)
+                                                goodput_bps=one_stream, requested=req.smb_file)
                 if client.info.disk:  # the desktop's own disk, the same file size as its copies
                     report.own_disk, report.own_disk_note = measure_joined_disk(part, session, client,
                                                                                 report.smb.file_size)
