@@ -35,15 +35,25 @@ def pytest_addoption(parser):
              "while the rest use the CPU.")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     stream = config.getoption("--stream")
-    if stream == "all":
-        return
-    keep = [item for item in items if uses_lab(item) == (stream == "lab")]
-    dropped = [item for item in items if uses_lab(item) != (stream == "lab")]
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
+    if stream != "all":
+        keep = [item for item in items if uses_lab(item) == (stream == "lab")]
+        dropped = [item for item in items if uses_lab(item) != (stream == "lab")]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
+    items[:] = shaped_lab_modules_first(items)
+
+
+def shaped_lab_modules_first(items: list) -> list:
+    """The modules that use the shaped lab run one after the other, so one lab serves them all (shaped_lab
+    leaves it up for the next module); every other module keeps its place after them, in order."""
+    def module(item):
+        return item.nodeid.split("::", 1)[0]
+    shaped = {module(item) for item in items if "shaped_lab" in getattr(item, "fixturenames", ())}
+    return [i for i in items if module(i) in shaped] + [i for i in items if module(i) not in shaped]
 
 
 @pytest.fixture(scope="session", autouse=True)
