@@ -22,10 +22,11 @@ from tengig.desk.smallfiles import file_names
 from tengig.errors import ToolOutputError
 
 from .powershell import commands, csharp_of, functions, parse, parse_csharp, text
+from .replay_cases import SMALL_DIR as UNC_DIR
+from .replay_cases import SMALL_REMOTE
 
 FIX = Path(__file__).parent / "fixtures"
 TOKEN = "tgb-" + "0123456789abcdef" * 3
-UNC_DIR = r"\\10.250.12.1\media\tengig-scratch-1764079200-3-s\desk\small-4096"
 
 
 def _kit() -> str:
@@ -92,7 +93,7 @@ def test_the_kit_answers_smallfiles_with_the_linux_desktops_ops_limits_and_names
     assert names == [file_names(5000)[i] for i in (0, 7, 4999)]
     small = text(fns["Invoke-SmallFiles"])
     assert "$directory = $unc + '\\' + $small.remote + '\\small-' + $small.size" in small
-    assert "\\media\\" + small_dir("tengig-scratch-1764079200-3-s\\desk", 4096) == UNC_DIR[UNC_DIR.index("\\media"):]
+    assert UNC_DIR == "\\\\10.250.12.1\\media\\" + small_dir(SMALL_REMOTE, 4096)
 
 
 @pytest.mark.abuse
