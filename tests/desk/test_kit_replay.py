@@ -2,7 +2,8 @@
 against a real `tengig serve` on loopback: the join, the polls and submissions cut into parts of at most
 8 KiB, each message the text ConvertTo-Json -Compress of 5.1 makes (' < > & as \\u0027 \\u003c \\u003e
 \\u0026, non-ASCII as UTF-8, a double as 1E-05). The NAS holds each submission whole, character for
-character. The same conversation runs inside real middlewared: tests/realmw/test_kit_replay_in_middlewared.py."""
+character, and reads the kit's small-file write as its small-file phase does. The same conversation runs
+inside real middlewared: tests/realmw/test_kit_replay_in_middlewared.py."""
 from __future__ import annotations
 
 import threading
