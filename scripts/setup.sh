@@ -14,6 +14,7 @@ APT_PACKAGES=(
   python3 python3-venv                               # the virtualenv (if no other Python 3.11 is present)
   chromium fonts-dejavu-core                          # browser tests of the panel
   shellcheck                                          # lints every shell script (tests/test_shellcheck.py)
+  mono-mcs                                            # compiles and runs the Windows kit's C# (tests/desk/test_kit_csharp_mono.py)
   qemu-system-x86 mmdebstrap cpio                     # the VM lab with a bonding driver (docs/vm-lab.md)
 )
 

@@ -12,6 +12,7 @@ from typing import Any
 import aiohttp
 
 from tengig import __version__
+from tengig.bench.parse.smallfiles_parse import OWN_TIMER
 
 from .kit_replay import KitConversation, join_info
 
@@ -20,6 +21,8 @@ FIX = Path(__file__).parent / "fixtures"
 # U+2028) beside what it leaves as it is (non-ASCII, sent as UTF-8: é 2 bytes, € 3, the emoji 4).
 AWKWARD = "Ana's <desk> & \"NAS\" \\\\nas\\media\ttab\r\n\u00e9\u20ac\U0001F600\u2028\u0085\x01 "
 NAME = "Ana's <desk> & Zo\u00eb"
+SMALL_REMOTE = r"tengig-scratch-1764079200-3-s\desk"  # a client's directory in the run's scratch
+SMALL_DIR = rf"\\10.250.12.1\media\{SMALL_REMOTE}\small-4096"  # the kit's UNC path of one size's files
 
 
 def _log(name: str) -> str:
@@ -30,8 +33,9 @@ def _log(name: str) -> str:
 def results() -> list[dict[str, Any]]:
     """The submissions the replay makes, in the order of the instructions it takes: iperf3's JSON, a
     German robocopy log, a refusal (no output, an empty argv), the desktop's SMB channels (Get-SmbChannels'
-    JSON), and a long awkward text in many parts
-    (its emoji at every offset, so slices fall beside and inside surrogate pairs)."""
+    JSON), a long awkward text in many parts (its emoji at every offset, so slices fall beside and inside
+    surrogate pairs), and a small-file write of 200 files (Invoke-SmallBatches' lines, in parts). ``asked``:
+    the instruction the NAS posts for it (kind, params), iperf3's where none is given."""
     return [
         {"exit_code": 0, "stdout": (FIX / "iperf3-write-1-stream.json").read_text(), "stderr": "",
          "argv": [r"C:\Users\Ana's PC\iperf3.exe", "-c", "10.0.0.1", "-J"], "seconds": 1.04},
@@ -44,6 +48,10 @@ def results() -> list[dict[str, Any]]:
         {"exit_code": 0, "stdout": "".join(AWKWARD[:k] + "\U0001F600" for k in range(len(AWKWARD))) * 12,
          "stderr": AWKWARD * 40, "argv": ["tengig-copy", r"\\nas\media\f0.dat"], "seconds": 1e-05,
          "cpu_seconds": 1.5625e-05, "cpus": 2.0},  # 5.1 writes both as 1E-05 / 1.5625E-05; in every part
+        {"exit_code": 0, "stdout": _log("kit-smallfiles-write-4KiB.txt"), "stderr": "",
+         "argv": [OWN_TIMER, "write", SMALL_DIR], "seconds": 0.302679,
+         "asked": ("smallfiles", {"op": "write", "server": "10.250.12.1", "share": "media", "size": 4096,
+                                  "count": 200, "remote": SMALL_REMOTE})},
     ]
 
 
@@ -80,8 +88,9 @@ def replay(url: str, token: str, *, post: Callable[[str, dict], int], result: Ca
     desk.start()
     outcome["info"] = joined()
     outcome["received"] = []
-    for _ in results():
-        outcome["received"].append(result(post("iperf3", {"server": "127.0.0.1", "port": 5201})))
+    for sent in results():
+        kind, params = sent.get("asked", ("iperf3", {"server": "127.0.0.1", "port": 5201}))
+        outcome["received"].append(result(post(kind, params)))
     end()
     desk.join(60)
     assert not desk.is_alive() and "end" in outcome, outcome.keys()

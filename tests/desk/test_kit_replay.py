@@ -2,18 +2,23 @@
 against a real `tengig serve` on loopback: the join, the polls and submissions cut into parts of at most
 8 KiB, each message the text ConvertTo-Json -Compress of 5.1 makes (' < > & as \\u0027 \\u003c \\u003e
 \\u0026, non-ASCII as UTF-8, a double as 1E-05). The NAS holds each submission whole, character for
-character. The same conversation runs inside real middlewared: tests/realmw/test_kit_replay_in_middlewared.py."""
+character, and reads the kit's small-file write as its small-file phase does. The same conversation runs
+inside real middlewared: tests/realmw/test_kit_replay_in_middlewared.py."""
 from __future__ import annotations
 
 import threading
 
-from tengig.bench.join.session import SESSIONS, _client_name
+import pytest
+
+from tengig.bench.join.joined_smallfiles import _parsed
+from tengig.bench.join.session import SESSIONS, JoinedClient, JoinInfo, Submission, _client_name
 from tengig.bench.parse.smb_multichannel_parse import parse_multichannel_connections
 from tengig.desk.kit import MESSAGE_LIMIT
+from tengig.errors import ToolOutputError
 from tests.server.harness import running_server
 
 from .ps51_json import Utf16, convert_to_json, utf8
-from .replay_cases import AWKWARD, NAME, expected, replay, results
+from .replay_cases import AWKWARD, NAME, SMALL_DIR, expected, replay, results
 
 
 def test_convert_to_json_writes_what_windows_powershell_51_writes():
@@ -60,6 +65,19 @@ def check_replay(seen: dict) -> None:
         seen["parts"]
     # the channels a Windows desktop listed reach the NAS as its parser reads them
     assert parse_multichannel_connections(seen["received"][3]["stdout"]).channels == 2
+    # the kit's small-file write, in parts, reaches the NAS whole, and the NAS's phase reads it as its own
+    # timer's (a batch with a file missing is refused, in words)
+    assert seen["parts"][5] > 3 and seen["received"][5]["argv"][-1] == SMALL_DIR
+    small = Submission.model_validate(seen["received"][5])
+    desk = JoinedClient("desk", JoinInfo(hostname=NAME, os="windows"), peer="127.0.0.1", local="127.0.0.1")
+    timing = _parsed(small, desk, "write", 200)
+    assert timing.files == 200 and len(timing.opens) == len(timing.closes) == 200
+    assert timing.seconds == pytest.approx(0.302678 - 0.001241)
+    lines = small.stdout.split("\n")
+    cut = small.model_copy(update={"stdout": "\n".join(lines[:5] + lines[6:])})
+    with pytest.raises(ToolOutputError, match=r"desk: the desktop's write of small files handled 199 file\(s\), "
+                                              r"the NAS asked for 200"):
+        _parsed(cut, desk, "write", 200)
     frames = seen["sent"]
     assert max(len(f) for f in frames) <= MESSAGE_LIMIT
     wire = b"".join(frames)

@@ -1,7 +1,8 @@
 """The Windows kit's messages, as Windows PowerShell 5.1 writes them (tests/desk/kit_replay.py), through
 TrueNAS's real middlewared with the tengig plugin installed by its installer: the join, the polls, and
 submissions in parts of at most 8 KiB (middlewared's own limit for a connection that has not logged
-in), each the text ConvertTo-Json -Compress of 5.1 makes. The NAS's side of the run is a stand-in
+in), each the text ConvertTo-Json -Compress of 5.1 makes, the last a small-file write the NAS's small-file
+phase reads (tests/desk/test_kit_replay.py check_replay). The NAS's side of the run is a stand-in
 (session_standin.py: no pool is needed to take messages); the methods the kit calls are the plugin's.
 One middlewared for this module."""
 from __future__ import annotations

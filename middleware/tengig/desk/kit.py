@@ -3,10 +3,12 @@
 The script (templates/join-windows.ps1.j2) has the NAS's URL, the run's token and the share baked in
 (and for wss://, the fingerprint of the certificate the NAS's listener presents: desk/certificate.py)
 and does what ``tengig client join`` does (desk/join.py), with Windows' own tools: iperf3.exe, robocopy
-/J (unbuffered) to the share, and the share's files read back unbuffered into memory. It speaks join protocol v2, which works on tengig's own API host
-and inside TrueNAS's middlewared alike: no login (the token is ``tengig.bench.session.join``'s first
-param), and no message it sends is over MESSAGE_LIMIT bytes (a long submission goes in parts, each with
-``more``, the last with ``more`` false). Every value is validated here and written into the script as a
+/J (unbuffered) to the share, the share's files read back unbuffered into memory, and the small-file
+test with .NET's file APIs on the share's UNC path (each file's calls timed as tengig's own timer times
+them). It speaks join protocol v2, which works on tengig's own API host and inside TrueNAS's
+middlewared alike: no login (the token is ``tengig.bench.session.join``'s first param), and no message it
+sends is over MESSAGE_LIMIT bytes (a long submission goes in parts, each with ``more``, the last with
+``more`` false). Every value is validated here and written into the script as a
 single-quoted PowerShell string; the instruction checks (desk/instructions.py) are written into it from
 the same Python constants, so they exist once. The script is ASCII, whatever the input: Windows
 PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page (the panel saves it, the CLI writes it,
@@ -22,8 +24,10 @@ from .. import __version__
 from ..errors import TengigError, ValidationError
 from ..names import DESKTOP_IFNAME_RE, SHARE_RE
 from ..text import CONTROL_CLASS
-from .instructions import (FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, IPERF3_LIMITS, MAX_FILE_BYTES, MIN_FILE_BYTES,
-                           REMOTE_RE, SMALLEST_COPY_BYTES)
+from ..bench.parse.smallfiles_parse import OWN_TIMER, SMALL_OPS as SMALL_BATCH_OPS
+from ..bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS, SMALL_TOTAL_BYTES
+from .instructions import (CLIENT_DIR_RE, FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, IPERF3_LIMITS, MAX_FILE_BYTES,
+                           MIN_FILE_BYTES, REMOTE_RE, SMALL_OPS, SMALLEST_COPY_BYTES)
 from .join import FRAME_BUDGET
 from .certificate import FINGERPRINT_RE, listener_fingerprint
 from .nas_url import nas_uri, no_control
@@ -96,6 +100,9 @@ def render_kit(*, os_name: str, nas: str, token: str, share: str, fingerprint: s
         "frame_budget": FRAME_BUDGET, "message_limit": MESSAGE_LIMIT, "first_slice": FIRST_SLICE,
         "free_margin_bytes": FREE_MARGIN_BYTES, "free_margin_share": FREE_MARGIN_SHARE,
         "interface_re": DESKTOP_IFNAME_RE.pattern, "control_class": CONTROL_CLASS,
+        "own_timer": OWN_TIMER, "small_ops": SMALL_OPS, "small_batch_ops": SMALL_BATCH_OPS,
+        "small_size_limits": SMALL_SIZE_LIMITS, "small_count_limits": SMALL_COUNT_LIMITS,
+        "small_total_bytes": SMALL_TOTAL_BYTES, "client_dir_re": CLIENT_DIR_RE.pattern,
     }
     script = _environment().get_template("join-windows.ps1.j2").render(context)
     # Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page, where the bytes of a UTF-8

@@ -83,7 +83,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
             part.report(0, f"small files: {client.name} makes {count} x {format_size(size)}")
             made = ask(ctx, session, client, "smallfiles", {**params, "op": "prepare"}, timeout=timeout,
                         tool="small files prepare")
-            if made.exit_code == 2 and made.stderr.startswith("refused:"):  # the Windows kit, an earlier tengig
+            if made.exit_code == 2 and made.stderr.startswith("refused:"):  # a desktop or kit of an earlier tengig
                 refused = f"{client.name} ran no small files: it {made.stderr.strip()[:300]}"
                 break
             if not nas_is_dir(ctx, nas, where):
@@ -135,7 +135,13 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
 
 
 def _engine(argv: list[str]) -> str:
-    return "smbclient" if small_tool(argv) == "smbclient" else f"{OWN_TIMER} on the mounted share"
+    """What copied the files: smbclient, or tengig's own timer on a mounted share or (the Windows kit) on the
+    share's UNC path, the timer's last argument."""
+    if small_tool(argv) == "smbclient":
+        return "smbclient"
+    if argv and argv[-1].startswith("\\\\"):
+        return f"{OWN_TIMER} on the share's UNC path (Windows' SMB client)"
+    return f"{OWN_TIMER} on the mounted share"
 
 
 def _parsed(sub: Submission, client: JoinedClient, op: SmallOp, count: int):

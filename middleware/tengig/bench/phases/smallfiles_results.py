@@ -63,7 +63,8 @@ def op_result(timing: OpTiming, size: int, smbd_cpu_percent: float | None = None
 class SmallSizeResult(BaseModel):
     size: int = Field(description="Bytes per file.")
     count: int = Field(description="Files of this size.")
-    engine: str = Field(description="What copied them: smbclient, or tengig's own timer on the mounted share.")
+    engine: str = Field(description="What copied them: smbclient, or tengig's own timer on the mounted share or "
+                        "(the Windows kit) on the share's UNC path.")
     ops: list[SmallOpResult] = Field(description="write, stat, read, delete through the share.")
     nas_files: int = Field(description="Files of the run the NAS found in the share after the write.")
     nas_bytes: int = Field(description="Their bytes, as the NAS's own file system says.")
@@ -83,6 +84,6 @@ class SmallFilesResult(BaseModel):
                                         "client, average of its replies (None: no reply, or no ping on the NAS).")
     own_disk_note: str | None = Field(None, description="Why the desktop's own disk has no small-file figures, "
                                       "when it was asked.")
-    note: str | None = Field(None, description="Why the desktop ran no small files (it refused them: the Windows "
-                             "kit, a desktop of an earlier tengig); the run goes on without them.")
+    note: str | None = Field(None, description="Why the desktop ran no small files (it refused them: a desktop "
+                             "or Windows kit of an earlier tengig); the run goes on without them.")
     bytes_written: int = Field(0, description="Bytes the files wrote to the NAS's pool.")
