@@ -37,6 +37,8 @@ from .instructions import (SMALLEST_COPY_BYTES, check_room, disk_size, iperf3_ar
                            small_dir, smallfiles_op, smb_op)
 from .link_facts import link_towards
 from .mounted_copy import MountedCopyError, get, put, remote_path
+from .peer_rule import attached_subnets, connect_argv, listen_argv, peer_op, served_port
+from .peer_server import PeerServer, connect
 from .nas_url import join_uri
 from .smallfiles import STDBUF, SmallSet, own_run, smbclient_commands, timed_run
 from .submit_parts import submission_parts
@@ -131,6 +133,7 @@ class Joiner:
         self.say = lambda line: say(shown(line))  # lines quote the NAS
         self._source: Path | None = None
         self._small: SmallSet | None = None
+        self._peer = PeerServer(self.runner)
 
     @property
     def copies(self) -> bool:
@@ -168,6 +171,7 @@ class Joiner:
         finally:
             self._drop_source()
             self._drop_small()
+            self._peer.stop()
 
     def _info(self) -> dict[str, Any]:
         """What this desktop says of itself; "disk" only when it measures its disk (a NAS of an earlier
@@ -179,6 +183,7 @@ class Joiner:
     def _serve(self, client: Client) -> str:
         while True:
             instruction = client.call("tengig.bench.session.next", 10)
+            self._peer.expire()
             if instruction is None:
                 continue
             instruction = _shaped(instruction, {"id": int, "kind": str, "params": dict}, "an instruction")
@@ -206,6 +211,8 @@ class Joiner:
                 return self._own_disk(params)
             if kind == "smallfiles":
                 return self._smallfiles(params)
+            if kind == "peer":
+                return self._peer_test(params)
         except ValidationError as exc:
             self.say(f"refused: {exc.message}")  # here too: the person at this desktop may be the one to act
             return {"exit_code": 2, "stderr": f"refused: {exc.message}", "argv": []}
@@ -220,6 +227,21 @@ class Joiner:
         return {"exit_code": done.returncode, "stdout": compact(done.stdout)[:FRAME_BUDGET],
                 "stderr": done.stderr[-4096:], "argv": list(argv), "seconds": time.monotonic() - started,
                 **_cpu(cpu.seconds)}
+
+    def _peer_test(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A mesh verify's cable to another desktop (desk/peer_rule.py says what is allowed)."""
+        op = peer_op(params)
+        if op == "served":
+            return self._peer.served(served_port(params))
+        attached = attached_subnets(self.runner)
+        if op == "listen":
+            argv, lifetime = listen_argv(params, attached)
+            self.say(f"peer: iperf3 server on {argv[5]} port {argv[7]} for another desktop's test")
+            return self._peer.listen(argv, int(argv[7]), lifetime)
+        argv = connect_argv(params, attached)
+        self.say(f"peer: iperf3 {'read' if '-R' in argv else 'write'} towards {argv[2]}")
+        return connect(lambda a: self._tool(a, timeout=params["seconds"] + params["omit"] + 30,
+                                            compact=compact_iperf3), argv)
 
     def _smbclient(self, server: str, share: str) -> list[str]:
         base = ["smbclient", f"//{server}/{share}", "-A", str(self.smb_auth_file)]

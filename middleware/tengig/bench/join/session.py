@@ -81,7 +81,7 @@ class JoinInfo(BaseModel):
 
 class Instruction(BaseModel):
     id: int
-    kind: Literal["iperf3", "smb", "disk", "smallfiles", "done", "abort"]
+    kind: Literal["iperf3", "smb", "disk", "smallfiles", "peer", "done", "abort"]
     params: dict[str, Any] = Field(default_factory=dict)
 
 
