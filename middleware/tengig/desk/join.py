@@ -1,13 +1,14 @@
 """``tengig client join URL --token T``: this desktop joins a benchmark run on the NAS.
 
-It connects to the NAS's API (opening no port of its own), joins with the run's token (no login: the
+It connects to the NAS's API (opening no port of its own but, in a mesh verify, a one-test iperf3 server on
+its own cable for another desktop: desk/peer_rule.py), joins with the run's token (no login: the
 same protocol with tengig's own host and with TrueNAS's middlewared), says what it is, then runs what
 the NAS asks, one instruction at a time, and sends back what the tool printed, in parts of at most
 8 KiB (desk/submit_parts.py):
 iperf3 to the NAS's address (1 and N streams, both ways) and timed copies through this desktop's own
 SMB client (Samba's smbclient). The NAS parses the output and checks the bytes on its own port.
 
-It runs its tools only against the NAS it joined: the addresses the URL's host resolved to when it
+It runs its tools only against the NAS it joined, or towards another desktop on its own cable (peer_rule.py): the addresses the URL's host resolved to when it
 connected, the address its socket reached, and those the user listed (--nas-address, e.g. the NAS's
 address on a mesh link when the API was reached over another). Whatever the NAS says is printed with
 its control characters escaped.
