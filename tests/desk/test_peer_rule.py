@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from tengig.desk.join import Joiner
-from tengig.desk.peer_rule import (PEER_PORTS, connect_argv, listen_argv, parse_attached_ifconfig,
-                                   parse_attached_routes)
+from tengig.backends.linux.proc_route import parse_proc_route_attached
+from tengig.desk.peer_rule import PEER_PORTS, connect_argv, listen_argv, parse_attached_ifconfig
 from tengig.desk.peer_server import PeerServer, connect
 from tengig.errors import ValidationError
 from tengig.runner import Runner
@@ -29,7 +29,7 @@ eth0\t0000000A\t0101A8C0\t0003\t0\t0\t0\t000000FF\t0\t0\t0
 
 
 def test_the_attached_subnets_are_the_routes_without_a_gateway():
-    assert parse_attached_routes(ROUTES) == [LAN, CABLE]  # neither the default nor 10/8 via a router
+    assert parse_proc_route_attached(ROUTES) == [LAN, CABLE]  # neither the default nor 10/8 via a router
 
 
 def test_ifconfig_addresses_give_their_subnets():
@@ -119,3 +119,15 @@ def test_a_one_test_server_and_a_client_that_waits_for_it(tmp_path):
 def _run(runner, argv):
     done = runner.run(argv, timeout=30, check=False)
     return {"exit_code": done.returncode, "stdout": done.stdout}
+
+
+def test_a_refused_connection_is_tried_again_a_bounded_number_of_times(monkeypatch):
+    import tengig.desk.peer_server as peer_server
+    monkeypatch.setattr(peer_server, "CONNECT_PAUSE_S", 0)
+    calls = []
+    refused = {"exit_code": 1, "stdout": '{"error": "unable to connect to server: Connection refused"}'}
+    assert connect(lambda a: calls.append(a) or refused, ["iperf3"]) == refused
+    assert len(calls) == peer_server.CONNECT_TRIES
+    calls.clear()
+    other = {"exit_code": 1, "stdout": '{"error": "unable to connect to server: No route to host"}'}
+    assert connect(lambda a: calls.append(a) or other, ["iperf3"]) == other and len(calls) == 1

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.freebsd.ifconfig import parse_ifconfig
-from ..backends.linux.proc_route import RTF_UP, _address as route_address
+from ..backends.linux.proc_route import parse_proc_route_attached
 from ..bench.phases.network import BASE_PORT
 from ..errors import CommandNotFound, CommandTimeout, ValidationError
 from ..runner import Runner
@@ -29,6 +29,7 @@ from ..runner import Runner
 PEER_PORTS = (BASE_PORT, BASE_PORT + 63)  # tengig's iperf3 ports (the NAS's own tests use them too)
 PEER_LIMITS = {"seconds": (1, 60), "omit": (0, 10), "streams": (1, 16)}
 PEER_OPS = ("listen", "connect", "served")
+LISTEN_SLACK_S = 30  # a server lives this much past its test: the other desktop's instruction and iperf3 starting
 NARROWEST_PREFIX = 24  # a subnet of at most 256 addresses
 PROC_ROUTE = Path("/proc/net/route")
 
@@ -40,7 +41,7 @@ def attached_subnets(runner: Runner, *, system: str | None = None) -> list[Subne
     every peer instruction is then refused)."""
     if (system or platform.system()) == "Linux":
         try:
-            return parse_attached_routes(PROC_ROUTE.read_text())
+            return parse_proc_route_attached(PROC_ROUTE.read_text())
         except OSError:
             return []
     try:
@@ -48,24 +49,6 @@ def attached_subnets(runner: Runner, *, system: str | None = None) -> list[Subne
     except (CommandNotFound, CommandTimeout):
         return []
     return parse_attached_ifconfig(shown.stdout) if shown.returncode == 0 else []
-
-
-def parse_attached_routes(text: str) -> list[Subnet]:
-    """/proc/net/route's routes without a gateway (the kernel's connected subnets), the default left out."""
-    out: list[Subnet] = []
-    for line in text.splitlines()[1:]:
-        cells = line.split()
-        if len(cells) < 8:
-            continue
-        try:
-            dest, gateway, flags, mask = (route_address(cells[1]), route_address(cells[2]), int(cells[3], 16),
-                                          route_address(cells[7]))
-            subnet = ipaddress.IPv4Network((dest, bin(mask).count("1")))
-        except ValueError:
-            continue
-        if flags & RTF_UP and gateway == 0 and mask and subnet not in out:
-            out.append(subnet)
-    return out
 
 
 def parse_attached_ifconfig(text: str) -> list[Subnet]:
@@ -146,8 +129,6 @@ def listen_argv(params: dict[str, Any], attached: list[Subnet]) -> tuple[list[st
     return (["iperf3", "-s", "-1", "-J", "-B", address, "-p", str(port)],
             n["seconds"] + n["omit"] + LISTEN_SLACK_S)
 
-
-LISTEN_SLACK_S = 30  # the other desktop's instruction on its way and its iperf3 starting
 
 
 def connect_argv(params: dict[str, Any], attached: list[Subnet]) -> list[str]:
