@@ -4,6 +4,7 @@ for a bounded time; anything else refused naming the field, before any program r
 itself on loopback: a one-test server, a client that waits for it, the server's report."""
 import ipaddress
 import shutil
+import socket
 
 import pytest
 
@@ -102,7 +103,9 @@ def test_a_one_test_server_and_a_client_that_waits_for_it(tmp_path):
     """The mechanism on loopback (the rule aside): the server's report proves the bytes the client counted."""
     runner = Runner()
     server = PeerServer(runner)
-    port = PEER_PORTS[1]
+    with socket.socket() as free:  # the machine's loopback is shared: a port nothing else holds (the rule aside)
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
     argv = ["iperf3", "-s", "-1", "-J", "-B", "127.0.0.1", "-p", str(port)]
     assert server.listen(argv, port, 30)["exit_code"] == 0
     try:
