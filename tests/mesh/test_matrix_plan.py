@@ -35,4 +35,4 @@ def test_a_windows_kit_peer_leaves_its_peer_cables_unmeasured():
     plan = plan_mesh(lab_hosts())
     via_nas, between, unmeasured = matrix_plan(plan, "nas", {"desk": "windows", "lab": "linux"})
     assert len(via_nas) == 2 and between == []
-    assert len(unmeasured) == 1 and "desk joined with the Windows kit" in unmeasured[0]
+    assert len(unmeasured) == 1 and "desk joined from Windows" in unmeasured[0]

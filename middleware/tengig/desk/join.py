@@ -8,9 +8,10 @@ the NAS asks, one instruction at a time, and sends back what the tool printed, i
 iperf3 to the NAS's address (1 and N streams, both ways) and timed copies through this desktop's own
 SMB client (Samba's smbclient). The NAS parses the output and checks the bytes on its own port.
 
-It runs its tools only against the NAS it joined, or towards another desktop on its own cable (peer_rule.py): the addresses the URL's host resolved to when it
-connected, the address its socket reached, and those the user listed (--nas-address, e.g. the NAS's
-address on a mesh link when the API was reached over another). Whatever the NAS says is printed with
+It runs its tools only against the NAS it joined (the addresses the URL's host resolved to when it
+connected, the address its socket reached, and those the user listed with --nas-address, e.g. the NAS's
+address on a mesh link when the API was reached over another), or, in a mesh verify, towards another
+desktop on one of its own cables (peer_rule.py says which). Whatever the NAS says is printed with
 its control characters escaped.
 """
 from __future__ import annotations

@@ -57,8 +57,9 @@ def matrix_plan(plan: MeshPlan, nas: str, joined: dict[str, str]) -> tuple[list[
         elif nas in ends:
             via_nas.append(cable)
         elif kit:
-            unmeasured.append(f"{where}, {' and '.join(kit)} joined with the Windows kit, which runs no test "
-                              "towards another desktop yet (join it with tengig client join to measure this cable)")
+            unmeasured.append(f"{where}, {' and '.join(kit)} joined from Windows, where tengig runs no test "
+                              "towards another desktop yet (the kit refuses it; a Linux, macOS or FreeBSD desktop "
+                              "measures such a cable)")
         else:
             between.append(cable)
     return via_nas, between, unmeasured
