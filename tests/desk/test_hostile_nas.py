@@ -50,6 +50,26 @@ def test_an_instruction_naming_another_host_is_refused_and_nothing_runs(tmp_path
     assert done.stderr.count("[client] refused: instruction.server: 127.0.0.2 is not the NAS") == 3, done.stderr
 
 
+def test_a_peer_test_off_the_desktops_own_cables_is_refused_and_nothing_runs(tmp_path):
+    """A mesh verify's peer instruction (desk/peer_rule.py): only the desktop's own cables (a /24 or narrower
+    it is directly attached to; loopback's 127.0.0.0/8 is none), tengig's iperf3 ports, a bounded time."""
+    listen = {"op": "listen", "bind": "127.0.0.1", "port": 5201, "seconds": 1, "omit": 0}
+    connect = {"op": "connect", "server": ELSEWHERE, "port": 5201, "streams": 1, "seconds": 1, "omit": 0}
+    asked = [(listen, "instruction.bind"), ({**listen, "bind": "0.0.0.0"}, "instruction.bind"),
+             (connect, "instruction.server"), ({**connect, "server": "1.1.1.1"}, "instruction.server"),
+             ({**connect, "port": 22}, "instruction."), ({**connect, "seconds": 3600}, "instruction."),
+             ({"op": "exec", "argv": ["sh"]}, "instruction.op")]
+    with HostileNas([("peer", params) for params, _ in asked] + [("peer", {"op": "served", "port": 5201})]) as nas:
+        done = nas.join(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _tools(tmp_path) == [], "the desktop ran iperf3 off its own cables"
+    assert sorted(nas.submitted) == list(range(1, len(asked) + 2))
+    for i, (_, field) in enumerate(asked, start=1):
+        answer = nas.submitted[i]
+        assert answer["exit_code"] == 2 and answer["argv"] == [] and answer["stderr"].startswith(f"refused: {field}")
+    assert nas.submitted[len(asked) + 1]["stderr"] == "refused: no iperf3 server of this run on port 5201"
+
+
 def test_an_address_the_user_listed_is_the_nas_too(tmp_path):
     with HostileNas([("iperf3", IPERF3)]) as nas:
         done = nas.join(tmp_path, "--nas-address", ELSEWHERE)

@@ -248,6 +248,9 @@ def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joine
     assert "$script:NasAddresses -contains (Get-PlainAddress $ip)" in text(fns["Test-NasAddress"])
     refused = text(fns["Invoke-Instruction"])  # sent to the NAS, and said to the person at the desktop
     assert "Write-Say \"refused: $($_.Exception.Message)\"" in refused and "stderr = \"refused: " in refused
+    peer = refused[refused.index("if ($kind -eq 'peer')"):]  # a mesh verify's peer cable: refused, said why
+    assert "runs no test towards another desktop (peer)" in peer and "exit_code = 2" in peer
+    assert "Invoke-Tool" not in peer[:peer.index("}")]
     plain = text(fns["Get-PlainAddress"])  # the same host however written: fe80::1%12, ::ffff:10.0.0.1
     assert "$ip.IsIPv4MappedToIPv6" in plain and "$text.IndexOf('%')" in plain
 

@@ -141,7 +141,7 @@ def apply_command(request_file, prefix, mtu, local):
               help="Share of a cable's ceiling it must reach, %.")
 @click.option("--join", type=click.IntRange(1, 16), default=None, metavar="N",
               help="With --local: wait for N peers to join (tengig client join URL --token T --name HOST) and "
-              "measure each one's cable to this machine, both ways.")
+              "measure each one's cable to this machine, and each cable between two of them, both ways.")
 @click.option("--join-timeout", type=click.IntRange(10, 3600),
               default=default_of(TenGigMeshVerifyOptions, "join_timeout"), show_default=True,
               help="With --join: seconds to wait for the peers.")
@@ -151,7 +151,8 @@ def apply_command(request_file, prefix, mtu, local):
 def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min_percent, join, join_timeout, port,
                    as_json):
     """Ping, DF ping at MTU - 28, names, and the iperf3 matrix; exit 1 when anything fails. With --local
-    HOST --join N, the peers join this machine's run and the matrix is of this machine's cables."""
+    HOST --join N, the peers join this machine's run and measure the matrix with it: this machine's cables,
+    and the peers' cables between themselves (each run by its two ends)."""
     if join is not None and not local:
         raise ValidationError.one("--local", "with --join, name the plan host this machine is (--local HOST)")
     request = _request(request_file, int(prefix) if prefix else None, mtu)

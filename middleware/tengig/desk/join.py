@@ -1,15 +1,17 @@
 """``tengig client join URL --token T``: this desktop joins a benchmark run on the NAS.
 
-It connects to the NAS's API (opening no port of its own), joins with the run's token (no login: the
+It connects to the NAS's API (opening no port of its own but, in a mesh verify, a one-test iperf3 server on
+its own cable for another desktop: desk/peer_rule.py), joins with the run's token (no login: the
 same protocol with tengig's own host and with TrueNAS's middlewared), says what it is, then runs what
 the NAS asks, one instruction at a time, and sends back what the tool printed, in parts of at most
 8 KiB (desk/submit_parts.py):
 iperf3 to the NAS's address (1 and N streams, both ways) and timed copies through this desktop's own
 SMB client (Samba's smbclient). The NAS parses the output and checks the bytes on its own port.
 
-It runs its tools only against the NAS it joined: the addresses the URL's host resolved to when it
-connected, the address its socket reached, and those the user listed (--nas-address, e.g. the NAS's
-address on a mesh link when the API was reached over another). Whatever the NAS says is printed with
+It runs its tools only against the NAS it joined (the addresses the URL's host resolved to when it
+connected, the address its socket reached, and those the user listed with --nas-address, e.g. the NAS's
+address on a mesh link when the API was reached over another), or, in a mesh verify, towards another
+desktop on one of its own cables (peer_rule.py says which). Whatever the NAS says is printed with
 its control characters escaped.
 """
 from __future__ import annotations
@@ -37,6 +39,8 @@ from .instructions import (SMALLEST_COPY_BYTES, check_room, disk_size, iperf3_ar
                            small_dir, smallfiles_op, smb_op)
 from .link_facts import link_towards
 from .mounted_copy import MountedCopyError, get, put, remote_path
+from .peer_rule import attached_subnets, connect_argv, listen_argv, peer_op, served_port
+from .peer_server import PeerServer, connect
 from .nas_url import join_uri
 from .smallfiles import STDBUF, SmallSet, own_run, smbclient_commands, timed_run
 from .submit_parts import submission_parts
@@ -131,6 +135,7 @@ class Joiner:
         self.say = lambda line: say(shown(line))  # lines quote the NAS
         self._source: Path | None = None
         self._small: SmallSet | None = None
+        self._peer = PeerServer(self.runner)
 
     @property
     def copies(self) -> bool:
@@ -168,6 +173,7 @@ class Joiner:
         finally:
             self._drop_source()
             self._drop_small()
+            self._peer.stop()
 
     def _info(self) -> dict[str, Any]:
         """What this desktop says of itself; "disk" only when it measures its disk (a NAS of an earlier
@@ -179,6 +185,7 @@ class Joiner:
     def _serve(self, client: Client) -> str:
         while True:
             instruction = client.call("tengig.bench.session.next", 10)
+            self._peer.expire()
             if instruction is None:
                 continue
             instruction = _shaped(instruction, {"id": int, "kind": str, "params": dict}, "an instruction")
@@ -206,6 +213,8 @@ class Joiner:
                 return self._own_disk(params)
             if kind == "smallfiles":
                 return self._smallfiles(params)
+            if kind == "peer":
+                return self._peer_test(params)
         except ValidationError as exc:
             self.say(f"refused: {exc.message}")  # here too: the person at this desktop may be the one to act
             return {"exit_code": 2, "stderr": f"refused: {exc.message}", "argv": []}
@@ -220,6 +229,21 @@ class Joiner:
         return {"exit_code": done.returncode, "stdout": compact(done.stdout)[:FRAME_BUDGET],
                 "stderr": done.stderr[-4096:], "argv": list(argv), "seconds": time.monotonic() - started,
                 **_cpu(cpu.seconds)}
+
+    def _peer_test(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A mesh verify's cable to another desktop (desk/peer_rule.py says what is allowed)."""
+        op = peer_op(params)
+        if op == "served":
+            return self._peer.served(served_port(params))
+        attached = attached_subnets(self.runner)
+        if op == "listen":
+            argv, lifetime = listen_argv(params, attached)
+            self.say(f"peer: iperf3 server on {argv[5]} port {argv[7]} for another desktop's test")
+            return self._peer.listen(argv, int(argv[7]), lifetime)
+        argv = connect_argv(params, attached)
+        self.say(f"peer: iperf3 {'read' if '-R' in argv else 'write'} towards {argv[2]}")
+        return connect(lambda a: self._tool(a, timeout=params["seconds"] + params["omit"] + 30,
+                                            compact=compact_iperf3), argv)
 
     def _smbclient(self, server: str, share: str) -> list[str]:
         base = ["smbclient", f"//{server}/{share}", "-A", str(self.smb_auth_file)]

@@ -1,12 +1,16 @@
-"""Verify a mesh from the NAS tengig runs on, with its peers joining (bench/join/join_wait.py): the NAS checks
-its own cables (ping, DF ping, names: verify.check_links), then each peer that joined runs iperf3 over
-its cable to the NAS, towards it and back; the NAS serves each test itself and checks the peer's figure
-against its own iperf3 server and the byte counters of its own port on that cable (bench/join/joined.py), so
-a figure the cable did not carry fails the run. Each direction is compared with the cable's planned
-goodput ceiling.
+"""Verify a mesh from the NAS tengig runs on, with its peers joining (bench/join/join_wait.py): the n x (n-1)
+matrix, every ordered pair of the mesh's hosts over their cable.
 
-A cable between two peers is not measured this way: the NAS sees none of its bytes, and a desktop that
-joins opens no port for another to reach. Such pairs are listed in ``unmeasured``, with why.
+- The NAS checks its own cables (ping, DF ping, names: verify.check_links).
+- Each peer that joined runs iperf3 over its cable to the NAS, towards it and back; the NAS serves each test
+  itself and checks the peer's figure against its own iperf3 server and the byte counters of its own port
+  on that cable (bench/join/joined.py), so a figure the cable did not carry fails the run.
+- Each cable between two peers that joined is measured by the two of them, both ways (mesh/peer_cable.py:
+  one runs a one-test iperf3 server on its end, the other the client, each desktop checking the plan's
+  address against its own cables, desk/peer_rule.py), the server's report checked against the client's.
+
+Each direction is compared with the cable's planned goodput ceiling. A cable to a peer that did not join is
+listed in ``unmeasured``, with why.
 """
 from __future__ import annotations
 
@@ -15,7 +19,8 @@ from ..bench.join.joined import measure_joined_link
 from ..bench.phases.nas_port import find_port
 from ..bench.join.session import BenchSession, JoinedClient
 from ..errors import ValidationError
-from .models import MeshPlan
+from .models import MeshCable, MeshPlan
+from .peer_cable import measure_peer_cable
 from .verify import MeshVerifyResult, PairThroughput, check_links, judged, pair_throughput
 
 
@@ -36,30 +41,49 @@ def joined_peers(plan: MeshPlan, nas: str, clients: list[JoinedClient]) -> dict[
     return found
 
 
+def matrix_plan(plan: MeshPlan, nas: str, joined: dict[str, str]) -> tuple[list[MeshCable], list[MeshCable],
+                                                                          list[str]]:
+    """Which cables are measured, and how, for the peers that ``joined`` (name -> its OS): (``nas``'s cables
+    to them, cables between two of them, each cable not measured with why). Each measured cable gives two
+    rows of the matrix."""
+    via_nas, between, unmeasured = [], [], []
+    for cable in plan.cables:
+        ends = [cable.a.host, cable.b.host]
+        where = f"{cable.id} ({' and '.join(ends)}): not measured"
+        absent = [h for h in ends if h != nas and h not in joined]
+        kit = [h for h in ends if joined.get(h) == "windows"]
+        if absent:
+            unmeasured.append(f"{where}, {' and '.join(absent)} did not join")
+        elif nas in ends:
+            via_nas.append(cable)
+        elif kit:
+            unmeasured.append(f"{where}, {' and '.join(kit)} joined from Windows, where tengig runs no test "
+                              "towards another desktop yet (the kit refuses it; a Linux, macOS or FreeBSD desktop "
+                              "measures such a cable)")
+        else:
+            between.append(cable)
+    return via_nas, between, unmeasured
+
+
 def verify_mesh_joined(ctx: BenchContext, plan: MeshPlan, nas: str, session: BenchSession,
                        peers: dict[str, JoinedClient], *, seconds: int, omit: int,
                        min_percent: float) -> MeshVerifyResult:
-    """``nas``'s own links checked, then each joined peer's cable to it measured both ways (1 flow)."""
+    """``nas``'s own links checked, then every cable whose ends are here or joined measured both ways (1 flow)."""
     links = check_links(ctx.part(0, 20), plan, nas)
-    cables = [(c, peers[c.far_end_of(nas).host]) for c in plan.cables_of(nas) if c.far_end_of(nas).host in peers]
+    via_nas, between, unmeasured = matrix_plan(plan, nas, {name: c.info.os for name, c in peers.items()})
+    steps = max(1, len(via_nas) + len(between))
     matrix: list[PairThroughput] = []
-    for i, (cable, client) in enumerate(cables):
-        part = ctx.part(20 + 80 * i / len(cables), 20 + 80 * (i + 1) / len(cables))
-        near = cable.end_of(nas)
+    for i, cable in enumerate(via_nas):
+        part = ctx.part(20 + 80 * i / steps, 20 + 80 * (i + 1) / steps)
+        near, client = cable.end_of(nas), peers[cable.far_end_of(nas).host]
         client.local_address = near.address  # over this cable, whatever address it joined through
         port = find_port(part, nas, near.address)
         measured, _ = measure_joined_link(part, session, client, nas, port, streams=1, seconds=seconds, omit=omit)
         for m in measured:
             sender, receiver = (nas, client.name) if m.direction == "read" else (client.name, nas)
-            matrix.append(pair_throughput(cable, sender, receiver, m.goodput_bps, min_percent))
-    measured_hosts = {nas, *peers}
-    unmeasured = []
-    for cable in plan.cables:
-        ends = {cable.a.host, cable.b.host}
-        if nas in ends and ends <= measured_hosts:
-            continue
-        who = " and ".join(sorted(ends))
-        why = ("between two peers: the NAS sees none of its bytes, and a desktop that joins opens no port for "
-               "another" if nas not in ends else f"{(ends - {nas}).pop()} did not join")
-        unmeasured.append(f"{cable.id} ({who}): not measured, {why}")
+            matrix.append(pair_throughput(cable, sender, receiver, m.goodput_bps, min_percent, received_bytes=m.bytes,
+                                          witness=f"{nas}'s own iperf3 server and port {port.ifname}'s counters"))
+    for i, cable in enumerate(between, start=len(via_nas)):
+        part = ctx.part(20 + 80 * i / steps, 20 + 80 * (i + 1) / steps)
+        matrix += measure_peer_cable(part, session, cable, peers, seconds=seconds, omit=omit, min_percent=min_percent)
     return judged(ctx, plan, links, matrix, min_percent=min_percent, unmeasured=unmeasured)

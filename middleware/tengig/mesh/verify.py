@@ -50,6 +50,11 @@ class PairThroughput(BaseModel):
     ceiling_bps: float = Field(description="The cable's goodput ceiling at its speed and MTU, bits/s (estimated).")
     percent_of_ceiling: float = Field(description="goodput / ceiling x 100.")
     reaches_ceiling: bool = Field(description="At least min_percent of the ceiling.")
+    received_bytes: int | None = Field(None, description="Bytes the receiver read in the test (with desktops "
+                                       "that join; None where verify_mesh ran both ends itself).")
+    witness: str | None = Field(None, description="With desktops that join: what checked the figure besides the "
+                                "iperf3 client that printed it (the NAS's port counters and its own iperf3 "
+                                "server, or the other desktop's iperf3 server).")
 
 
 class AsymmetricPair(BaseModel):
@@ -67,7 +72,7 @@ class MeshVerifyResult(BaseModel):
     min_percent: float = Field(description="Share of the ceiling a link must reach, %.")
     problems: list[str] = Field(description="Every failure, in words.")
     unmeasured: list[str] = Field(default_factory=list, description="Pairs of the matrix not measured, each with "
-                                  "why (with desktops that join: two peers' own cable, which the NAS cannot see).")
+                                  "why (with desktops that join: a cable to a peer that did not join).")
 
 
 def check_links(ctx: BenchContext, plan: MeshPlan, host: str) -> list[LinkCheck]:
@@ -116,12 +121,13 @@ def _resolve(ctx: BenchContext, host: str, name: str) -> list[str]:
 
 
 def pair_throughput(cable: MeshCable, sender: str, receiver: str, goodput_bps: float,
-                    min_percent: float) -> PairThroughput:
+                    min_percent: float, *, received_bytes: int | None = None,
+                    witness: str | None = None) -> PairThroughput:
     """One direction of a cable, measured, against the cable's goodput ceiling."""
     percent = 100 * goodput_bps / cable.goodput_bps
     return PairThroughput(cable=cable.id, sender=sender, receiver=receiver, goodput_bps=goodput_bps,
                           ceiling_bps=cable.goodput_bps, percent_of_ceiling=round(percent, 2),
-                          reaches_ceiling=percent >= min_percent)
+                          reaches_ceiling=percent >= min_percent, received_bytes=received_bytes, witness=witness)
 
 
 def measure_matrix(ctx: BenchContext, plan: MeshPlan, hosts: Sequence[str], *, seconds: int, omit: int,

@@ -579,6 +579,11 @@ export interface PairThroughput {
   ceiling_bps: number
   percent_of_ceiling: number
   reaches_ceiling: boolean
+  /** Bytes the receiver read in the test (with desktops that join). */
+  received_bytes?: number | null
+  /** With desktops that join: what checked the figure besides the iperf3 client (the NAS's port counters and
+   *  its own server, or the other desktop's iperf3 server). */
+  witness?: string | null
 }
 
 export interface AsymmetricPair {
@@ -595,7 +600,7 @@ export interface MeshVerifyResult {
   asymmetric: AsymmetricPair[]
   min_percent: number
   problems: string[]
-  /** Pairs of the matrix not measured, each with why (with peers that join: two peers' own cable). */
+  /** Pairs of the matrix not measured, each with why (with peers that join: a cable to a peer that did not join). */
   unmeasured?: string[]
 }
 

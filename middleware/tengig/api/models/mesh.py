@@ -85,7 +85,10 @@ class TenGigMeshVerifyOptions(TenGigMeshWhere):
                              "names): peers to wait for, each joining with the token shown in progress.extra.session "
                              "(tengig client join URL --token T --name HOST, HOST its plan name); each runs iperf3 "
                              "over its cable to this host, both ways, checked against this host's own iperf3 server "
-                             "and port counters. Two peers' own cable is listed as not measured.")
+                             "and port counters; a cable between two peers is measured by the two of them (one "
+                             "serves a one-test iperf3 on its end, the other connects), so with every peer joined "
+                             "the matrix is n x (n-1); a cable to a peer that did not join is listed as not "
+                             "measured.")
     join_timeout: int = Field(300, ge=10, le=3600, description="Seconds to wait for them to join.")
 
 

@@ -38,3 +38,21 @@ def parse_proc_route_interface(text: str, address: str) -> str | None:
         if best is None or rank[:2] > best[:2]:
             best = rank
     return best[2] if best else None
+
+
+def parse_proc_route_attached(text: str) -> list[ipaddress.IPv4Network]:
+    """/proc/net/route's routes without a gateway (the kernel's connected subnets), the default left out."""
+    out: list[ipaddress.IPv4Network] = []
+    for line in text.splitlines()[1:]:
+        cells = line.split()
+        if len(cells) < 8:
+            continue
+        try:
+            dest, gateway, flags, mask = (_address(cells[1]), _address(cells[2]), int(cells[3], 16),
+                                          _address(cells[7]))
+            subnet = ipaddress.IPv4Network((dest, bin(mask).count("1")))
+        except ValueError:
+            continue
+        if flags & RTF_UP and gateway == 0 and mask and subnet not in out:
+            out.append(subnet)
+    return out

@@ -44,20 +44,21 @@ def iperf3_tolerance(direction: str, seconds: float) -> float:
 
 
 def check_iperf3_served(client: str, direction: str, streams: int, seconds: float, result: Iperf3Result,
-                        server_report: str) -> None:
+                        server_report: str, *, server: str = "the NAS's own iperf3 server") -> None:
     """``result`` (the desktop's iperf3 JSON) against ``server_report`` (what the NAS's own `iperf3 -s -1 -J`
-    printed for the same test); raises ToolOutputError naming both when they disagree."""
+    printed for the same test; ``server``: whose server it was, in the errors); raises ToolOutputError naming
+    both when they disagree."""
     try:
         served = parse_iperf3_server(server_report)
     except ToolOutputError as exc:
-        raise ToolOutputError(f"the NAS's own iperf3 server served no test ({exc.message}): {client} did not run "
+        raise ToolOutputError(f"{server} served no test ({exc.message}): {client} did not run "
                               "the iperf3 test it was asked for (the run is not trusted)") from exc
     if result.cookie != served.cookie:
-        raise ToolOutputError(f"{client}'s iperf3 output is not of the test the NAS's own iperf3 server served "
+        raise ToolOutputError(f"{client}'s iperf3 output is not of the test {server} served "
                               f"(cookie {result.cookie!r}, the server's {served.cookie!r}; the run is not trusted)")
     reverse = direction == "read"
     if served.streams != streams or served.reverse != reverse:
-        raise ToolOutputError(f"the NAS's own iperf3 server served {client} a test of {served.streams} stream(s), "
+        raise ToolOutputError(f"{server} served {client} a test of {served.streams} stream(s), "
                               f"reverse={served.reverse}; the NAS asked for {streams}, reverse={reverse}")
     tolerance = iperf3_tolerance(direction, seconds)
     rates = (result.receiver_bps, 8 * result.receiver_bytes / result.seconds)
@@ -65,7 +66,7 @@ def check_iperf3_served(client: str, direction: str, streams: int, seconds: floa
             abs(rate - served.bps) > tolerance * served.bps for rate in rates):
         raise ToolOutputError(
             f"{client} reports {format_size(result.receiver_bytes)} in iperf3 {direction} {streams} stream(s) over "
-            f"{result.seconds:.3g} s at {format_rate(result.receiver_bps)}, but the NAS's own iperf3 server "
+            f"{result.seconds:.3g} s at {format_rate(result.receiver_bps)}, but {server} "
             f"{'sent' if reverse else 'received'} {format_size(served.bytes)} in {served.seconds:.3g} s "
             f"({format_rate(served.bps)}) in that test: more than {tolerance:.0%} apart (the run is not trusted)")
 

@@ -1,6 +1,7 @@
 """A bench session: the NAS's side of desktops that join a run over the network.
 
-The NAS opens no connection to a client and a client opens no port: a client connects to the NAS's
+The NAS opens no connection to a client and a client opens no port (but a one-test iperf3 server on its
+own cable for another desktop in a mesh verify: desk/peer_rule.py): a client connects to the NAS's
 API (the same websocket the panel uses), joins with the session's token (no login: the same protocol
 under tengig's own host and inside middlewared), then asks for its next instruction, runs it (iperf3,
 an SMB copy) and submits what the tool printed, in parts when it is long (a connection that has not
@@ -81,7 +82,7 @@ class JoinInfo(BaseModel):
 
 class Instruction(BaseModel):
     id: int
-    kind: Literal["iperf3", "smb", "disk", "smallfiles", "done", "abort"]
+    kind: Literal["iperf3", "smb", "disk", "smallfiles", "peer", "done", "abort"]
     params: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -1,0 +1,73 @@
+"""A desktop's side of a ``peer`` instruction (desk/peer_rule.py checks it first): the one-test iperf3
+server it runs for another desktop (at most one at a time, stopped at its deadline), and the client it
+runs towards one, tried again while the other's server is not listening yet."""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from typing import Any
+
+from ..runner import Runner
+
+CONNECT_TRIES = 20  # the other desktop's server starts once its own instruction arrives
+CONNECT_PAUSE_S = 0.25
+REFUSED = "Connection refused"
+
+
+class PeerServer:
+    def __init__(self, runner: Runner):
+        self.runner = runner
+        self.proc: subprocess.Popen | None = None
+        self.argv: list[str] = []
+        self.port = 0
+        self.deadline = 0.0
+
+    def listen(self, argv: list[str], port: int, lifetime: float) -> dict[str, Any]:
+        self.stop()
+        self.proc = self.runner.spawn(argv, log_path=os.devnull, stdout_pipe=True)
+        self.argv, self.port, self.deadline = argv, port, time.monotonic() + lifetime
+        return {"exit_code": 0, "stdout": "", "argv": argv}
+
+    def served(self, port: int) -> dict[str, Any]:
+        """What the server on ``port`` printed once its test ended (it ends by itself after one test), waited
+        for until its deadline."""
+        if self.proc is None or port != self.port:
+            return {"exit_code": 2, "stderr": f"refused: no iperf3 server of this run on port {port}", "argv": []}
+        proc, argv = self.proc, self.argv
+        self.proc = None
+        try:
+            out, _ = proc.communicate(timeout=max(0.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            return {"exit_code": 124, "stderr": "the iperf3 server served no test before its deadline", "argv": argv}
+        return {"exit_code": proc.returncode, "stdout": out or "", "argv": argv}
+
+    def expire(self) -> None:
+        if self.proc is not None and time.monotonic() > self.deadline:
+            self.stop()
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            _stop(self.proc)
+            self.proc = None
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+
+
+def connect(run, argv: list[str]) -> dict[str, Any]:
+    """``run(argv)`` (the desktop's timed tool), again while iperf3 says the server refused the connection."""
+    for _ in range(CONNECT_TRIES - 1):
+        result = run(argv)
+        if result["exit_code"] == 0 or REFUSED not in result.get("stdout", ""):
+            return result
+        time.sleep(CONNECT_PAUSE_S)
+    return run(argv)
