@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tengig.bench.parse.smallfiles_parse import parse_smallfiles
+from tengig.bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS
 from tengig.bench.phases.smallfiles_results import op_result, percentiles
 from tengig.bench.run.suite import BenchRunRequest
 from tengig.desk.instructions import smallfiles_op
@@ -74,3 +75,22 @@ def test_bounds_name_the_field():
         with pytest.raises(ValidationError) as err:
             smallfiles_op({**base, **change}, nas)
         assert err.value.errors[0][0] == field
+
+
+def test_a_count_past_what_one_desktops_answer_holds_is_refused_before_anything_runs():
+    # A desktop's own disk answers its four batches at once, one line per file each: the largest count a run
+    # may ask is the one whose answer the NAS takes (tests/desk/test_smallfiles_desk.py sends it).
+    largest = SMALL_COUNT_LIMITS[1]
+    assert BenchRunRequest(kind="smallfiles", small_files=[{"size": 4096, "count": largest}]).small_files[0].count \
+        == largest
+    with pytest.raises(ValidationError) as err:
+        BenchRunRequest(kind="smallfiles", small_files=[{"size": 512, "count": 200},
+                                                        {"size": 512, "count": largest + 1}])
+    field, why = err.value.errors[0]
+    assert field == "small_files.1.count"
+    assert f"at most {largest:,} files per size" in why and "1 MiB" in why
+    nas = frozenset({"10.0.0.1"})
+    with pytest.raises(ValidationError) as err:
+        smallfiles_op({"op": "disk", "server": "10.0.0.1", "share": "share", "remote": "tengig-scratch-1-2-desk\\desk",
+                       "size": 512, "count": largest + 1}, nas)
+    assert err.value.errors[0] == ("instruction.count", f"{largest + 1} is not a whole number from 1 to {largest}")

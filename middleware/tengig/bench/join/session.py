@@ -39,11 +39,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import Aborted, TengigError, ValidationError
 from ...names import DESKTOP_IFNAME_RE
+from ..answer_limit import MAX_OUTPUT_BYTES
 
 ENDED_KEPT_SECONDS = 3600
-# What one tool's answer may hold (stdout, stderr and argv, UTF-8). tengig's client and the Windows kit send
-# at most 48 KiB per tool (iperf3 -J of 64 streams without its per-second intervals: ~100 KB).
-MAX_OUTPUT_BYTES = 1024 * 1024
+# MAX_OUTPUT_BYTES: what one tool's answer may hold (stdout, stderr and argv, UTF-8). tengig's client and the
+# Windows kit send at most 48 KiB per tool (iperf3 -J of 64 streams without its per-second intervals: ~100 KB),
+# and a desktop's own disk's small files one line per file of each batch (bench/phases/smallfiles_plan.py).
 PARTS_BYTES_PER_CLIENT = MAX_OUTPUT_BYTES  # all a desktop's answers the run has not taken yet, together
 PARTS_BYTES_PER_SESSION = 4 * 1024 * 1024  # and all its desktops' (16 honest ones: under 1 MiB)
 MAX_SECONDS = 7 * 24 * 3600.0  # a command's wall time: longer than any instruction is waited for

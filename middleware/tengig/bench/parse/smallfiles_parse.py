@@ -52,6 +52,16 @@ class OpTiming(BaseModel):
     bytes_read: int | None = Field(None, description="Bytes the tool said it read (reads).")
 
 
+def stamped(seconds: float, line: str) -> str:
+    """A line as the desktop sends it: the seconds since its tool started in front."""
+    return f"{seconds:.6f} {line}"
+
+
+def own_file_line(name: str, moved: int, t_open: float, t_io: float, t_close: float) -> str:
+    """tengig's own timer's line for one file (the Windows kit prints the same)."""
+    return f"{OWN_TIMER}: file {name} {moved} open={t_open:.6f} io={t_io:.6f} close={t_close:.6f}"
+
+
 def timed_lines(text: str) -> list[tuple[float, str]]:
     """The desktop's ``SECONDS LINE`` lines; anything else (a line without its time) is left out."""
     out = []

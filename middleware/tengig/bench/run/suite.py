@@ -26,7 +26,7 @@ from ..phases.pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
 from ..phases.pool_presets import PresetName
 from ..phases.scaling import MEMBER_READ_MAX, ScalingMode
 from ...backends.scratch import ScratchStorage
-from ..phases.smallfiles_plan import SMALL_FILES, SmallFilesSize, small_total_error
+from ..phases.smallfiles_plan import SMALL_FILES, SmallFilesSize, small_count_error, small_total_error
 from ..phases.smallfiles_results import SmallFilesResult
 from ..phases.smb_probes import SmbSession
 from ..phases.smb_results import SmbBenchResult, SmbConcurrentResult
@@ -83,7 +83,7 @@ class BenchRunRequest(BaseModel):
     @model_validator(mode="after")
     def _small_files_bounded(self) -> "BenchRunRequest":
         for i, one in enumerate(self.small_files or []):
-            if (why := small_total_error(one.size, one.count)) is not None:
+            if (why := small_count_error(one.count) or small_total_error(one.size, one.count)) is not None:
                 raise ValidationError.one(f"small_files.{i}.count", why)
         return self
 
