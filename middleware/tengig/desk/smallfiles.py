@@ -8,7 +8,8 @@ written to the share, listed (stat), read back and deleted, each batch timed her
   at a time (open or create, the data, close; stat; unlink), each timed by itself, printed in the same form.
 
 The files are made here first (random bytes, one directory per size under --workdir) and removed when the
-next size is prepared, and when the desktop leaves."""
+next size is prepared, and when the desktop leaves. A batch of tengig's own timer that fails midway removes
+the files it wrote (and the directory it made), and says what it could not remove."""
 from __future__ import annotations
 
 import contextlib
@@ -23,10 +24,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bench.parse.smallfiles_parse import OWN_TIMER
+from ..bench.parse.smallfiles_parse import OWN_TIMER, own_file_line, stamped
 from .instructions import check_room
 
-OUTPUT_BUDGET = 768 * 1024  # 5,000 files' lines fit (about 100 characters each)
+OUTPUT_BUDGET = 768 * 1024  # a batch's smbclient lines (the most files a run asks, about 100 characters each)
+STDERR_BUDGET = 4096  # why an own-timer run failed and what it could not remove (bench/phases/smallfiles_plan.py)
 STDBUF = ["stdbuf", "-oL", "-eL"]  # smbclient's own lines, each as it is printed
 
 
@@ -89,15 +91,15 @@ def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
-            stamped = f"{time.monotonic() - started:.6f} {line.rstrip()}"
-            if used + len(stamped) < OUTPUT_BUDGET:
-                out.append(stamped)
-                used += len(stamped) + 1
+            timed = stamped(time.monotonic() - started, line.rstrip())
+            if used + len(timed) < OUTPUT_BUDGET:
+                out.append(timed)
+                used += len(timed) + 1
         code = proc.wait()
     finally:
         killer.cancel()
     if time.monotonic() - started >= timeout:
-        out.append(f"{time.monotonic() - started:.6f} timed out after {timeout:g} s")
+        out.append(stamped(time.monotonic() - started, f"timed out after {timeout:g} s"))
     return {"exit_code": code, "stdout": "\n".join(out) + "\n", "argv": list(argv),
             "seconds": time.monotonic() - started}
 
@@ -118,8 +120,9 @@ def _timed(call: Callable[[], Any]) -> tuple[Any, float]:
     return value, time.perf_counter() - t0
 
 
-def own_batch(op: str, directory: Path, small: SmallSet) -> Iterator[str]:
-    """tengig's own timer over one batch in ``directory``: its lines (without their times)."""
+def own_batch(op: str, directory: Path, small: SmallSet, created: list[str]) -> Iterator[str]:
+    """tengig's own timer over one batch in ``directory``: its lines (without their times); each file a write
+    creates is named in ``created`` as soon as it is there."""
     names = file_names(small.count)
     if op == "read":
         os.sync()
@@ -131,36 +134,74 @@ def own_batch(op: str, directory: Path, small: SmallSet) -> Iterator[str]:
         path = directory / name
         if op == "write":
             fd, t_open = _timed(lambda: os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
-            _, t_io = _timed(lambda: os.write(fd, data[i]))
-            _, t_close = _timed(lambda: os.close(fd))
+            created.append(name)
+            try:
+                _, t_io = _timed(lambda: os.write(fd, data[i]))
+            finally:
+                _, t_close = _timed(lambda: os.close(fd))
             moved = len(data[i])
         elif op == "read":
             fd, t_open = _timed(lambda: os.open(path, os.O_RDONLY))
-            moved, t_io = _timed(lambda: len(os.read(fd, small.size + 1)))
-            _, t_close = _timed(lambda: os.close(fd))
+            try:
+                moved, t_io = _timed(lambda: len(os.read(fd, small.size + 1)))
+            finally:
+                _, t_close = _timed(lambda: os.close(fd))
         elif op == "stat":
             moved, t_open = _timed(lambda: os.stat(path).st_size)
             t_io = t_close = 0.0
         else:
             _, t_open = _timed(lambda: os.unlink(path))
             moved, t_io, t_close = small.size, 0.0, 0.0
-        yield f"{OWN_TIMER}: file {name} {moved} open={t_open:.6f} io={t_io:.6f} close={t_close:.6f}"
+        yield own_file_line(name, moved, t_open, t_io, t_close)
     yield f"{OWN_TIMER}: end {op}"
 
 
+def remove_written(directory: Path, names: Sequence[str], *, made: bool) -> list[str]:
+    """Removes the files named ``names`` in ``directory`` (and the directory, when ``made``: only if nothing
+    else is in it); what could not be removed, each as "path: why"."""
+    left = []
+    for name in names:
+        try:
+            (directory / name).unlink(missing_ok=True)
+        except OSError as exc:
+            left.append(f"{directory / name}: {exc.strerror or exc}")
+    if made:
+        try:
+            directory.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            left.append(f"{directory}: {exc.strerror or exc}")
+    return left
+
+
 def own_run(ops: Sequence[str], directory: Path, small: SmallSet) -> dict[str, Any]:
-    """tengig's own timer over ``ops`` in ``directory`` (made first, removed after a delete); a submission."""
+    """tengig's own timer over ``ops`` in ``directory`` (made first when it is not there, removed after a
+    delete); a submission. Whatever stops it midway, the files it wrote there are removed (and the directory
+    when it made it), and its stderr names what could not be."""
     started = time.monotonic()
     argv = [OWN_TIMER, *ops, str(directory)]
     lines: list[str] = []
+    created: list[str] = []
+    made = False
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            directory.mkdir()
+            made = True
+        except FileExistsError:
+            pass
         for op in ops:
-            for line in own_batch(op, directory, small):
-                lines.append(f"{time.monotonic() - started:.6f} {line}")
+            for line in own_batch(op, directory, small, created):
+                lines.append(stamped(time.monotonic() - started, line))
         if "delete" in ops:
             directory.rmdir()
-    except OSError as exc:
-        return {"exit_code": 1, "stdout": "\n".join(lines) + "\n", "argv": argv,
-                "stderr": f"{directory}: {exc.strerror or exc}", "seconds": time.monotonic() - started}
+    except BaseException as exc:
+        left = remove_written(directory, created, made=made)
+        if not isinstance(exc, OSError):
+            raise
+        why = f"{exc.filename or directory}: {exc.strerror or exc}"
+        if left:
+            why += f"; could not remove {len(left)}: {', '.join(left)}"
+        return {"exit_code": 1, "stdout": "\n".join(lines) + "\n", "argv": argv, "stderr": why[:STDERR_BUDGET],
+                "seconds": time.monotonic() - started}
     return {"exit_code": 0, "stdout": "\n".join(lines) + "\n", "argv": argv, "seconds": time.monotonic() - started}
