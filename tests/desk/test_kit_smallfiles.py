@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.join.joined_smallfiles import _engine, small_tool
-from tengig.bench.parse.smallfiles_parse import OWN_TIMER, SMALL_OPS, parse_smallfiles
-from tengig.bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS, SMALL_TOTAL_BYTES
+from tengig.bench.parse.smallfiles_parse import OWN_TIMER, SMALL_OPS, own_file_line, parse_smallfiles, stamped
+from tengig.bench.phases.smallfiles_plan import (LONGEST_SECONDS, SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS,
+                                                 SMALL_TOTAL_BYTES)
 from tengig.bench.phases.smallfiles_results import op_result
 from tengig.desk.instructions import CLIENT_DIR_RE, small_dir
 from tengig.desk.instructions import SMALL_OPS as DESK_OPS
@@ -211,3 +212,12 @@ def test_the_fixture_is_what_the_kits_format_strings_print():
             assert _net_format(t["line"], OWN_TIMER, name, int(moved), *map(float, times)) == rest
     timing = parse_smallfiles(OWN_TIMER, "\n".join(lines) + "\n", "write", expected=200)
     assert timing.files == 200 and min(timing.opens) > 0
+
+
+def test_the_kits_longest_line_is_the_one_the_count_bound_is_computed_from():
+    # bench/phases/smallfiles_plan.py bounds the count by the longest line tengig client join sends for a file;
+    # the kit sends the same line, byte for byte, so its own-disk answer fits as well.
+    t, longest, size = _templates(_kit()), LONGEST_SECONDS, SMALL_SIZE_LIMITS[1]
+    kit = _net_format(t["stamp"], longest, _net_format(t["line"], OWN_TIMER, _net_format(t["name"], 99999), size,
+                                                       longest, longest, longest))
+    assert kit == stamped(longest, own_file_line("f99999.bin", size, longest, longest, longest))
