@@ -249,7 +249,7 @@ def test_lagg_member_counters_on_freebsd_come_from_netstat_not_iproute2():
                       "platform": "freebsd", "topology": "lacp-switch", "goal": "aggregate-many-clients",
                       "options": {"address": "10.0.0.3/24"}})
     ctx = BenchContext(system.hosts)
-    assert check_members(ctx, plan, system.nas, system.os.port_bytes) is None  # lagg0 is a port here: a real lagg, measured
+    assert check_members(ctx, plan, system.nas, system.os.port_bytes) is None  # lagg0 is a port: a real lagg
     windows = []
     with members_window(ctx, system.os.port_bytes, system.nas, ["fxp0", "fxp1"], "read", 1, windows):
         pass  # the test itself: between the two snapshots
