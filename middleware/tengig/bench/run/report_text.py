@@ -174,6 +174,7 @@ def report_text(report: BenchReport) -> str:
             spread = (f", started within {1000 * max(d.start_spread_seconds):.0f} ms of each other"
                       if d.start_spread_seconds else "")
             out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each}{spread})")
+        out += [f"  unknown: {what}" for what in sc.unknowns]
     if report.aggregate_verdict:
         v = report.aggregate_verdict
         out += ["", "Aggregate verdict (all clients at once):", *("  " + line for line in verdict_table(v)), "",
