@@ -326,3 +326,32 @@ def test_default_sysctl_prefers_the_library_on_freebsd(monkeypatch):
     assert fallback.values("dev.ix.1.%driver") == {"dev.ix.1.%driver": "ix"}
     monkeypatch.setattr(sys, "platform", "linux")
     assert isinstance(default_sysctl(host, library=lambda: library), ProgramSysctl)
+
+
+# -- netstat -i -b: each port's byte counters ---------------------------------------------------------------
+
+def test_netstat_bytes_reads_the_link_rows_of_a_recorded_freebsd_server():
+    """One port's <Link#7> row and three address rows (igcollect's recording, with -d's Drop column): the
+    address rows are an address's share, not the port's, and are not read."""
+    from tengig.backends.freebsd import parse_netstat_bytes
+
+    assert parse_netstat_bytes(recorded("netstat-nbd-I-one-port-igcollect.txt")) == {
+        "inter": (19227525718, 17356471801)}
+
+
+def test_netstat_bytes_counts_columns_from_the_right_and_names_a_missing_b():
+    """A tunnel's <Link#N> row has an empty Address column (igcollect says so of its tunnels; netstat's
+    process_ifa_addr pads it with spaces), and a port that is down has '*' after its name."""
+    from tengig.backends.freebsd import parse_netstat_bytes
+    from tengig.errors import ToolOutputError
+
+    text = recorded("netstat-ibnW-lagg0-lacp-before-constructed.txt")
+    header = text.splitlines()[0]
+    text += "gif0*  1280 <Link#5>                                  10     0     0         1400        12     0         1680     0\n"
+    counters = parse_netstat_bytes(text)
+    assert counters["lagg0"] == (42347997589, 25775404185) and counters["fxp1"] == (20614377402, 12785220730)
+    assert counters["gif0"] == (1400, 1680) and set(counters) == {"fxp0", "fxp1", "lo0", "lagg0", "gif0"}
+    with pytest.raises(ToolOutputError, match="was -b given"):
+        parse_netstat_bytes(header.replace(" Ibytes", "").replace(" Obytes", "") + "\n")
+    with pytest.raises(ToolOutputError, match="no <Link#N> row"):
+        parse_netstat_bytes(header + "\n")

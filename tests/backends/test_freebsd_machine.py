@@ -35,11 +35,12 @@ FREEBSD_ARC = "arcstats-openzfs22-freebsd14.txt"
 
 
 class RecordedFreeBsd:
-    """A FreeBSD machine's programs for tengig's Runner: `ifconfig -a -v` prints the recording, `dmesg` is
-    refused (as in a jail), fio and rm run for real; a Linux-only program is a test failure."""
+    """A FreeBSD machine's programs for tengig's Runner: `ifconfig -a -v` prints the recording, `netstat -i -b -n
+    -W` the next of ``netstat`` (recorded snapshots, one per call), `dmesg` is refused (as in a jail), fio and rm
+    run for real; a Linux-only program is a test failure."""
 
-    def __init__(self, ifconfig: str):
-        self.ifconfig, self.argv, self.real = ifconfig, [], Runner()
+    def __init__(self, ifconfig: str, netstat: list[str] | None = None):
+        self.ifconfig, self.netstat, self.argv, self.real = ifconfig, list(netstat or []), [], Runner()
 
     def run(self, argv, *, timeout, check=True, **options):
         argv = list(argv)
@@ -49,6 +50,8 @@ class RecordedFreeBsd:
             return Completed(tuple(argv), 0, self.ifconfig, "", 0.0)
         if argv == ["dmesg"]:
             return Completed(tuple(argv), 1, "", "dmesg: sysctl kern.msgbuf: Operation not permitted", 0.0)
+        if argv == ["netstat", "-i", "-b", "-n", "-W"] and self.netstat:
+            return Completed(tuple(argv), 0, self.netstat.pop(0), "", 0.0)
         assert argv[0] in ("fio", "rm"), f"not a program this test expected on FreeBSD: {argv}"
         return self.real.run(argv, timeout=timeout, check=check, **options)
 
@@ -222,3 +225,35 @@ def test_outside_a_jail_the_jailed_property_is_not_asked():
     facts = this_machine(programs, system="FreeBSD", sysctl=RecordedSysctl("security.jail.jailed: 0\n"))
     assert facts.scratch_parents == () and facts.scratch_parent("tank") is None
     assert programs.argv == [["zpool", "list", "-H", "-o", "name"]]
+
+
+# -- a LAGG's member counters (tengig.lagg.verify with desktops that join) -------------------------------------
+
+NETSTAT_LAGG = ("netstat-ibnW-lagg0-lacp-before-constructed.txt", "netstat-ibnW-lagg0-lacp-after-constructed.txt")
+
+
+def test_lagg_member_counters_on_freebsd_come_from_netstat_not_iproute2():
+    """The Handbook's LACP machine (lagg0 over fxp0 and fxp1): verify's member check and the counters read
+    around a test come from `netstat -i -b -n -W` (constructed from netstat's source: the fixtures' headers say
+    how); `ip` would fail the test (RecordedFreeBsd)."""
+    from tengig.lagg import plan_lagg
+    from tengig.lagg.joined import check_members, members_window
+
+    from ..lagg.layouts import nic
+
+    machine = RecordedFreeBsd("", netstat=[recorded(NETSTAT_LAGG[0])] + [recorded(n) for n in NETSTAT_LAGG])
+    system = LocalBenchSystem(LocalFacts(flavour="freebsd", reason="recorded: the CORE jail", pools=("tank",)),
+                              "tank", runner=machine, sysctl=RecordedSysctl(""))
+    plan = plan_lagg({"nics": [nic("fxp0", "0000:02:00", speed=10**9, driver="fxp"),
+                               nic("fxp1", "0000:03:00", speed=10**9, driver="fxp")],
+                      "platform": "freebsd", "topology": "lacp-switch", "goal": "aggregate-many-clients",
+                      "options": {"address": "10.0.0.3/24"}})
+    ctx = BenchContext(system.hosts)
+    assert check_members(ctx, plan, system.nas, system.os.port_bytes) is None  # lagg0 is a port: a real lagg
+    windows = []
+    with members_window(ctx, system.os.port_bytes, system.nas, ["fxp0", "fxp1"], "read", 1, windows):
+        pass  # the test itself: between the two snapshots
+    [window] = windows
+    moved = {m.name: (m.rx_bytes, m.tx_bytes) for m in window.members}
+    assert moved == {"fxp0": (396, 198), "fxp1": (26924832, 1178951296)}  # fxp1 carried the flow the NAS sent
+    assert machine.argv == [["netstat", "-i", "-b", "-n", "-W"]] * 3

@@ -6,6 +6,7 @@ import pytest
 
 from tengig.bench.context import BenchContext
 from tengig.lab.hosts import LabHosts
+from tengig.lagg.joined import ip_link_bytes
 from tengig.lagg.measure import measure_lagg
 from tengig.lagg.models import LaggPlan
 
@@ -33,7 +34,7 @@ def test_member_counters_show_which_member_carried_the_flows(shaped_lab):
     plan = _plan_over_nas_ports(shaped_lab)
     lab_plan = shaped_lab.plan()
     ctx = BenchContext(LabHosts(shaped_lab))
-    request, verdict = measure_lagg(ctx, plan, nas="nas", client="desk",
+    request, verdict = measure_lagg(ctx, plan, nas="nas", port_bytes=ip_link_bytes, client="desk",
                                     lagg_address=lab_plan.address_of("nas", "desk"),
                                     client_address=lab_plan.address_of("desk", "nas"), seconds=2, omit=1)
     assert [(r.direction, r.flows) for r in request.results] == [("read", 1), ("write", 1), ("read", 4), ("write", 4)]

@@ -16,9 +16,11 @@ import pytest
 
 from ..bench.joined_harness import join
 from ..bench.test_joined_lab import _misbehave
+from ..lab.test_joined_verify_lab import _lagg_request
 from .conftest import TEST_API_KEY, installer_for
 from .session_stop import semaphores_of, session_pids
 from .harness import MiddlewaredSystem, middlewared_build
+from tengig.lab.nas_tengig import start_join
 
 pytestmark = pytest.mark.lab
 VERSION = "25.10.6"
@@ -35,12 +37,12 @@ def _watch_for_token(proc: subprocess.Popen, lines: list[str], found: threading.
     found.set()
 
 
-def _run_through_midclt(system: MiddlewaredSystem, request: dict):
-    """`midclt call -j tengig.bench.run REQUEST` at the NAS: (the process, its progress lines as they come,
-    the token, the thread that reads them). stderr is that thread's alone (a second reader, as
-    communicate() would be, takes lines from it)."""
+def _run_through_midclt(system: MiddlewaredSystem, *params: dict, method: str = "tengig.bench.run"):
+    """`midclt call -j METHOD PARAMS...` at the NAS (default: tengig.bench.run REQUEST): (the process, its
+    progress lines as they come, the token, the thread that reads them). stderr is that thread's alone (a
+    second reader, as communicate() would be, takes lines from it)."""
     run = subprocess.Popen([str(system.build.midclt), "-u", system.socket_uri, "call", "-j", "-jp", "description",
-                            "tengig.bench.run", json.dumps(request)], stdout=subprocess.PIPE,
+                            method, *map(json.dumps, params)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     steps: list[str] = []
     token: list[str] = []
@@ -82,6 +84,40 @@ def _dishonest_desktops_are_refused_through_middlewared(lab, system: Middlewared
     assert "Infinity" not in exported.stdout and len(document["runs"]) >= 1 + len(DISHONEST), document.keys()
 
 
+def _lagg_verify_with_desk_joined_through_middlewared(lab, system: MiddlewaredSystem) -> None:
+    """tengig.lagg.verify on system local with join, through middlewared as the plugin declares it: the
+    plan of nas's own two cable ports, one desktop. The job shows the join command with its token, desk
+    joins over its cable (eth-desk, a member), runs 1 s of iperf3 each way with 1 and N flows, and the
+    NAS's member counters say eth-desk carried them all (the lab has no bonding driver: emulated). The plan
+    takes both ports at 1 Gb/s (the planner wants members of one speed; this lab shapes lab-nas to 100 Mb/s),
+    and only desk measures, over eth-desk."""
+    request = _lagg_request(lab)
+    for port in request["nics"]:
+        port["speed_bps"] = port["speed_bps"] and 1_000_000_000
+    run, steps, token, watcher = _run_through_midclt(system, request,
+                                                     {"system": "local", "join": 1, "seconds": 1, "omit": 0},
+                                                     method="tengig.lagg.verify")
+    assert any(f"--token {token}" in step and "waiting for 1 of 1 client(s)" in step for step in steps), steps
+    url = f"ws://{lab.plan().address_of('nas', 'desk')}:{system.port}"
+    desk = start_join(lab, "desk", url, token, smb=False, log_name="test-lagg-join-desk.log")
+    stdout = run.stdout.read()
+    run.wait(timeout=300)
+    watcher.join(30)
+    assert desk.wait(30) == 0, (lab.paths.logs / "test-lagg-join-desk.log").read_text()
+    assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
+    result = json.loads(stdout)
+    assert result["members"] == ["eth-desk", "eth-lab"] and "no interface bond1" in result["emulated"], result
+    alone = result["desktops"][0]
+    assert alone["client"] == "desk" and alone["nas_port"] == "eth-desk" and result["together"] is None
+    tests = alone["measurements"]["results"]
+    assert [(t["direction"], t["flows"]) for t in tests][:2] == [("read", 1), ("write", 1)], tests
+    for test, window in zip(tests, alone["measurements"]["counters"]):
+        member = next(m for m in window["members"] if m["name"] == "eth-desk")
+        moved = member["tx_bytes"] if test["direction"] == "read" else member["rx_bytes"]
+        assert moved >= test["bps"] / 8 * 0.9  # the NAS's own counters carried what desk measured
+    assert all(b["idle"] == ["eth-lab"] for b in alone["verdict"]["balance"]), alone["verdict"]
+
+
 @pytest.mark.abuse  # and, with the same middlewared, the dishonest desktops of issue 23
 def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path):
     system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path / "truenas", api_key=TEST_API_KEY,
@@ -113,6 +149,7 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
         assert got.returncode == 0, got.stderr
         stored = json.loads(got.stdout)
         _dishonest_desktops_are_refused_through_middlewared(shaped_lab, system)
+        _lagg_verify_with_desk_joined_through_middlewared(shaped_lab, system)
         semaphores = semaphores_of(session_pids(system.pid()))
     finally:
         system.stop()

@@ -172,6 +172,24 @@ def test_an_apply_with_iproute2_inside_middlewared_is_refused_naming_system_true
     assert "inside this TrueNAS's middlewared" in done.stderr and "iproute2" in done.stderr
 
 
+@pytest.mark.parametrize("options,field,said", [
+    ({"system": "local", "join": 0}, "options.join", "greater than or equal to 1"),  # the plugin's declared model
+    ({"system": "local"}, "options.join", "say how many"),
+    ({"system": "local", "join": 1, "client": "desk"}, "options.client", "leave it out"),
+    # accepted, and checked against this machine before anyone joins: the plan's members are no ports of it
+    ({"system": "local", "join": 1, "seconds": 1, "omit": 0}, "request.members", "not a port of"),
+])
+def test_lagg_verify_with_desktops_that_join_is_declared_and_checked_inside_middlewared(truenas, options, field,
+                                                                                         said):
+    """tengig.lagg.verify on system local with join, called as the plugin declares it (midclt call -j):
+    the options go through the plugin's models and tengig's own checks, and a refusal names the field.
+    The accepted call's join token: tests/realmw/test_join_through_middlewared.py (on the lab's nas)."""
+    done = truenas.midclt("call", "-j", "tengig.lagg.verify", json.dumps(LAGG_REQUEST), json.dumps(options),
+                          timeout=120)
+    assert done.returncode != 0 and field in done.stderr and said in done.stderr, done.stderr[-2000:]
+    assert "Traceback" not in done.stdout
+
+
 def test_a_job_through_midclt_ends_as_core_get_jobs_keeps_it(truenas):
     """A tengig job run with midclt -j: it ends FAILED with tengig's reason (system local inside
     middlewared), and middlewared's own job list keeps it so, with the field the reason names."""

@@ -4,6 +4,8 @@ cannot see, and each refusal by TrueNAS, is said with what to change, and nothin
 The TrueNAS is the stand-in (in memory, loopback); the image itself is run in tests/lab/test_app_image_lab.py."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tengig.backends.truenas import TrueNASBackend, TrueNASScratch
@@ -107,3 +109,89 @@ def test_what_the_app_cannot_see_of_smbd_is_named_not_blank():
     assert any("SMB session" in u for u in without_pid_host)
     assert smb_unknowns(812, None, object()) == ["smbd's CPU limit: the CPU cgroup of smbd (pid 812) is not readable here"]
     assert smb_unknowns(812, CpuCgroup.model_construct(), object()) == []
+
+
+class HostWithoutKstat:
+    """The app's container where the host's ARC statistics are not to be seen (a runtime that masks
+    /proc/spl, or zfs-fuse's kstat not mounted in): `cat` of OpenZFS's arcstats and `grep` of zfs-fuse's
+    files fail as they would; sync and the cache drop answer without touching this machine; fio and rm run
+    for real in the scratch directory."""
+
+    def __init__(self):
+        from tengig.runner import Runner
+
+        self.argv, self.real = [], Runner()
+
+    def run(self, argv, *, timeout, check=True, **options):
+        from tengig.runner import Completed
+
+        argv = list(argv)
+        self.argv.append(argv)
+        if argv[0] in ("cat", "grep"):
+            return Completed(tuple(argv), 1 if argv[0] == "cat" else 2, "",
+                             f"{argv[0]}: {argv[-1]}: No such file or directory", 0.0)
+        if argv[0] in ("sync", "sysctl"):
+            return Completed(tuple(argv), 0, "", "", 0.0)
+        assert argv[0] in ("fio", "rm"), f"not a program this test expected: {argv}"
+        return self.real.run(argv, timeout=timeout, check=check, **options)
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (make setup installs it)")
+def test_an_arc_the_app_cannot_read_is_a_named_unknown_in_the_pool_result(tmp_path):
+    """No ARC statistics in the container: the pool is still measured (its reads kept out of the ARC by
+    primarycache=metadata, which needs no ARC size), and the result names what it did not read and where it
+    looked, in its unknowns and the text report: no ARC size, no hit ratio, never a zero."""
+    from tengig.bench.context import BenchContext
+    from tengig.bench.phases.pool import PoolBenchRequest, run_pool_bench
+    from tengig.bench.run.report_text import report_text
+    from tengig.bench.run.suite import BenchReport
+    from tengig.systems.local import LocalFacts
+    from tengig.systems.local_bench import LocalBenchSystem
+    from tengig.units import MiB
+
+    from ..backends.test_freebsd_machine import DirectoryScratch
+
+    machine = HostWithoutKstat()
+    system = LocalBenchSystem(LocalFacts(flavour="truenas-app", reason="the app, its container", pools=("tank",)),
+                              "tank", runner=machine)
+    storage = DirectoryScratch(tmp_path)
+    result = run_pool_bench(BenchContext(system.hosts), storage, system.nas,
+                            PoolBenchRequest(pool="tank", preset="quick", repeats=1, working_set=64 * MiB),
+                            host_os=system.os)
+    assert result.cache_policy.uncached and (result.arc_max_bytes, result.arc_source) == (None, None)
+    reads = [p for p in result.phases if p.direction == "read"]
+    assert len(reads) == 2 and all((p.arc_hits, p.arc_misses, p.arc_hit_ratio) == (None, None, None) for p in reads)
+    [unknown] = result.unknowns
+    assert unknown.startswith("the ARC's size and its hits during the reads")
+    assert "/proc/spl/kstat/zfs/arcstats" in unknown
+    assert "primarycache=metadata" in unknown
+    text = report_text(BenchReport(system="local", kind="pool", preset="quick", target="none", pool=result, clients=[]))
+    assert "ARC max unknown" in text and f"  unknown: {unknown}" in text
+    assert not any(p.exists() for p in storage.made)
+
+
+def test_an_arc_of_unknown_size_is_refused_where_files_must_outgrow_it(tmp_path):
+    """Without primarycache (TrueNAS 26.0 has no API for it) the files must be 2 x the ARC: of an ARC whose
+    size cannot be read, they cannot be sized, and the run stops before writing anything, saying what to do."""
+    from tengig.bench.context import BenchContext
+    from tengig.bench.phases.pool import PoolBenchRequest, run_pool_bench
+    from tengig.errors import BenchRefused, TengigError
+    from tengig.systems.local import LocalFacts
+    from tengig.systems.local_bench import LocalBenchSystem
+
+    from ..backends.test_freebsd_machine import DirectoryScratch
+
+    class NoPrimarycache(DirectoryScratch):
+        def set_primarycache(self, dataset, value):
+            raise TengigError("zfs.dataset.update: no such method")
+
+    machine = HostWithoutKstat()
+    system = LocalBenchSystem(LocalFacts(flavour="truenas-app", reason="the app, its container", pools=("tank",)),
+                              "tank", runner=machine)
+    storage = NoPrimarycache(tmp_path)
+    with pytest.raises(BenchRefused) as refused:
+        run_pool_bench(BenchContext(system.hosts), storage, system.nas, PoolBenchRequest(pool="tank"),
+                       host_os=system.os)
+    assert "the ARC's size is needed and cannot be read here" in refused.value.message
+    assert "/proc/spl/kstat/zfs/arcstats" in refused.value.message and "primarycache" in refused.value.message
+    assert not any(a[0] == "fio" for a in machine.argv) and not any(p.exists() for p in storage.made)

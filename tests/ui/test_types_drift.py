@@ -214,7 +214,7 @@ UNMAPPED_UNUSED = {
 OMITTED: dict[tuple[str, str], str] = {
     ("PoolReport", name): "the panel reads the pool's thread sweep only (its phases are in the text report)"
     for name in ("arc_max_bytes", "arc_source", "bytes_written", "cache_policy", "compressratio", "dataset", "phases",
-                 "preset", "recordsize_bytes", "swept", "working_set_bytes")
+                 "preset", "recordsize_bytes", "swept", "unknowns", "working_set_bytes")
 }
 
 # (where, prop) -> why TS's type differs from the schema's (nullability and optionality still checked).

@@ -1,5 +1,5 @@
 """The operating system of the NAS a benchmark measures, as the benchmark asks for it (HostOs): its ARC
-counters, the cache to drop before a read, fio's ioengine, its ports. The implementations, Linux's and
+counters, the cache to drop before a read, fio's ioengine, its ports and their byte counters. The implementations, Linux's and
 FreeBSD's, and the one place that picks one are tengig.systems.host_os; a benchmark gets the NAS's from its
 system (``BenchSystem.os``)."""
 from __future__ import annotations
@@ -32,6 +32,10 @@ class HostOs(Protocol):
 
     def read_arc(self, ctx: Context, host: str) -> "ArcSample":
         """The ARC's hits, misses and maximum size on ``host`` (the NAS)."""
+        ...
+
+    def port_bytes(self, ctx: Context, host: str) -> dict[str, tuple[int, int]]:
+        """Every port's byte counters on ``host`` (the NAS): {name: (bytes received, bytes sent)}."""
         ...
 
     def drop_caches(self, ctx: Context, host: str) -> bool | None:

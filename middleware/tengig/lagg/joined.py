@@ -1,6 +1,7 @@
 """Verify a LAGG on the NAS tengig runs on, with the desktops that join (bench/join/join_wait.py): each desktop
 runs iperf3 towards the NAS and back with 1 flow and N, alone; then all of them at once. The NAS serves
-each test itself, reads its LAGG's member byte counters (`ip -s -j link`) around every test, and checks
+each test itself, reads its LAGG's member byte counters around every test (its OS's way, HostOs.port_bytes:
+`ip -s -j link` on Linux, ip_link_bytes here; `netstat -i -b -n -W` on FreeBSD), and checks
 each desktop's figure against its own iperf3 server and its own counters (bench/join/joined.py): a number the
 members did not carry fails the run. Then each test is read against the plan (verify.analyse): which
 member carried which desktop's flows, and each direction's figure against the planner's expectation
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from pydantic import BaseModel, Field
 
@@ -29,9 +30,12 @@ from ..errors import ToolOutputError, ValidationError
 from ..results.models import RawOutput
 from ..units import format_size
 from .models import LaggPlan
-from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window, parse_ip_link_stats
+from .verify import (
+    CounterWindow, FlowResult, LaggVerdict, PortBytes, VerifyRequest, analyse, counter_window, parse_ip_link_stats,
+)
 
 COUNTER_TIMEOUT = 10
+PortCounters = Callable[[BenchContext, str], PortBytes]  # (ctx, the NAS) -> its ports' counters: HostOs.port_bytes
 
 
 class DesktopLaggTests(BaseModel):
@@ -63,9 +67,10 @@ class JoinedLaggVerification(BaseModel):
     summary: str = Field(description="One line per test, bits/s figures with their units.")
 
 
-def read_links(ctx: BenchContext, nas: str) -> str:
-    """Every port's byte counters on the NAS, as `ip -s -j link` prints them."""
-    return ctx.run(nas, ["ip", "-s", "-j", "link", "show"], timeout=COUNTER_TIMEOUT, record=False).stdout
+def ip_link_bytes(ctx: BenchContext, host: str) -> PortBytes:
+    """A Linux host's port counters, as `ip -s -j link` prints them (LinuxHost.port_bytes; the lab's VMs)."""
+    return parse_ip_link_stats(ctx.run(host, ["ip", "-s", "-j", "link", "show"], timeout=COUNTER_TIMEOUT,
+                                       record=False).stdout)
 
 
 def check_join_options(options) -> None:
@@ -80,19 +85,21 @@ def check_join_options(options) -> None:
 
 
 def check_counters_readable(os_name: str) -> None:
-    """The member counters are read with iproute2 (`ip -s -j link`) and the desktops' ports found with it:
+    """The member counters are read on either OS (HostOs.port_bytes), but each desktop's port on the NAS is
+    found, and each test checked against the NAS's own port, with iproute2 (bench/phases/nas_port.py):
     ValidationError ``system`` on a NAS that has none (FreeBSD: TrueNAS CORE, its jail)."""
     if os_name != "linux":
-        raise ValidationError.one("system", f"this NAS runs {os_name}: tengig reads a LAGG's member counters and "
-                                  "finds each desktop's port with iproute2 (ip -s -j link), which only Linux has; on "
-                                  "TrueNAS CORE measure from a desktop and give the numbers to tengig.lagg.analyse")
+        raise ValidationError.one("system", f"this NAS runs {os_name}: tengig finds the port each desktop reached, "
+                                  "and checks its figures against that port's counters, with iproute2 (ip addr, ip "
+                                  "-s link), which only Linux has; on TrueNAS CORE measure from a desktop and give "
+                                  "the numbers to tengig.lagg.analyse")
 
 
-def check_members(ctx: BenchContext, plan: LaggPlan, nas: str) -> str | None:
+def check_members(ctx: BenchContext, plan: LaggPlan, nas: str, port_bytes: PortCounters) -> str | None:
     """Every member is a port of the NAS (ValidationError ``request.members`` else); returns what stands in
     for the bond when the NAS has no interface of the plan's name, else None."""
     members = [m.name for m in plan.members]
-    ports = parse_ip_link_stats(read_links(ctx, nas))
+    ports = port_bytes(ctx, nas)
     missing = [name for name in members if name not in ports]
     if missing:
         raise ValidationError.one("members", f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not a "
@@ -121,24 +128,25 @@ def client_port(ctx: BenchContext, plan: LaggPlan, nas: str, client: JoinedClien
 
 
 @contextlib.contextmanager
-def _members_window(ctx: BenchContext, nas: str, members: list[str], direction: str, flows: int,
-                    windows: list[CounterWindow]) -> Iterator[None]:
-    before = read_links(ctx, nas)
+def members_window(ctx: BenchContext, port_bytes: PortCounters, nas: str, members: list[str], direction: str,
+                   flows: int, windows: list[CounterWindow]) -> Iterator[None]:
+    """The members' byte deltas over the block (``port_bytes``: the NAS OS's reading), appended to ``windows``."""
+    before = port_bytes(ctx, nas)
     yield
-    windows.append(counter_window(before, read_links(ctx, nas), members, direction=direction, flows=flows))
+    windows.append(counter_window(before, port_bytes(ctx, nas), members, direction=direction, flows=flows))
 
 
 def _bytes_moved(window: CounterWindow, direction: str) -> int:
     return sum(m.tx_bytes if direction == "read" else m.rx_bytes for m in window.members)
 
 
-def _alone(ctx: BenchContext, plan: LaggPlan, session: BenchSession, client: JoinedClient, nas: str,
-           port: NasPort, *, streams: int, seconds: int, omit: int) -> DesktopLaggTests:
+def _alone(ctx: BenchContext, port_bytes: PortCounters, plan: LaggPlan, session: BenchSession, client: JoinedClient,
+           nas: str, port: NasPort, *, streams: int, seconds: int, omit: int) -> DesktopLaggTests:
     members = [m.name for m in plan.members]
     windows: list[CounterWindow] = []
     measured, _ = measure_joined_link(
         ctx, session, client, nas, port, streams=streams, seconds=seconds, omit=omit,
-        around=lambda d, n: _members_window(ctx, nas, members, d, n, windows))
+        around=lambda d, n: members_window(ctx, port_bytes, nas, members, d, n, windows))
     for m, window in zip(measured, windows):
         moved = _bytes_moved(window, m.direction)
         if m.bytes > moved:
@@ -151,8 +159,8 @@ def _alone(ctx: BenchContext, plan: LaggPlan, session: BenchSession, client: Joi
                             nas_port=port.ifname, measurements=request, verdict=analyse(plan, request))
 
 
-def _together(ctx: BenchContext, plan: LaggPlan, session: BenchSession, clients: list[JoinedClient], nas: str,
-              *, streams: int, seconds: int, omit: int) -> TogetherTests:
+def _together(ctx: BenchContext, port_bytes: PortCounters, plan: LaggPlan, session: BenchSession,
+              clients: list[JoinedClient], nas: str, *, streams: int, seconds: int, omit: int) -> TogetherTests:
     """Every desktop at once, each with ``streams`` flows to its own iperf3 server on the NAS, one direction
     after the other; each figure checked against its server, the sum against the members' counters."""
     members = [m.name for m in plan.members]
@@ -172,7 +180,7 @@ def _together(ctx: BenchContext, plan: LaggPlan, session: BenchSession, clients:
                                                          stdout_pipe=True)))
             for c, port, _, server in servers:
                 wait_listening(ctx, nas, port, server, program="iperf3 server")
-            with _members_window(ctx, nas, members, direction, streams * len(clients), windows):
+            with members_window(ctx, port_bytes, nas, members, direction, streams * len(clients), windows):
                 ids = session.post_all([(c, "iperf3", {"server": c.local_address, "port": port, "streams": streams,
                                                        "seconds": seconds, "omit": omit,
                                                        "reverse": direction == "read"})
@@ -211,18 +219,18 @@ def client_ports(ctx: BenchContext, plan: LaggPlan, nas: str, clients: list[Join
 
 
 def verify_joined(ctx: BenchContext, plan: LaggPlan, session: BenchSession, clients: list[JoinedClient], nas: str,
-                  *, emulated: str | None, ports: dict[str, NasPort], streams: int, seconds: int,
+                  *, port_bytes: PortCounters, emulated: str | None, ports: dict[str, NasPort], streams: int, seconds: int,
                   omit: int) -> JoinedLaggVerification:
     """Each desktop alone (read/write x 1/``streams`` flows), then all at once; every test against the plan.
-    ``emulated``: check_members's answer; ``ports``: client_ports's."""
+    ``port_bytes``: the NAS OS's counter reading; ``emulated``: check_members's answer; ``ports``: client_ports's."""
     steps = len(clients) + (1 if len(clients) > 1 else 0)
     desktops = []
     for i, c in enumerate(clients):
-        desktops.append(_alone(ctx.part(100 * i / steps, 100 * (i + 1) / steps), plan, session, c, nas,
+        desktops.append(_alone(ctx.part(100 * i / steps, 100 * (i + 1) / steps), port_bytes, plan, session, c, nas,
                                ports[c.name], streams=streams, seconds=seconds, omit=omit))
     together = None
     if len(clients) > 1:
-        together = _together(ctx.part(100 * (steps - 1) / steps, 100), plan, session, clients, nas,
+        together = _together(ctx.part(100 * (steps - 1) / steps, 100), port_bytes, plan, session, clients, nas,
                              streams=streams, seconds=seconds, omit=omit)
     lines = [f"{d.client} alone via {d.nas_port}: {line}" for d in desktops for line in d.verdict.summary.splitlines()]
     if together:

@@ -1,6 +1,6 @@
 """Measure a LAGG for real and read it against its plan: iperf3 with 1 flow and N flows, reads (the
 NAS sends: iperf3 -R) and writes, between a client and the LAGG's address, with each member's byte
-counters (`ip -s -j link` on the NAS) read around every test. The counters show the hash: with LACP or
+counters read around every test (on the NAS, its OS's way: HostOs.port_bytes). The counters show the hash: with LACP or
 LOADBALANCE one flow rides one member, and a member that carried nothing is named.
 
 Runs through the bench Hosts seam, so the same code measures on a TrueNAS (its shell), plain Linux or
@@ -12,20 +12,22 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from ..backends.host_os import HostOs
 from ..bench.context import BenchContext
 from ..bench.hosts import Hosts
 from ..bench.phases.network import LinkUnderTest, measure
 from ..errors import ValidationError
-from .joined import check_members, read_links
+from .joined import PortCounters, check_members
 from .models import LaggPlan
 from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window
 
 
-def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, lagg_address: str,
-                 client_address: str, seconds: int, omit: int) -> tuple[VerifyRequest, LaggVerdict]:
-    """Four iperf3 tests (read/write x 1/N flows) with member counters; then the analysis."""
+def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, port_bytes: PortCounters, client: str,
+                 lagg_address: str, client_address: str, seconds: int, omit: int) -> tuple[VerifyRequest, LaggVerdict]:
+    """Four iperf3 tests (read/write x 1/N flows) with member counters (``port_bytes``: the NAS OS's reading);
+    then the analysis."""
     members = [m.name for m in plan.members]
-    check_members(ctx, plan, nas)
+    check_members(ctx, plan, nas, port_bytes)
     link = LinkUnderTest(name=plan.name, client=client, server=nas, server_address=lagg_address,
                          client_address=client_address, line_rate_bps=None, mtu=plan.mtu)
     tests = [(d, f) for f in sorted({1, plan.flows}) for d in ("read", "write")]
@@ -34,9 +36,9 @@ def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, client: str, la
     for i, (direction, flows) in enumerate(tests):
         ctx.check_cancel()
         ctx.report(100 * i / len(tests), f"{plan.name}: iperf3 {direction}, {flows} flow(s)")
-        before = read_links(ctx, nas)
+        before = port_bytes(ctx, nas)
         m = measure(ctx, link, direction=direction, streams=flows, seconds=seconds, omit=omit)
-        after = read_links(ctx, nas)
+        after = port_bytes(ctx, nas)
         results.append(FlowResult(direction=direction, flows=flows, bps=m.goodput_bps))
         windows.append(counter_window(before, after, members, direction=direction, flows=flows))
         ctx.sample(phase=f"lagg {direction} {flows} flow(s)", bytes_per_s=m.goodput_bps / 8)
@@ -52,6 +54,7 @@ class MeasuringSystem(Protocol):
     nas: str
     default_clients: list[str]
     hosts: Hosts
+    os: HostOs
 
     def link(self, client: str) -> LinkUnderTest: ...
 
@@ -91,7 +94,7 @@ def choose_endpoints(system: MeasuringSystem, plan: LaggPlan, *, client: str | N
 def verify_on(system: MeasuringSystem, plan: LaggPlan, ctx: BenchContext, endpoints: Endpoints, *,
               seconds: int, omit: int) -> LaggVerification:
     """measure_lagg between a client of `system` and its NAS, and the analysis."""
-    measurements, verdict = measure_lagg(ctx, plan, nas=system.nas, client=endpoints.client,
+    measurements, verdict = measure_lagg(ctx, plan, nas=system.nas, port_bytes=system.os.port_bytes, client=endpoints.client,
                                          lagg_address=endpoints.lagg_address, client_address=endpoints.client_address,
                                          seconds=seconds, omit=omit)
     return LaggVerification(client=endpoints.client, nas=system.nas, lagg_address=endpoints.lagg_address,

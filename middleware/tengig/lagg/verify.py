@@ -103,13 +103,19 @@ def parse_ip_link_stats(text: str) -> dict[str, tuple[int, int]]:
     return out
 
 
-def counter_window(before: str, after: str, members: Sequence[str], *, direction: Direction, flows: int) -> CounterWindow:
-    """Two `ip -s -j link` snapshots around one test -> each member's byte deltas."""
-    first, second = parse_ip_link_stats(before), parse_ip_link_stats(after)
+PortBytes = dict[str, tuple[int, int]]  # {port: (bytes received, bytes sent)}, as HostOs.port_bytes reads them
+
+
+def counter_window(before: str | PortBytes, after: str | PortBytes, members: Sequence[str], *, direction: Direction,
+                   flows: int) -> CounterWindow:
+    """Two snapshots of the ports' byte counters around one test (`ip -s -j link` output, or {port: (rx, tx)}
+    as the NAS's OS reads them) -> each member's byte deltas."""
+    first = parse_ip_link_stats(before) if isinstance(before, str) else before
+    second = parse_ip_link_stats(after) if isinstance(after, str) else after
     rows = []
     for name in members:
         if name not in first or name not in second:
-            raise ToolOutputError(f"member {name} is missing from the `ip -s -j link` output")
+            raise ToolOutputError(f"member {name} is missing from the NAS's port counters ({', '.join(sorted(first))})")
         rx, tx = second[name][0] - first[name][0], second[name][1] - first[name][1]
         if rx < 0 or tx < 0:
             raise ToolOutputError(f"{name}'s byte counters went backwards (reset or the port was re-created): "

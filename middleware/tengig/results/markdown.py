@@ -150,10 +150,15 @@ def _concurrent_section(sc: Mapping[str, Any]) -> list[str]:
     return out + table(["direction", "aggregate", "runs", *clients], rows) + [""]
 
 
+def _arc_max(pool: Mapping[str, Any]) -> str:
+    return "unknown" if pool.get("arc_max_bytes") is None else f"{pool['arc_max_bytes'] // MiB} MiB"
+
+
 def _pool_section(pool: Mapping[str, Any]) -> list[str]:
     out = [f"## Pool {md(pool.get('pool', '?'))}", "",
-           f"Working set {pool['working_set_bytes'] // MiB} MiB per run, ARC max {pool['arc_max_bytes'] // MiB} MiB, "
+           f"Working set {pool['working_set_bytes'] // MiB} MiB per run, ARC max {_arc_max(pool)}, "
            f"recordsize {pool['recordsize_bytes'] // 1024} KiB, compressratio {pool['compressratio']:.2f}x.", ""]
+    out += [f"Unknown: {md(what)}." for what in pool.get("unknowns") or []] + ([""] if pool.get("unknowns") else [])
     rows = [[ph["test"], ph["direction"], mb(_median(ph["bytes_per_s"])), f"{_median(ph['iops']) or 0:.0f}",
              _runs(ph["bytes_per_s"]), "-" if ph.get("arc_hit_ratio") is None else f"{100 * ph['arc_hit_ratio']:.1f}%"]
             for ph in pool.get("phases") or []]

@@ -9,7 +9,8 @@ TENGIG_TRUENAS_API_KEY_FILE. What the container sees of the host:
 - the pools' files through the host path mount of their directory (``/mnt``, propagation ``rslave``): a
   dataset TrueNAS mounts after the app started appears in it (``app_storage.AppScratch`` checks both);
 - the NAS's ports through host networking; the ARC counters in the kernel's kstat (/proc/spl/kstat is
-  the kernel's, not the container's); smbd's CPU only with the host's PID namespace (``pid: host``).
+  the kernel's, not the container's; where a runtime hides it, the pool and SMB results name the ARC as
+  unknown: bench/phases/arc.py); smbd's CPU only with the host's PID namespace (``pid: host``).
 
 ``TENGIG_APP`` (set by the compose file) says tengig runs as the app.
 """

@@ -4,12 +4,13 @@ name LocalFacts read). Nothing else asks which OS this is.
 
 - Linux (TrueNAS SCALE, the app, the lab's hosts): NICs from iproute2, ethtool, sysfs and the kernel log
   (backends.linux.nics); ARC counters from OpenZFS's /proc/spl/kstat/zfs/arcstats or zfs-fuse's kstat
-  mount (bench.phases.arc); fio's ``libaio``; before each read the host's page cache is dropped
-  (``vm.drop_caches``, after ``sync``).
+  mount (bench.phases.arc); each port's byte counters from ``ip -s -j link``; fio's ``libaio``; before
+  each read the host's page cache is dropped (``vm.drop_caches``, after ``sync``).
 - FreeBSD (TrueNAS CORE and its jail): NICs from ``ifconfig -a -v`` and the device tree, ARC counters
   from ``kstat.zfs.misc.arcstats``, both sysctl reads through the freebsd-sysctl seam
   (backends.freebsd.sysctl: the freebsd-sysctl package on FreeBSD, the ``sysctl`` program where it is
-  missing, recorded output in tests); fio's ``posixaio`` (libaio is Linux's own). No cache is dropped:
+  missing, recorded output in tests); each port's byte counters from ``netstat -i -b -n -W``
+  (backends.freebsd.netstat); fio's ``posixaio`` (libaio is Linux's own). No cache is dropped:
   FreeBSD has no vm.drop_caches, and nothing needs dropping, because ZFS on FreeBSD keeps file data in
   the ARC and not in the VM page cache (read(2) and aio copy from the ARC; only mmap(2)ed pages sit in
   the page cache, and fio here does not mmap). The ARC itself is kept out of the reads by the scratch
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 SYNC_TIMEOUT = 300
 DROP_TIMEOUT = 60
+COUNTER_TIMEOUT = 10
 
 
 def session_addresses(ssh_connection: str | None) -> tuple[str, str] | None:
@@ -59,6 +61,11 @@ class LinuxHost:
         from ..bench.phases.arc import read_arc
 
         return read_arc(ctx, host)
+
+    def port_bytes(self, ctx: "Context", host: str) -> dict[str, tuple[int, int]]:
+        from ..lagg.joined import ip_link_bytes
+
+        return ip_link_bytes(ctx, host)
 
     def drop_caches(self, ctx: "Context", host: str) -> bool | None:
         """Write dirty pages, then drop the page cache (the ARC is handled by bench/phases/cache_policy.py)."""
@@ -93,6 +100,12 @@ class FreeBsdHost:
         from ..backends.freebsd.arc import arc_sample
 
         return arc_sample(self.sysctl)
+
+    def port_bytes(self, ctx: "Context", host: str) -> dict[str, tuple[int, int]]:
+        from ..backends.freebsd.netstat import NETSTAT_BYTES_ARGV, parse_netstat_bytes
+
+        return parse_netstat_bytes(ctx.run(host, list(NETSTAT_BYTES_ARGV), timeout=COUNTER_TIMEOUT,
+                                           record=False).stdout)
 
     def drop_caches(self, ctx: "Context", host: str) -> bool | None:
         return None  # see the module's docstring: no page cache in a ZFS read's path on FreeBSD

@@ -94,6 +94,7 @@ export interface SmbConcurrentResult {
   write: ConcurrentDirection
   cache_policy?: unknown
   bytes_written?: number | null
+  unknowns?: string[]
 }
 
 /**

@@ -121,16 +121,18 @@ class TenGigLaggService(Service):
         with api_errors(prefix="options"):
             check_join_options(options)
             nas, hosts = self.seams.joined_nas(options.system, self.seams.truenas_here())
-            check_counters_readable(self.seams.host_os().name)
+            host_os = self.seams.host_os()
+            check_counters_readable(host_os.name)
         ctx = BenchContext(hosts, progress=progress_callback(job), cancel=cancel,
                            live=lambda sample: job.set_progress(extra=sample))
         with api_errors(prefix="request"):
-            emulated = check_members(ctx, plan, nas)  # before anyone joins
+            emulated = check_members(ctx, plan, nas, host_os.port_bytes)  # before anyone joins
         with api_errors(prefix="options"), joined_session(ctx, options.join, join_timeout=options.join_timeout) as (
                 session, clients):
             ports = client_ports(ctx, plan, nas, clients)
             with api_errors(prefix="request"):
-                return verify_joined(ctx, plan, session, clients, nas, emulated=emulated, ports=ports,
+                return verify_joined(ctx, plan, session, clients, nas, port_bytes=host_os.port_bytes,
+                                     emulated=emulated, ports=ports,
                                      streams=options.streams or plan.flows, seconds=options.seconds,
                                      omit=options.omit)
 

@@ -17,7 +17,7 @@ from ...backends.scratch import ScratchStorage
 from ...errors import ToolOutputError
 from ...results.models import RawOutput
 from ...units import MiB, format_size
-from ..phases.arc import ArcDelta, delta
+from ..phases.arc import ArcDelta, arc_or_why_not, arc_unknown, delta
 from ..context import BenchContext
 from ..parse.copy_parse import exit_ok, parse_copy
 from ..parse.iperf3_parse import Iperf3Result, parse_iperf3_json
@@ -140,7 +140,9 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
     try:
         policy = scratch.policy
-        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, smb_copy_size(preset_, goodput_bps), requested,
+        arc, no_arc = arc_or_why_not(host_os, ctx, nas)
+        arc_unknowns = [] if arc is not None else [arc_unknown(policy, no_arc or "")]
+        size = file_size(policy, arc.c_max if arc else 0, smb_copy_size(preset_, goodput_bps), requested,
                          field="smb_file")
         remote = scratch.remote_dir(client.name)
         clk = int(ctx.run(nas, ["getconf", "CLK_TCK"], timeout=10, record=False).stdout.strip() or 100)
@@ -182,10 +184,11 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             for i in range(len(writes)):  # each file written is read once at most
                 ctx.report(50 + 45 * i / repeats, f"smb read {nas} -> {client.name} run {i + 1}/{len(writes)}")
                 host_os.drop_caches(ctx, nas)
-                a0 = host_os.read_arc(ctx, nas)
+                a0 = host_os.read_arc(ctx, nas) if arc is not None else None
                 reads.append(_copy(ctx, session, client, nas, port, smb, "read", f"{remote}\\f{i}.dat", size,
                                    rticks, rwire, copy_timeout, cgroup, rlimits, rcpu))
-                arc_total = arc_total + delta(a0, host_os.read_arc(ctx, nas))
+                if a0 is not None:
+                    arc_total = arc_total + delta(a0, host_os.read_arc(ctx, nas))
                 if adaptive and (enough_r := settled(reads, len(writes), (against or {}).get("read"))):
                     break
         ctx.report(100, f"smb {client.name} done")
@@ -205,9 +208,10 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                               bytes_per_run=size,
                               wire_bytes=rwire,
                               smbd_cpu_percent=cpu_percent(rticks, reads, size, clk),
-                              arc_hit_ratio=arc_total.hit_ratio, write_back=write_back,
+                              arc_hit_ratio=arc_total.hit_ratio if arc is not None else None, write_back=write_back,
                               smbd_cpu_limit=over_copies(cgroup, rlimits), client_cpu=client_cpu_over(rcpu)),
-            cache_policy=policy, bytes_written=written, unknowns=smb_unknowns(smbd, cgroup, session_facts),
+            cache_policy=policy, bytes_written=written,
+            unknowns=smb_unknowns(smbd, cgroup, session_facts) + arc_unknowns,
         )
     finally:
         close_share_scratch(storage, scratch)

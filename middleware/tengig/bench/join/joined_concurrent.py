@@ -20,7 +20,7 @@ from typing import Literal
 from ...backends.scratch import ScratchStorage
 from ...errors import ToolOutputError
 from ...units import MiB, format_size
-from ..phases.arc import ArcDelta, delta
+from ..phases.arc import ArcDelta, arc_or_why_not, arc_unknown, delta
 from ..context import BenchContext
 from .asking import record
 from .joined import SMB_MIN_WIRE_RATIO, checked, parsed_copy
@@ -46,7 +46,9 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-all")
     try:
         policy = scratch.policy
-        size = file_size(policy, host_os.read_arc(ctx, nas).c_max, PRESETS[preset].smb_file, requested,
+        arc, no_arc = arc_or_why_not(host_os, ctx, nas)
+        unknowns = [] if arc is not None else [arc_unknown(policy, no_arc or "")]
+        size = file_size(policy, arc.c_max if arc else 0, PRESETS[preset].smb_file, requested,
                          field="smb_file")
         remotes = {c.name: scratch.remote_dir(c.name) for c in clients}
         timeout = 120 + 2 * len(clients) * size / MiB
@@ -74,7 +76,7 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
                                f"smb {len(clients)} clients at once {direction} run {i + 1}/{repeats}")
                     if direction == "read":
                         host_os.drop_caches(ctx, nas)
-                    a0 = host_os.read_arc(ctx, nas) if direction == "read" else None
+                    a0 = host_os.read_arc(ctx, nas) if direction == "read" and arc is not None else None
                     speeds, total, spread, wire = _round(ctx, session, clients, nas, ports, smb, remotes, direction,
                                                          i, size, timeout)
                     if a0 is not None:
@@ -88,11 +90,11 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
             results[direction] = ConcurrentDirection(
                 direction=direction, per_client={n: summarize(v) for n, v in per.items()},
                 aggregate=summarize(aggregate), wire_bytes=wires, start_spread_seconds=spreads,
-                arc_hit_ratio=arc_total.hit_ratio if direction == "read" else None)
+                arc_hit_ratio=arc_total.hit_ratio if direction == "read" and arc is not None else None)
         ctx.report(100, "smb concurrent clients done")
         return SmbConcurrentResult(engine=ENGINE, clients=[c.name for c in clients], file_size=size,
                                    read=results["read"], write=results["write"], cache_policy=policy,
-                                   bytes_written=written)
+                                   bytes_written=written, unknowns=unknowns)
     finally:
         close_share_scratch(storage, scratch)
 

@@ -6,12 +6,18 @@ or zfs-fuse's kstat mount (one file per value). A FreeBSD NAS's counters come th
 (backends.freebsd.arc); systems/host_os.py picks which, by the NAS's OS."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel
 
 from ...backends.arcstats import NEEDED, ArcSample
-from ...errors import ToolOutputError
+from ...errors import BenchRefused, ToolOutputError
 from ...results.environment import parse_arcstats
 from ..context import BenchContext
+from .cache_policy import CachePolicy
+
+if TYPE_CHECKING:
+    from ...backends.host_os import HostOs
 
 PROC_ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
 ZFS_FUSE_KSTAT = "/zfs-kstat/zfs/arcstats"
@@ -64,6 +70,26 @@ def read_arc(ctx: BenchContext, host: str) -> ArcSample:
         f"no ARC statistics on {host} (tried {', '.join(tried)}): without them tengig cannot show that reads "
         "came from the disks; is ZFS loaded (zfs-fuse: was it started without --no-kstat-mount)?"
     )
+
+
+def arc_or_why_not(host_os: "HostOs", ctx: BenchContext, host: str) -> tuple[ArcSample | None, str | None]:
+    """The NAS's ARC counters, or None and why they could not be read (TrueNAS's app in a container that
+    does not show the host's kstat): the caller measures without them only where it can, and names them."""
+    try:
+        return host_os.read_arc(ctx, host), None
+    except ToolOutputError as exc:
+        return None, exc.message
+
+
+def arc_unknown(policy: CachePolicy, why: str) -> str:
+    """The ARC's counters as an unknown of a run (the pool's, a desktop's SMB copies), with why; BenchRefused
+    where the run needs them: files 2 x an ARC of no known size cannot be sized."""
+    if not policy.uncached:
+        raise BenchRefused(f"the ARC's size is needed and cannot be read here ({why}), and {policy.note}: make the "
+                           "host's ARC statistics visible to tengig (TrueNAS's app: /proc/spl/kstat/zfs/arcstats), "
+                           "or let tengig set primarycache on its scratch dataset")
+    return (f"the ARC's size and its hits during the reads: {why}; the reads were kept out of the ARC by writing "
+            "their files with primarycache=metadata, but their hits were not counted")
 
 
 def delta(before: ArcSample, after: ArcSample) -> ArcDelta:

@@ -8,7 +8,10 @@ Honest by construction (docs/physics.md §6):
   dataset's compressratio is checked after the writes;
 - before every read the host's page cache is dropped where ZFS reads pass through one (Linux; FreeBSD has
   none in a ZFS read's path: systems/host_os.py), and the ARC hit ratio of each read is measured from the
-  NAS's arcstats: a sequential read that the ARC served fails the run instead of reporting RAM;
+  NAS's arcstats: a sequential read that the ARC served fails the run instead of reporting RAM. Where the
+  ARC's counters cannot be read (TrueNAS's app in a container that does not show the host's kstat), the
+  run goes on only with uncached writes (which need no ARC size), and its result names the ARC's size and
+  hits as unknown, with where it looked: never a zero;
 - fio's ioengine is the NAS OS's asynchronous one: libaio on Linux, posixaio on FreeBSD;
 - every repeat has its own file (run i writes file i, and later reads it once): re-reading one file
   lets the ARC promote its blocks to the MFU list, and measured on the lab, three reads of one file
@@ -34,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...errors import BenchRefused, TengigError, ToolOutputError
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling
-from .arc import ArcDelta, delta
+from .arc import ArcDelta, arc_or_why_not, arc_unknown, delta
 from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, file_size, keep_arc_out, reading
 from ..context import BenchContext
 from ..parse.fio_parse import parse_fio_json, require_io
@@ -90,8 +93,10 @@ class PoolBenchResult(BaseModel):
     dataset: str = Field(description="The scratch dataset the run used (removed afterwards).")
     preset: PresetName
     working_set_bytes: int
-    arc_max_bytes: int
-    arc_source: str
+    arc_max_bytes: int | None = Field(description="The ARC's maximum size (c_max); None: not readable here (unknowns).")
+    arc_source: str | None = Field(description="Where the ARC's counters were read; None: nowhere (unknowns).")
+    unknowns: list[str] = Field(default_factory=list, description="What the NAS could not see of this run, each with "
+                                "why (the ARC's counters in a container that does not show the host's kstat).")
     cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
     bytes_written: int | None = Field(None, description="Bytes this run wrote to the pool: fio's writes and the "
                                       "random test file's layout.")
@@ -144,11 +149,13 @@ def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
 
 @dataclass(frozen=True)
 class _Nas:
-    """Where the pool is measured: the host's name, its OS (systems/host_os.py) and fio's ioengine there."""
+    """Where the pool is measured: the host's name, its OS (systems/host_os.py), fio's ioengine there, and
+    whether its ARC counters are read around each read (False: they cannot be, the result says so)."""
 
     host: str
     os: HostOs
     ioengine: str
+    count_arc: bool = True
 
 
 def _fio(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest, direction: str,
@@ -177,13 +184,14 @@ def _run_phase(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest,
     dropped: bool | None = True
     for i in range(repeats):
         ctx.report(100 * i / repeats, f"pool {test.name} {direction} run {i + 1}/{repeats}")
+        counted = direction == "read" and nas.count_arc
         if direction == "read":
             dropped = all_dropped(dropped, nas.os.drop_caches(ctx, nas.host))
+        if counted:
             before = nas.os.read_arc(ctx, nas.host)
         io = _fio(ctx, nas, preset, test, direction, paths[i], size, what=f"fio {test.name} {direction}")
-        if direction == "read":
-            d = delta(before, nas.os.read_arc(ctx, nas.host))
-            arc_total = arc_total + d
+        if counted:
+            arc_total = arc_total + delta(before, nas.os.read_arc(ctx, nas.host))
         speeds.append(io.bytes_per_s)
         iops.append(io.iops)
         moved.append(io.bytes)
@@ -199,9 +207,10 @@ def _run_phase(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest,
         mean_latency_us=summarize(lats).median if lats else None, bytes_moved=moved,
     )
     if direction == "read":
+        phase.page_cache_dropped = dropped
+    if direction == "read" and nas.count_arc:
         phase.arc_hits, phase.arc_misses = arc_total.hits, arc_total.misses
         phase.arc_hit_ratio = arc_total.hit_ratio
-        phase.page_cache_dropped = dropped
         if test.sequential and (arc_total.hit_ratio or 0) > MAX_SEQ_READ_HIT_RATIO:
             raise BenchRefused(
                 f"pool {test.name} read was served from the ARC (hit ratio {100 * arc_total.hit_ratio:.0f}% > "
@@ -225,13 +234,15 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
     swept = storage.find_scratch(req.pool)
     for name in swept:
         storage.destroy(name)
-    nas = _Nas(host, host_os, req.ioengine or host_os.fio_ioengine)
-    arc = host_os.read_arc(ctx, host)
+    arc, no_arc = arc_or_why_not(host_os, ctx, host)
+    nas = _Nas(host, host_os, req.ioengine or host_os.fio_ioengine, count_arc=arc is not None)
     space = storage.space(req.pool)
     info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
     try:
         policy = keep_arc_out(storage, info.name)
-        size = file_size(policy, arc.c_max, default_size or preset.working_set, req.working_set, field="working_set")
+        unknowns = [] if arc is not None else [arc_unknown(policy, no_arc or "")]
+        size = file_size(policy, arc.c_max if arc else 0, default_size or preset.working_set, req.working_set,
+                         field="working_set")
         random_tests = any(not t.sequential for t in preset.tests)
         at_once = size * (repeats + (1 if policy.uncached and random_tests else 0))
         if space.fill_after(at_once) > MAX_FILL:
@@ -281,11 +292,13 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
             ctx.run(host, ["rm", "-f", *sorted(set(sequential + random))], timeout=120, tool="rm")  # room for it
             scaling = run_scaling(ctx.part(5 + span, 95), host=host, pool=req.pool, storage=storage, policy=policy,
                                   root=root, host_os=host_os, ioengine=nas.ioengine, bytes_per_step=size,
-                                  member_reads=req.member_reads, member_read_bytes=req.member_read_bytes)
+                                  member_reads=req.member_reads, member_read_bytes=req.member_read_bytes,
+                                  count_arc=nas.count_arc)
         ctx.report(100, f"pool {req.pool} done")
         return PoolBenchResult(
-            pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size, arc_max_bytes=arc.c_max,
-            arc_source=arc.source, recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
+            pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size,
+            arc_max_bytes=arc.c_max if arc else None, arc_source=arc.source if arc else None, unknowns=unknowns,
+            recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
             swept=swept, cache_policy=policy, scaling=scaling,
             bytes_written=laid_out + sum(sum(p.bytes_moved) for p in phases if p.direction == "write")
             + (scaling.bytes_written if scaling else 0),

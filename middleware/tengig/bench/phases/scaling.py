@@ -114,8 +114,10 @@ def _cores(ctx: BenchContext, host: str) -> int:
 
 def run_scaling(ctx: BenchContext, *, host: str, pool: str, storage, policy: CachePolicy, root: str,
                 host_os, ioengine: str, bytes_per_step: int, member_reads: bool = False,
-                member_read_bytes: int = 256 * MiB, max_threads: int | None = None) -> ScalingResult:
-    """The sweep on ``root`` (a directory of the run's scratch dataset, whose cache policy is ``policy``)."""
+                member_read_bytes: int = 256 * MiB, max_threads: int | None = None,
+                count_arc: bool = True) -> ScalingResult:
+    """The sweep on ``root`` (a directory of the run's scratch dataset, whose cache policy is ``policy``);
+    ``count_arc`` False: the ARC's hits are not readable here, and each step's hit ratio is left None."""
     cores = _cores(ctx, host)
     counts = thread_counts(min(cores, max_threads or MAX_THREADS))
     sampler = MemberSampler(ctx, host, pool)
@@ -137,7 +139,7 @@ def run_scaling(ctx: BenchContext, *, host: str, pool: str, storage, policy: Cac
                 part.report(0 if direction == "write" else 50, f"pool scaling {direction} {threads} thread(s)")
                 measure = direction not in stopped
                 step = _step(part, host, host_os, storage, policy, sampler if measure else None, direction,
-                             directory, threads, per_thread, ioengine)
+                             directory, threads, per_thread, ioengine, count_arc)
                 if direction == "write":
                     written += step.bytes
                 if not measure:
@@ -169,17 +171,19 @@ def run_scaling(ctx: BenchContext, *, host: str, pool: str, storage, policy: Cac
 
 
 def _step(ctx: BenchContext, host: str, host_os, storage, policy: CachePolicy, sampler: MemberSampler | None,
-          direction: str, directory: str, threads: int, per_thread: int, ioengine: str) -> ScalingStep:
+          direction: str, directory: str, threads: int, per_thread: int, ioengine: str,
+          count_arc: bool = True) -> ScalingStep:
     before = after = None
     argv = fio_scaling_argv(direction, directory, threads, per_thread, ioengine)
     # the ARC is read inside the primarycache switch: the switch's own metadata reads are no hits of the read
     with (reading(storage, policy, sequential=True) if direction == "read" else nullcontext()):
         if direction == "read":
             host_os.drop_caches(ctx, host)
+        if direction == "read" and count_arc:
             before = host_os.read_arc(ctx, host)
         with (sampler.window() if sampler is not None else nullcontext()):
             done = ctx.run(host, argv, timeout=120 + threads * per_thread / (5 * MiB), check=False, tool="fio")
-        if direction == "read":
+        if direction == "read" and count_arc:
             after = host_os.read_arc(ctx, host)
     jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
     if done.returncode != 0 or not jobs:

@@ -98,3 +98,6 @@ class SmbConcurrentResult(BaseModel):
     write: ConcurrentDirection
     cache_policy: CachePolicy | None = Field(None, description="How the ARC was kept out of the reads.")
     bytes_written: int | None = Field(None, description="Bytes the clients wrote to the NAS's pool.")
+    unknowns: list[str] = Field(default_factory=list, description="What the NAS could not see of these copies, "
+                                "each with why (the ARC's counters in a container that does not show the host's "
+                                "kstat).")

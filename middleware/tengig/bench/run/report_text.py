@@ -148,11 +148,12 @@ def report_text(report: BenchReport) -> str:
     out = [f"tengig bench {report.kind} on {report.system} (preset {report.preset}, target {report.target})"]
     if report.pool:
         p = report.pool
-        out.append(f"pool {p.pool}: working set {p.working_set_bytes // MiB} MiB per run (ARC max "
-                   f"{p.arc_max_bytes // MiB} MiB), recordsize {p.recordsize_bytes // 1024} KiB, "
-                   f"compressratio {p.compressratio:.2f}x")
+        arc_max = "unknown" if p.arc_max_bytes is None else f"{p.arc_max_bytes // MiB} MiB"
+        out.append(f"pool {p.pool}: working set {p.working_set_bytes // MiB} MiB per run (ARC max {arc_max}), "
+                   f"recordsize {p.recordsize_bytes // 1024} KiB, compressratio {p.compressratio:.2f}x")
         if p.cache_policy:
             out.append(f"  ARC kept out: {p.cache_policy.note}")
+        out += [f"  unknown: {what}" for what in p.unknowns]
         for ph in p.phases:
             cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
             cv += _early(ph.bytes_per_s)
@@ -173,6 +174,7 @@ def report_text(report: BenchReport) -> str:
             spread = (f", started within {1000 * max(d.start_spread_seconds):.0f} ms of each other"
                       if d.start_spread_seconds else "")
             out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each}{spread})")
+        out += [f"  unknown: {what}" for what in sc.unknowns]
     if report.aggregate_verdict:
         v = report.aggregate_verdict
         out += ["", "Aggregate verdict (all clients at once):", *("  " + line for line in verdict_table(v)), "",

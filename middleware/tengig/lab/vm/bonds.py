@@ -15,6 +15,7 @@ import time
 from ...bench.context import BenchContext
 from ...bench.phases.network import LinkUnderTest, NetMeasurement, measure
 from ...errors import TengigError
+from ...lagg.joined import ip_link_bytes
 from ...lagg.measure import measure_lagg
 from ...lagg.models import LaggPlan
 from ...lagg.verify import LaggVerdict, VerifyRequest, parse_ip_link_stats
@@ -120,7 +121,7 @@ def remove_bonds(lab: VmLab) -> None:
 def verify(lab: VmLab, plan: LaggPlan, *, seconds: int, omit: int) -> tuple[VerifyRequest, LaggVerdict, BenchContext]:
     """tengig's LAGG verify from desk to nas's bond: iperf3 read/write x 1/N flows, member counters in nas."""
     ctx = BenchContext(lab.hosts)
-    request, verdict = measure_lagg(ctx, plan, nas="nas", client="desk", lagg_address=NAS_ADDRESS,
+    request, verdict = measure_lagg(ctx, plan, nas="nas", port_bytes=ip_link_bytes, client="desk", lagg_address=NAS_ADDRESS,
                                     client_address=DESK_ADDRESS, seconds=seconds, omit=omit)
     return request, verdict, ctx
 
