@@ -5,9 +5,9 @@ desk-nas=1g, desk's 2,000 files of 4 KiB (the full preset's first size), in alte
   marks; the NAS's session probe, its counters and its file check around each batch, as in every run);
 - raw: the same smbclient -c scripts (write, stat, read, delete; desk/smallfiles.py) without the marks, without
   stdbuf and without tengig, in a scratch dataset of the same share made by the phase's own code (with
-  primarycache=metadata: the reads come from the pool, not the ARC, as the phase's do; in a dataset with the
-  ARC on, raw reads ran 15% faster than the phase's), each batch timed from outside, less the same smbclient's
-  connection alone (`cd DIR`, the median of 3, timed the same way).
+  primarycache=metadata: the reads come from the pool, not the ARC, as the phase's do), each batch timed from
+  outside, less the same smbclient's connection alone (`cd DIR`, the median of 3, timed the same way).
+  docs/lab.md §12 has what it measured.
 Prints each round's files/s and the median ratio tengig/raw per operation; exits 1 when the write's or the
 read's median ratio is outside 0.95-1.05 (the goal: within 5%).
 
