@@ -34,6 +34,7 @@ bench: setup
 	@.venv/bin/python scripts/bench_mounted.py
 	@.venv/bin/python scripts/bench_own_disk.py
 	@.venv/bin/python scripts/bench_smallfiles.py
+	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/bench_full.py
 	@.venv/bin/python scripts/bench_api_ping.py
 	@.venv/bin/python scripts/bench_planner.py
 	@.venv/bin/python scripts/bench_arc.py

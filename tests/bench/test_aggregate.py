@@ -47,12 +47,12 @@ def test_two_ports_are_summed_and_a_shared_port_counts_once():
 
 def test_the_aggregate_verdict_judges_smb_at_once_and_no_single_link_rule_fires():
     clients = [_client("desk", "eth1", 940e6), _client("lab", "eth2", 940e6)]
-    verdict = judge_aggregate(find_target("hdd-15k-best", []), [], clients, _together(2.2e8, 2.1e8),
+    verdict = judge_aggregate(find_target("hdd-15k-best", []), None, clients, _together(2.2e8, 2.1e8),
                               {"nas:eth1": 1500, "nas:eth2": 1500})
     read = next(d for d in verdict.directions if d.direction == "read")
     assert read.smb_bytes_per_s == 2.2e8 and read.bottleneck == "link" and read.beats_target is False
     assert not {a.rule for a in verdict.advice} & {"link-negotiated-low", "single-stream-low", "smb-far-below"}
-    slow = judge_aggregate(find_target("hdd-15k-best", []), [], clients, _together(0.5e8, 0.5e8), {})
+    slow = judge_aggregate(find_target("hdd-15k-best", []), None, clients, _together(0.5e8, 0.5e8), {})
     assert next(d for d in slow.directions if d.direction == "read").bottleneck == "smb"  # far below the ports
 
 
@@ -61,7 +61,7 @@ def test_an_aggregate_that_loses_on_its_ports_is_told_how_many_more_or_how_much_
     the target's 223.4 MB/s: the advice its own chain calls for, not nothing (issue: "Nothing to change." under
     a verdict that loses)."""
     clients = [_client("desk", "eth1", 940e6), _client("lab", "eth2", 940e6)]
-    verdict = judge_aggregate(find_target("hdd-15k-best", []), [], clients, _together(2.2e8, 2.1e8),
+    verdict = judge_aggregate(find_target("hdd-15k-best", []), None, clients, _together(2.2e8, 2.1e8),
                               {"nas:eth1": 1500, "nas:eth2": 1500})
     read = next(d for d in verdict.directions if d.direction == "read")
     assert read.beats_target is False and read.margin_percent == pytest.approx(-1.5, abs=0.05)

@@ -71,7 +71,7 @@ def test_fio_argv_incompressible_writes_and_time_based_random():
     assert "--rw=write" in w and "--bs=1048576" in w and "--iodepth=8" in w and "--refill_buffers" in w
     assert "--end_fsync=1" in w and f"--size={256 * MiB}" in w and not any("time_based" in a for a in w)
     r = fio_argv(RND4K_Q32T1, "read", "/p/f1", 256 * MiB, PRESETS["full"], "posixaio")
-    assert "--rw=randread" in r and "--time_based" in r and "--runtime=10" in r and "--ramp_time=2" in r
+    assert "--rw=randread" in r and "--time_based" in r and "--runtime=5" in r and "--ramp_time=2" in r
     assert "--refill_buffers" not in r and "--ioengine=posixaio" in r
     # one job per fio call: phases never run concurrently (docs/physics.md §6)
     assert sum(a.startswith("--name=") for a in w + r) == 2

@@ -2,10 +2,9 @@
 stands out, and the verdict's pool ceiling and facts from a sweep."""
 import pytest
 
-from tengig.bench.phases.pool import PoolBenchResult
+from tengig.bench.phases.pool import PoolBenchResult, pool_facts
 from tengig.bench.phases.pool_members import MemberLoad
 from tengig.bench.phases.scaling import ScalingResult, ScalingStep, ScalingSweep, fio_scaling_argv, stop_reason, thread_counts
-from tengig.bench.run.suite import pool_facts
 from tengig.verdict.members import dragging_text
 
 pytestmark = pytest.mark.no_lab  # touches no lab
@@ -105,3 +104,38 @@ def test_the_verdict_says_which_thread_count_it_used():
                for a in verdict.advice)
     assert any(a.rule == "pool-member-dragging" and "sdc: 41.0 ms average wait, the others 6.0 ms" in a.text
                for a in verdict.advice)
+
+
+def test_the_aggregate_verdict_says_which_thread_count_it_used_and_gives_the_sweeps_advice():
+    """Several desktops at once: the pool serves all of them, so what its sweep found reaches the aggregate
+    verdict as it reaches each client's (judged_report, the suite's own step)."""
+    from types import SimpleNamespace
+
+    from tengig.bench.context import BenchContext
+    from tengig.bench.run.suite import BenchRunRequest, judged_report
+    from tengig.verdict.targets import find_target
+    from tests.bench.test_aggregate import _client, _together
+
+    clients = [_client("desk", "eth1", 940e6), _client("lab", "eth2", 940e6)]
+    report = judged_report(BenchContext(hosts=None), SimpleNamespace(name="nas"), BenchRunRequest(),
+                           find_target("ssd-sata-870-evo"), scaled_pool(), clients, {"desk": {}, "lab": {}},
+                           _together(180 * MB, 150 * MB))
+    verdict = report.aggregate_verdict
+    assert next(d for d in verdict.directions if d.direction == "read").bottleneck == "pool"
+    assert "the pool, ceiling 185.6 MB/s at 4 thread(s), the best of the thread sweep" in verdict.summary
+    assert {"pool-needs-threads", "pool-member-dragging"} <= {a.rule for a in verdict.advice}
+
+
+def test_the_markdown_report_shows_the_sweep_and_the_thread_count_the_verdict_used():
+    from markdown_it import MarkdownIt
+
+    from tengig.results.markdown import _pool_section
+
+    pool = scaled_pool()
+    pool.scaling.dragging = "sdc: 41.0 ms average wait, the others 6.0 ms"
+    text = "\n".join(_pool_section(pool.model_dump(mode="json")))
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert ("<td>read</td>\n<td>100.0 MB/s</td>\n<td>180.0 MB/s</td>\n<td>185.6 MB/s</td>\n"
+            "<td>4 threads: +3.1% over 2: stopped</td>\n<td>4</td>") in html
+    assert "<td>sdc</td>\n<td>41.0 ms</td>\n<td>-</td>" in html
+    assert "Stands out: sdc: 41.0 ms average wait, the others 6.0 ms." in html

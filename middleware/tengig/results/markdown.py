@@ -162,7 +162,30 @@ def _pool_section(pool: Mapping[str, Any]) -> list[str]:
     rows = [[ph["test"], ph["direction"], mb(_median(ph["bytes_per_s"])), f"{_median(ph['iops']) or 0:.0f}",
              _runs(ph["bytes_per_s"]), "-" if ph.get("arc_hit_ratio") is None else f"{100 * ph['arc_hit_ratio']:.1f}%"]
             for ph in pool.get("phases") or []]
-    return out + table(["fio test", "direction", "median", "IOPS", "runs", "ARC hits"], rows) + [""]
+    out += table(["fio test", "direction", "median", "IOPS", "runs", "ARC hits"], rows) + [""]
+    return out + (_scaling_section(pool["scaling"]) if pool.get("scaling") else [])
+
+
+def _scaling_section(scaling: Mapping[str, Any]) -> list[str]:
+    """The thread sweep: MB/s per thread count and direction, where it stopped and the thread count the verdict
+    used; each disk's wait and busy time, the one that stands out, and each disk read alone when asked."""
+    sweeps = scaling.get("sweeps") or []
+    counts = sorted({s["threads"] for sweep in sweeps for s in sweep["steps"]})
+    out = [f"### Threads ({md(scaling.get('test', 'SEQ1M Q8'))} each, up to the NAS's {scaling['cores']} cores)", ""]
+    out += table(["direction", *(f"{n} thread{'s' * (n > 1)}" for n in counts), "stopped", "the verdict uses"],
+                 [[sweep["direction"], *(mb(next((s["bytes_per_s"] for s in sweep["steps"] if s["threads"] == n), None))
+                                         for n in counts), sweep["stopped"], sweep["best_threads"]]
+                  for sweep in sweeps]) + [""]
+    members = scaling.get("members") or []
+    if members:
+        out += table(["disk", "average wait", "busy"],
+                     [[m["name"], "-" if m.get("wait_ms") is None else f"{m['wait_ms']:.1f} ms",
+                       "-" if m.get("busy_percent") is None else f"{m['busy_percent']:.0f}%"] for m in members]) + [""]
+    if scaling.get("dragging"):
+        out += [f"Stands out: {md(scaling['dragging'])}.", ""]
+    for r in scaling.get("member_reads") or []:
+        out += [f"{md(r['device'])} read alone: {mb(r['bytes_per_s'])} ({r['bytes'] // MiB} MiB).", ""]
+    return out
 
 
 def environment_section(env: Environment | None) -> list[str]:

@@ -30,7 +30,7 @@ import os
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -127,6 +127,22 @@ class PoolBenchResult(BaseModel):
                                    provenance="measured", label=f"pool {self.pool} fio {p.test} {direction}",
                                    runs=p.bytes_per_s.values))
         return out
+
+
+def pool_facts(pool: PoolBenchResult | None) -> dict[str, Any]:
+    """What the thread sweep found, as the advice rules (verdict.models.Facts) read it: for each client's
+    verdict and the aggregate one alike, since the pool serves them all (no sweep: nothing known)."""
+    scaling = pool.scaling if pool else None
+    if scaling is None:
+        return {}
+    one = {s.direction: s.steps[0].bytes_per_s for s in scaling.sweeps if s.steps and s.steps[0].threads == 1}
+    return {
+        "pool_member_wait_ms": {m.name: m.wait_ms for m in scaling.members if m.wait_ms is not None},
+        "pool_member_busy_percent": {m.name: m.busy_percent for m in scaling.members if m.busy_percent is not None},
+        "pool_one_thread_bps": one,
+        "pool_best_thread_bps": {s.direction: s.best_bytes_per_s for s in scaling.sweeps},
+        "pool_best_threads": {s.direction: s.best_threads for s in scaling.sweeps},
+    }
 
 
 def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolPreset, ioengine: str) -> list[str]:

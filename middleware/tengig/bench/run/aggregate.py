@@ -3,9 +3,10 @@
 Its chain is the NAS's side of the path, summed: the pool (it serves everyone), the NAS's ports the
 clients reached (each port's TCP goodput once, however many clients share it), each client's own
 network summed (measured one client at a time, so estimated as a sum), and SMB measured with every
-client copying at the same time. Facts of single links (negotiated speed, one-stream goodput, smbd's
-share of a core) are left out: they describe one client, not the sum, and no rule may fire on them. The NAS's
-ports are a fact of the sum: the advice says how many more, or how much faster, would carry the target."""
+client copying at the same time. The pool's facts belong to the sum as to each client (its thread sweep: the
+thread count the verdict used, the pool-needs-threads and pool-member-dragging advice). Facts of single links
+(negotiated speed, one-stream goodput, smbd's share of a core) are left out: they describe one client, not the
+sum, and no rule may fire on them. The NAS's ports are a fact of the sum: the advice says how many more, or how much faster, would carry the target."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from ...verdict.ceilings import tcp_goodput_bps
 from ...verdict.advice import DIRECTIONS
 from ...verdict.judge import judge
 from ...verdict.models import Ceiling, Facts, Target, Verdict
+from ..phases.pool import PoolBenchResult, pool_facts
 from ..phases.smb_results import SmbConcurrentResult
 
 
@@ -54,7 +56,10 @@ def aggregate_ceilings(pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
     return out
 
 
-def judge_aggregate(target: Target, pool_ceilings: Sequence[Ceiling], clients: Sequence[Any],
+def judge_aggregate(target: Target, pool: PoolBenchResult | None, clients: Sequence[Any],
                     concurrent: SmbConcurrentResult, mtus: dict[str, int]) -> Verdict:
+    """The verdict of ``clients`` (ClientReports) served at once: the pool's ceilings and its sweep's facts,
+    the NAS's ports, the clients' networks summed and SMB measured together."""
     ports = sorted(rate for rate, _ in nas_ports(clients).values())
-    return judge(target, aggregate_ceilings(pool_ceilings, clients, concurrent), Facts(mtus=mtus, nas_ports_bps=ports))
+    ceilings = aggregate_ceilings(pool.ceilings() if pool else [], clients, concurrent)
+    return judge(target, ceilings, Facts(mtus=mtus, nas_ports_bps=ports, **pool_facts(pool)))

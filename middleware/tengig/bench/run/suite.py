@@ -22,7 +22,7 @@ from ..phases.nas_port import NasPort
 from ..phases.nas_share import TRUENAS_SMB_CONFIG
 from ..phases.network import LinkUnderTest, NetMeasurement
 from ..join.own_disk import OwnDisk, own_disk_target
-from ..phases.pool import PoolBenchRequest, PoolBenchResult, run_pool_bench
+from ..phases.pool import PoolBenchRequest, PoolBenchResult, pool_facts, run_pool_bench
 from ..phases.pool_presets import PresetName
 from ..phases.scaling import MEMBER_READ_MAX, ScalingMode
 from ...backends.scratch import ScratchStorage
@@ -56,7 +56,7 @@ class BenchRunRequest(BaseModel):
                        "includes smallfiles in the full preset).")
     target: str = Field(DEFAULT_TARGET, description="Target disk to beat (see tengig.targets.query).")
     clients: list[str] = Field(default_factory=list, description="Client hosts (default: the system's first client).")
-    preset: PresetName = Field("quick", description="quick (about a minute on the lab) or full.")
+    preset: PresetName = Field("quick", description="quick (about a minute on the lab) or full (under 5 minutes on the lab with one desktop at 1 Gb/s).")
     repeats: int | None = Field(None, ge=1, le=20, description="Runs per test (default: the preset's).")
     streams: int = Field(4, ge=1, le=64, description="iperf3 parallel streams for the N-stream test.")
     net_seconds: int | None = Field(None, ge=1, le=600, description="iperf3 measured seconds per test.")
@@ -183,7 +183,7 @@ def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: 
     aggregate = None
     if concurrent:
         every = {name: mtu for path in mtus.values() for name, mtu in path.items()}
-        aggregate = judge_aggregate(target, pool.ceilings() if pool else [], reports, concurrent, every)
+        aggregate = judge_aggregate(target, pool, reports, concurrent, every)
     ctx.report(100, "verdict")
     written = [p.bytes_written for p in (pool, *(r.smb for r in reports), *(r.small_files for r in reports),
                                          concurrent)
@@ -209,21 +209,6 @@ def judge_client(target: Target, pool: PoolBenchResult | None, report: ClientRep
     report.verdict = judge(target, ceilings, facts)
     if report.own_disk is not None:
         report.own_disk_verdict = judge(own_disk_target(report.client, report.own_disk), ceilings, facts)
-
-
-def pool_facts(pool: PoolBenchResult | None) -> dict[str, Any]:
-    """What the thread sweep found, as the advice rules read it (no sweep: nothing known)."""
-    scaling = pool.scaling if pool else None
-    if scaling is None:
-        return {}
-    one = {s.direction: s.steps[0].bytes_per_s for s in scaling.sweeps if s.steps and s.steps[0].threads == 1}
-    return {
-        "pool_member_wait_ms": {m.name: m.wait_ms for m in scaling.members if m.wait_ms is not None},
-        "pool_member_busy_percent": {m.name: m.busy_percent for m in scaling.members if m.busy_percent is not None},
-        "pool_one_thread_bps": one,
-        "pool_best_thread_bps": {s.direction: s.best_bytes_per_s for s in scaling.sweeps},
-        "pool_best_threads": {s.direction: s.best_threads for s in scaling.sweeps},
-    }
 
 
 def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:

@@ -64,7 +64,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
                 report.network, report.network_skipped = measure_joined_link(
                     part, session, client, system.nas, report.nas_port, streams=req.streams,
                     seconds=req.net_seconds or NET_SECONDS[req.preset], omit=NET_OMIT[req.preset],
-                    skip_when_line_full=req.preset == "quick")
+                    skip_when_line_full=True)
             else:
                 known = known_ceilings(pool, report)
                 one_stream = max((m.goodput_bps for m in report.network if m.streams == 1), default=None)
