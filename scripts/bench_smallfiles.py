@@ -7,6 +7,8 @@ desk-nas=1g, desk's 2,000 files of 4 KiB (the full preset's first size), in alte
   stdbuf and without tengig, in a scratch dataset of the same share made by the phase's own code (with
   primarycache=metadata: the reads come from the pool, not the ARC, as the phase's do), each batch timed from
   outside, less the same smbclient's connection alone (`cd DIR`, the median of 3, timed the same way).
+Both wait for the NAS's pool to write the files out after the write batch (the phase does: settle_writes), so
+the stat and read batches read files at rest, not beside the write-back of the write.
   docs/lab.md §12 has what it measured.
 Prints each round's files/s and the median ratio tengig/raw per operation; exits 1 when the write's or the
 read's median ratio is outside 0.95-1.05 (the goal: within 5%).
@@ -66,6 +68,8 @@ def raw_round(lab: Lab, small: SmallSet) -> dict[str, float]:
             script = smbclient_commands(op, directory, small).replace("pwd; ", "").replace("; pwd", "")
             connect = statistics.median(_wall(lab, f"cd {directory.rsplit(chr(92), 1)[0]}") for _ in range(3))
             rates[op] = small.count / (_wall(lab, script) - connect)
+            if op == "write":  # as the phase does: the reads read files at rest
+                zfs.settle_writes(scratch.dataset.split("/")[0])
         return rates
     finally:
         close_share_scratch(zfs, scratch)

@@ -206,6 +206,7 @@ export interface SmallSizeResult {
   nas_files: number
   nas_bytes: number
   nas_files_left: number
+  write_back?: string | null
   own_disk?: SmallOpResult[] | null
 }
 

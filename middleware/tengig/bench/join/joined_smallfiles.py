@@ -91,7 +91,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
                 raise ToolOutputError(f"{client.name} could not make its small files' directory in the share "
                                       f"(exit {made.exit_code}): {output[-300:]}")
             ops: list[SmallOpResult] = []
-            found = (0, 0)
+            found, write_back = (0, 0), None
             for i, op in enumerate(SMALL_OPS):
                 part.report(10 + 20 * i, f"small files {op}: {count} x {format_size(size)} {client.name}")
                 probe = SessionProbe(ctx, nas, share, client.peer_address) if op == "write" and not n else None
@@ -114,6 +114,9 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
                             f"{found[0]} file(s), {format_size(found[1])} in {where}: not what was asked (the run "
                             "is not trusted)")
                     written += count * size
+                    part.report(25, f"small files: waiting for {nas}'s pool to write them out")
+                    write_back = (storage.settle_writes(scratch.dataset.split("/")[0]) if scratch.dataset
+                                  else "not waited: the share's directory is not a ZFS dataset tengig found")
                 if op == "read" and timing.bytes_read is not None and timing.bytes_read != count * size:
                     raise ToolOutputError(f"{client.name} read {timing.bytes_read} bytes of small files, the NAS "
                                           f"holds {count * size}")
@@ -126,7 +129,8 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
             if client.info.disk:
                 own, note = _own_disk(ctx, session, client, params, count, size, timeout)
             out.append(SmallSizeResult(size=size, count=count, engine=_engine(sub.argv), ops=ops,
-                                       nas_files=found[0], nas_bytes=found[1], nas_files_left=left, own_disk=own))
+                                       nas_files=found[0], nas_bytes=found[1], nas_files_left=left, write_back=write_back,
+                                       own_disk=own))
     finally:
         close_share_scratch(storage, scratch)
     ctx.report(100, f"small files {client.name} done")

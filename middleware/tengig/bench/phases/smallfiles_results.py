@@ -69,6 +69,10 @@ class SmallSizeResult(BaseModel):
     nas_files: int = Field(description="Files of the run the NAS found in the share after the write.")
     nas_bytes: int = Field(description="Their bytes, as the NAS's own file system says.")
     nas_files_left: int = Field(description="Files the NAS found after the delete (0: all removed).")
+    write_back: str | None = Field(None, description="How the NAS waited for its pool to write the files out "
+                                   "before they were stat'ed and read (zpool sync, or zpool iostat until no writes "
+                                   "are left), or why it did not: the reads then read files at rest, not beside "
+                                   "the write's write-back.")
     own_disk: list[SmallOpResult] | None = Field(None, description="The same files on the desktop's own disk "
                                                  "(--disk), tengig's own timer.")
 
