@@ -4,7 +4,10 @@ lab is the one place tengig can drive both ends of a LAGG test today; on a user'
 desktop that measures and sends its numbers (tengig.lagg.analyse)."""
 from __future__ import annotations
 
+from ..bench.context import BenchContext
 from ..bench.phases.network import LinkUnderTest
+from ..lagg.joined import ip_link_bytes
+from ..lagg.verify import PortBytes
 from .hosts import LabHosts, lab_link
 from .lab import Lab
 
@@ -21,3 +24,7 @@ class LabLaggSystem:
 
     def link(self, client: str) -> LinkUnderTest:
         return lab_link(self.lab, client, self.nas)
+
+    def port_bytes(self, ctx: BenchContext, host: str) -> PortBytes:
+        """The lab's nas is Linux: `ip -s -j link`."""
+        return ip_link_bytes(ctx, host)

@@ -19,7 +19,7 @@ from ..bench.phases.network import LinkUnderTest, measure
 from ..errors import ValidationError
 from .joined import PortCounters, check_members
 from .models import LaggPlan
-from .verify import CounterWindow, FlowResult, LaggVerdict, VerifyRequest, analyse, counter_window
+from .verify import CounterWindow, FlowResult, LaggVerdict, PortBytes, VerifyRequest, analyse, counter_window
 
 
 def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, port_bytes: PortCounters, client: str,
@@ -54,9 +54,12 @@ class MeasuringSystem(Protocol):
     nas: str
     default_clients: list[str]
     hosts: Hosts
-    os: HostOs
 
     def link(self, client: str) -> LinkUnderTest: ...
+
+    def port_bytes(self, ctx: BenchContext, host: str) -> PortBytes:
+        """The NAS's port counters, read its OS's way (HostOs.port_bytes)."""
+        ...
 
 
 class LaggVerification(BaseModel):
@@ -94,7 +97,7 @@ def choose_endpoints(system: MeasuringSystem, plan: LaggPlan, *, client: str | N
 def verify_on(system: MeasuringSystem, plan: LaggPlan, ctx: BenchContext, endpoints: Endpoints, *,
               seconds: int, omit: int) -> LaggVerification:
     """measure_lagg between a client of `system` and its NAS, and the analysis."""
-    measurements, verdict = measure_lagg(ctx, plan, nas=system.nas, port_bytes=system.os.port_bytes, client=endpoints.client,
+    measurements, verdict = measure_lagg(ctx, plan, nas=system.nas, port_bytes=system.port_bytes, client=endpoints.client,
                                          lagg_address=endpoints.lagg_address, client_address=endpoints.client_address,
                                          seconds=seconds, omit=omit)
     return LaggVerification(client=endpoints.client, nas=system.nas, lagg_address=endpoints.lagg_address,
