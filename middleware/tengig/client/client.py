@@ -21,6 +21,7 @@ separate thread, in the order events arrived, so they may call the client themse
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import itertools
 import json
@@ -42,6 +43,7 @@ UNIX_PREFIX = "ws+unix://"
 DEFAULT_URI = f"{UNIX_PREFIX}/run/tengig/tengig.sock"
 CALL_TIMEOUT = 60.0
 FINAL_JOB_STATES = ("SUCCESS", "FAILED", "ABORTED")
+CALLBACK_THREAD = "tengig-client-callback"
 FINISHED_KEPT = 1000  # final job states remembered for a waiter that has not arrived yet (legacy jobs)
 
 JobCallback = Callable[[dict[str, Any]], Any]
@@ -67,7 +69,7 @@ class Client:
         self._finished_jobs: dict[Any, dict[str, Any]] = {}
         self._event_callbacks: dict[str, list[tuple[str, EventCallback]]] = {}
         self._jobs_subscription: str | None = None
-        self._callbacks = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tengig-client-callback")
+        self._callbacks = ThreadPoolExecutor(max_workers=1, thread_name_prefix=CALLBACK_THREAD)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="tengig-client", daemon=True)
         self._thread.start()
@@ -109,7 +111,20 @@ class Client:
         """Call ``method`` with positional ``params``. ``job=True``: wait for the job's end (no time
         limit unless ``timeout``), calling ``callback(job_dict)`` on every event of it."""
         limit = timeout if timeout is not None else (None if job else self.call_timeout)
-        return self._run(self._call(method, list(params), job, callback), timeout=limit)
+        try:
+            return self._run(self._call(method, list(params), job, callback), timeout=limit)
+        finally:
+            if job and callback is not None:
+                self._callbacks_delivered()
+
+    def _callbacks_delivered(self) -> None:
+        """Wait until every callback queued so far has run (the worker takes them in order), so a job's
+        events reach its caller's callback before the call returns or raises. Not from a callback itself:
+        it would wait for its own end."""
+        if threading.current_thread().name.startswith(CALLBACK_THREAD):
+            return
+        with contextlib.suppress(RuntimeError):  # the client is closing: no worker left to wait for
+            self._callbacks.submit(lambda: None).result(timeout=self.call_timeout)
 
     def subscribe(self, name: str, callback: EventCallback) -> str:
         """``callback(msg_type, **params)`` for every ``collection_update`` of ``name`` ('*': all);
