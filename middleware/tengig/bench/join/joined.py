@@ -17,7 +17,7 @@ from ...backends.scratch import ScratchStorage
 from ...errors import ToolOutputError
 from ...results.models import RawOutput
 from ...units import MiB, format_size
-from ..phases.arc import ArcDelta, arc_or_why_not, arc_unknown, delta
+from ..phases.arc import ArcDelta, arc_for_run, delta
 from ..context import BenchContext
 from ..parse.copy_parse import exit_ok, parse_copy
 from ..parse.iperf3_parse import Iperf3Result, parse_iperf3_json
@@ -140,8 +140,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-{client.name}")
     try:
         policy = scratch.policy
-        arc, no_arc = arc_or_why_not(host_os, ctx, nas)
-        arc_unknowns = [] if arc is not None else [arc_unknown(policy, no_arc or "")]
+        arc, arc_unknowns = arc_for_run(host_os, ctx, nas, policy)
         size = file_size(policy, arc.c_max if arc else 0, smb_copy_size(preset_, goodput_bps), requested,
                          field="smb_file")
         remote = scratch.remote_dir(client.name)

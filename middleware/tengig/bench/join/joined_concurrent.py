@@ -20,7 +20,7 @@ from typing import Literal
 from ...backends.scratch import ScratchStorage
 from ...errors import ToolOutputError
 from ...units import MiB, format_size
-from ..phases.arc import ArcDelta, arc_or_why_not, arc_unknown, delta
+from ..phases.arc import ArcDelta, arc_for_run, delta
 from ..context import BenchContext
 from .asking import record
 from .joined import SMB_MIN_WIRE_RATIO, checked, parsed_copy
@@ -46,8 +46,7 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
     scratch = open_share_scratch(ctx, storage, nas, share, f"{int(time.time())}-{session.id}-all")
     try:
         policy = scratch.policy
-        arc, no_arc = arc_or_why_not(host_os, ctx, nas)
-        unknowns = [] if arc is not None else [arc_unknown(policy, no_arc or "")]
+        arc, unknowns = arc_for_run(host_os, ctx, nas, policy)
         size = file_size(policy, arc.c_max if arc else 0, PRESETS[preset].smb_file, requested,
                          field="smb_file")
         remotes = {c.name: scratch.remote_dir(c.name) for c in clients}

@@ -72,13 +72,15 @@ def read_arc(ctx: BenchContext, host: str) -> ArcSample:
     )
 
 
-def arc_or_why_not(host_os: "HostOs", ctx: BenchContext, host: str) -> tuple[ArcSample | None, str | None]:
-    """The NAS's ARC counters, or None and why they could not be read (TrueNAS's app in a container that
-    does not show the host's kstat): the caller measures without them only where it can, and names them."""
+def arc_for_run(host_os: "HostOs", ctx: BenchContext, host: str,
+                policy: CachePolicy) -> tuple[ArcSample | None, list[str]]:
+    """The NAS's ARC counters and what the run's result names as unknown: (the counters, []), or (None, the
+    ARC as an unknown with why: arc_unknown) where they cannot be read (TrueNAS's app in a container that does
+    not show the host's kstat); the caller then measures without them."""
     try:
-        return host_os.read_arc(ctx, host), None
+        return host_os.read_arc(ctx, host), []
     except ToolOutputError as exc:
-        return None, exc.message
+        return None, [arc_unknown(policy, exc.message)]
 
 
 def arc_unknown(policy: CachePolicy, why: str) -> str:

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...errors import BenchRefused, TengigError, ToolOutputError
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling
-from .arc import ArcDelta, arc_or_why_not, arc_unknown, delta
+from .arc import ArcDelta, arc_for_run, delta
 from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, file_size, keep_arc_out, reading
 from ..context import BenchContext
 from ..parse.fio_parse import parse_fio_json, require_io
@@ -250,13 +250,12 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
     swept = storage.find_scratch(req.pool)
     for name in swept:
         storage.destroy(name)
-    arc, no_arc = arc_or_why_not(host_os, ctx, host)
-    nas = _Nas(host, host_os, req.ioengine or host_os.fio_ioengine, count_arc=arc is not None)
     space = storage.space(req.pool)
     info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
     try:
         policy = keep_arc_out(storage, info.name)
-        unknowns = [] if arc is not None else [arc_unknown(policy, no_arc or "")]
+        arc, unknowns = arc_for_run(host_os, ctx, host, policy)
+        nas = _Nas(host, host_os, req.ioengine or host_os.fio_ioengine, count_arc=arc is not None)
         size = file_size(policy, arc.c_max if arc else 0, default_size or preset.working_set, req.working_set,
                          field="working_set")
         random_tests = any(not t.sequential for t in preset.tests)
