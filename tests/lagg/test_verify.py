@@ -85,8 +85,8 @@ def _snapshot(values: dict[str, tuple[int, int]]) -> str:
 
 
 def test_counter_window_deltas_and_refusals():
-    before = _snapshot({"ix0": (100, 1_000), "ix2": (50, 2_000), "igb0": (5, 5)})
-    after = _snapshot({"ix0": (300, 9_000), "ix2": (60, 2_500), "igb0": (9, 9)})
+    before = parse_ip_link_stats(_snapshot({"ix0": (100, 1_000), "ix2": (50, 2_000), "igb0": (5, 5)}))
+    after = parse_ip_link_stats(_snapshot({"ix0": (300, 9_000), "ix2": (60, 2_500), "igb0": (9, 9)}))
     window = counter_window(before, after, ["ix0", "ix2"], direction="read", flows=5)
     assert [(m.name, m.rx_bytes, m.tx_bytes) for m in window.members] == [("ix0", 200, 8_000), ("ix2", 10, 500)]
     with pytest.raises(ToolOutputError, match="went backwards"):

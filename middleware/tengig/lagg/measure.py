@@ -12,14 +12,13 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from ..backends.host_os import HostOs
 from ..bench.context import BenchContext
 from ..bench.hosts import Hosts
 from ..bench.phases.network import LinkUnderTest, measure
 from ..errors import ValidationError
-from .joined import PortCounters, check_members
+from .joined import PortCounters, check_members, members_window
 from .models import LaggPlan
-from .verify import CounterWindow, FlowResult, LaggVerdict, PortBytes, VerifyRequest, analyse, counter_window
+from .verify import CounterWindow, FlowResult, LaggVerdict, PortBytes, VerifyRequest, analyse
 
 
 def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, port_bytes: PortCounters, client: str,
@@ -36,11 +35,9 @@ def measure_lagg(ctx: BenchContext, plan: LaggPlan, *, nas: str, port_bytes: Por
     for i, (direction, flows) in enumerate(tests):
         ctx.check_cancel()
         ctx.report(100 * i / len(tests), f"{plan.name}: iperf3 {direction}, {flows} flow(s)")
-        before = port_bytes(ctx, nas)
-        m = measure(ctx, link, direction=direction, streams=flows, seconds=seconds, omit=omit)
-        after = port_bytes(ctx, nas)
+        with members_window(ctx, port_bytes, nas, members, direction, flows, windows):
+            m = measure(ctx, link, direction=direction, streams=flows, seconds=seconds, omit=omit)
         results.append(FlowResult(direction=direction, flows=flows, bps=m.goodput_bps))
-        windows.append(counter_window(before, after, members, direction=direction, flows=flows))
         ctx.sample(phase=f"lagg {direction} {flows} flow(s)", bytes_per_s=m.goodput_bps / 8)
     request = VerifyRequest(results=results, counters=windows)
     verdict = analyse(plan, request)

@@ -106,12 +106,10 @@ def parse_ip_link_stats(text: str) -> dict[str, tuple[int, int]]:
 PortBytes = dict[str, tuple[int, int]]  # {port: (bytes received, bytes sent)}, as HostOs.port_bytes reads them
 
 
-def counter_window(before: str | PortBytes, after: str | PortBytes, members: Sequence[str], *, direction: Direction,
+def counter_window(first: PortBytes, second: PortBytes, members: Sequence[str], *, direction: Direction,
                    flows: int) -> CounterWindow:
-    """Two snapshots of the ports' byte counters around one test (`ip -s -j link` output, or {port: (rx, tx)}
-    as the NAS's OS reads them) -> each member's byte deltas."""
-    first = parse_ip_link_stats(before) if isinstance(before, str) else before
-    second = parse_ip_link_stats(after) if isinstance(after, str) else after
+    """Two snapshots of the ports' byte counters around one test, as the NAS's OS reads them
+    (HostOs.port_bytes) -> each member's byte deltas."""
     rows = []
     for name in members:
         if name not in first or name not in second:
