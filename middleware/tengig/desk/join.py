@@ -237,11 +237,11 @@ class Joiner:
             return self._peer.served(served_port(params))
         attached = attached_subnets(self.runner)
         if op == "listen":
-            argv, lifetime = listen_argv(params, attached)
-            self.say(f"peer: iperf3 server on {argv[5]} port {argv[7]} for another desktop's test")
-            return self._peer.listen(argv, int(argv[7]), lifetime)
+            argv, lifetime = listen_argv(params, attached)  # params checked: bind and port are what it listens on
+            self.say(f"peer: iperf3 server on {params['bind']} port {params['port']} for another desktop's test")
+            return self._peer.listen(argv, params["port"], lifetime)
         argv = connect_argv(params, attached)
-        self.say(f"peer: iperf3 {'read' if '-R' in argv else 'write'} towards {argv[2]}")
+        self.say(f"peer: iperf3 {'read' if '-R' in argv else 'write'} towards {params['server']}")
         return connect(lambda a: self._tool(a, timeout=params["seconds"] + params["omit"] + 30,
                                             compact=compact_iperf3), argv)
 

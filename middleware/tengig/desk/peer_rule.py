@@ -130,7 +130,6 @@ def listen_argv(params: dict[str, Any], attached: list[Subnet]) -> tuple[list[st
             n["seconds"] + n["omit"] + LISTEN_SLACK_S)
 
 
-
 def connect_argv(params: dict[str, Any], attached: list[Subnet]) -> list[str]:
     """iperf3's client argv of a ``connect``, validated: ``server`` on an attached subnet."""
     address = _on_own_cable(params, "server", attached)
