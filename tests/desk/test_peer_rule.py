@@ -134,3 +134,20 @@ def test_a_refused_connection_is_tried_again_a_bounded_number_of_times(monkeypat
     calls.clear()
     other = {"exit_code": 1, "stdout": '{"error": "unable to connect to server: No route to host"}'}
     assert connect(lambda a: calls.append(a) or other, ["iperf3"]) == other and len(calls) == 1
+
+
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 is not installed")
+def test_a_refusal_iperf3_reports_with_exit_code_0_is_tried_again(monkeypatch):
+    """Debian's iperf3 3.12 with -J exits 0 when the server refuses the connection (the error is a key of
+    its JSON): the retry reads its words, so a server that starts a moment late is still reached."""
+    import tengig.desk.peer_server as peer_server
+    monkeypatch.setattr(peer_server, "CONNECT_TRIES", 3)
+    monkeypatch.setattr(peer_server, "CONNECT_PAUSE_S", 0)
+    runner = Runner()
+    with socket.socket() as free:  # bound, never listening: the kernel refuses connections to it
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+        calls = []
+        result = connect(lambda a: calls.append(a) or _run(runner, a),
+                         ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "1", "-J"])
+    assert len(calls) == 3 and peer_server.REFUSED in result["stdout"], result
