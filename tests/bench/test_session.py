@@ -134,7 +134,7 @@ def test_a_desktop_that_leaves_while_others_are_awaited_is_announced_as_gone():
     desk = session.join(INFO, peer="a", local="b")
     threading.Timer(0.1, session.gone, (desk, "its connection closed")).start()
     with pytest.raises(ClientGone):
-        session.wait_joined(threading.Event(), on_change=lambda clients: seen.append([c.gone for c in clients]))
+        session.wait_joined(threading.Event(), on_change=lambda clients, left: seen.append([c.gone for c in clients]))
     assert seen == [[None], ["its connection closed"]]
 
 
@@ -309,3 +309,16 @@ def test_a_desktops_numbers_must_be_finite_and_in_range():
             Submission(**{"instruction": 1, "exit_code": 0, field: bad})
     with pytest.raises(Exception, match="speed_bps"):
         JoinInfo(hostname="desk", os="linux", speed_bps=10**400)
+
+
+def test_a_run_waiting_for_its_desktops_says_so_again_with_the_time_left(monkeypatch):
+    """middlewared sends a job event only when its progress changes, and its own client (midclt call -j)
+    drops the events that come before it knows the job's id: a run that said its join command once, at
+    once, and then waited silently left that watcher without the token (CI: 120 s of nothing)."""
+    import tengig.bench.join.session as session_module
+    monkeypatch.setattr(session_module, "REANNOUNCE_S", 0.05)
+    _, session, _ = _session(expected=1, join_timeout=0.4)
+    said = []
+    with pytest.raises(ClientGone):
+        session.wait_joined(threading.Event(), on_change=lambda clients, left: said.append(left))
+    assert len(said) >= 3 and said == sorted(said, reverse=True) and said[0] <= 0.4, said

@@ -11,13 +11,16 @@ from ..context import BenchContext
 from .session import SESSIONS, BenchSession, JoinedClient
 
 
-def announce(ctx: BenchContext, session: BenchSession, token: str) -> Callable[[list[JoinedClient]], None]:
-    def show(clients: list[JoinedClient]) -> None:
+def announce(ctx: BenchContext, session: BenchSession, token: str
+             ) -> Callable[[list[JoinedClient], float], None]:
+    """What a run waiting for its desktops says: the join command, who joined, and the seconds left (said
+    again every few seconds, so whoever watches the job from any moment on sees the command)."""
+    def show(clients: list[JoinedClient], left_s: float) -> None:
         ctx.sample(phase="waiting for clients", session={
             "id": session.id, "token": token, "expected": session.expected,
             "joined": [c.describe() for c in clients]})
         ctx.report(0, f"waiting for {session.expected - len(clients)} of {session.expected} client(s) to join "
-                   f"(tengig client join URL --token {token})")
+                   f"(tengig client join URL --token {token}); {left_s:.0f} s left")
     return show
 
 

@@ -41,6 +41,7 @@ from ...errors import Aborted, TengigError, ValidationError
 from ...names import DESKTOP_IFNAME_RE
 from ..answer_limit import MAX_OUTPUT_BYTES
 
+REANNOUNCE_S = 10.0  # how often a run waiting for its desktops says so again, with the time left
 ENDED_KEPT_SECONDS = 3600
 # MAX_OUTPUT_BYTES: what one tool's answer may hold (stdout, stderr and argv, UTF-8). tengig's client and the
 # Windows kit send at most 48 KiB per tool (iperf3 -J of 64 streams without its per-second intervals: ~100 KB),
@@ -267,25 +268,30 @@ class BenchSession:
     # -- the NAS's side (the run) ------------------------------------------------------------------
 
     def wait_joined(self, cancel: threading.Event, on_change=None) -> list[JoinedClient]:
+        """The clients, once ``expected`` joined. ``on_change(clients, left_s)`` hears each join or leave, and
+        the time left every REANNOUNCE_S: a job's watcher that subscribed after the first word still hears
+        the join command (middlewared sends a job event only when its progress changes; its own client
+        drops the events that arrive before it has the job's id)."""
         deadline = time.monotonic() + self.join_timeout
         seen = None
+        said_at = 0.0
         with self._cond:
             while len(self.clients) < self.expected:
                 now = (len(self.clients), sum(c.gone is not None for c in self.clients))  # a leaver is news too
-                if now != seen:
-                    seen = now
-                    if on_change:
-                        on_change(list(self.clients))
                 left = deadline - time.monotonic()
+                if now != seen or time.monotonic() - said_at >= REANNOUNCE_S:
+                    seen, said_at = now, time.monotonic()
+                    if on_change:
+                        on_change(list(self.clients), max(0.0, left))
                 if cancel.is_set():
                     raise Aborted("the benchmark was aborted while waiting for clients to join")
                 if left <= 0:
                     names = ", ".join(c.name for c in self.clients) or "none"
                     raise ClientGone(f"waited {self.join_timeout:g} s for {self.expected} client(s) to join; joined: "
                                      f"{names}. Run the join command on each desktop, or expect fewer (join)")
-                self._cond.wait(min(left, 0.5))
+                self._cond.wait(min(left, 0.5, REANNOUNCE_S))
             if on_change:
-                on_change(list(self.clients))
+                on_change(list(self.clients), max(0.0, deadline - time.monotonic()))
             return list(self.clients)
 
     def post(self, client: JoinedClient, kind: str, params: dict[str, Any]) -> int:
@@ -332,7 +338,7 @@ class BenchSession:
                     client.gone = f"no answer within {timeout:g} s"
                     raise ClientGone(f"{client.name} did not answer within {timeout:g} s (instruction {instruction}): "
                                      "it vanished or its tool hung")
-                self._cond.wait(min(left, 0.5))
+                self._cond.wait(min(left, 0.5, REANNOUNCE_S))
             taken = client.results.pop(instruction)  # the run's now: the session keeps no copy
             client.held -= _size(taken)
             return taken
