@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from ..bench.run.over_api import Live, Progress, run_over_api
-from ..bench.run.suite import BenchReport, BenchRunRequest
+from ..bench.run.suite import SHARE_KINDS, BenchReport, BenchRunRequest
 from ..errors import LabError, ValidationError
 from .lab import Lab
 from .nas_tengig import join_url, linked_desktops, nas_tengig, start_join
@@ -59,7 +59,7 @@ class LabNas:
         request = req.model_dump(exclude={"clients", "join", "share", "join_timeout"}, exclude_none=True)
         request.update(system="local", pool=self.pool, join=len(clients))
         request.setdefault("working_set", self.pool_working_set)
-        if clients and req.kind in ("smb", "all"):
+        if clients and req.kind in SHARE_KINDS:
             request["share"] = SHARE_NAME
         return request
 

@@ -12,7 +12,7 @@ from ...errors import Aborted, TengigError, ValidationError
 from ...verdict.models import Target
 from ...verdict.targets import find_target
 from ..context import BenchContext, Progress
-from .suite import BenchReport, BenchRunRequest, BenchSystem, judged_report, pool_step
+from .suite import SHARE_KINDS, BenchReport, BenchRunRequest, BenchSystem, judged_report, pool_step
 from .suite_joined import run_joined
 
 
@@ -26,7 +26,7 @@ def _check_clients(system: BenchSystem, req: BenchRunRequest) -> None:
         if not joins:
             raise ValidationError.one("join", f"desktops join a run on the NAS itself (`system: \"local\"`), not on "
                                       f"{system.name}")
-        if req.kind in ("smb", "smallfiles", "all") and not req.share:
+        if req.kind in SHARE_KINDS and not req.share:
             raise ValidationError.one("share", "name the SMB share joined clients copy to (`share: NAME`, a share of "
                                       "this NAS's Samba; a scratch directory in it is removed afterwards)")
     elif req.kind != "pool":  # a network or SMB run with nobody to measure from measures nothing

@@ -33,6 +33,7 @@ from ..phases.smb_results import SmbBenchResult, SmbConcurrentResult
 from .aggregate import judge_aggregate
 
 Kind = Literal["pool", "net", "smb", "smallfiles", "all"]
+SHARE_KINDS = ("smb", "smallfiles", "all")  # the kinds whose desktops copy through a share
 NET_SECONDS = {"quick": 3, "full": 10}
 NET_OMIT = {"quick": 1, "full": 2}
 

@@ -19,8 +19,8 @@ from ..join.joined_concurrent import measure_joined_concurrent_smb
 from ..join.joined_smallfiles import measure_joined_smallfiles
 from ..phases.nas_port import address_towards, carrier_downs, find_port, proxied
 from ..join.session import SESSIONS, JoinedClient
-from .suite import (NET_OMIT, NET_SECONDS, ClientReport, judged_report, known_ceilings, plan_steps, pool_step,
-                    small_files_plan)
+from .suite import (NET_OMIT, NET_SECONDS, SHARE_KINDS, ClientReport, judged_report, known_ceilings, plan_steps,
+                    pool_step, small_files_plan)
 
 
 
@@ -28,7 +28,7 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
     session, token = SESSIONS.create(req.join, join_timeout=req.join_timeout)
     ended = "failed"
     try:
-        share = system.share(ctx, req.share) if req.kind in ("smb", "smallfiles", "all") else None
+        share = system.share(ctx, req.share) if req.kind in SHARE_KINDS else None
         clients = session.wait_joined(ctx.cancel, on_change=announce(ctx, session, token))
         steps = plan_steps(req.kind, clients, concurrent=req.kind in ("smb", "all") and len(clients) > 1,
                            small=req.preset == "full")
