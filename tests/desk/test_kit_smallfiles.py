@@ -129,7 +129,15 @@ def test_nothing_is_left_behind_on_the_desktop_whatever_happens():
     assert "Assert-Room (2 * $small.size * $small.count) 'instruction.size' $Disk '-Disk'" in small
     disk = small[small.index("$folder = Join-Path $Disk"):]
     assert disk.index("[TengigKit.Guard]::AddWorkDir($folder)") < disk.index("Invoke-SmallBatches $SmallBatchOps $folder")
-    assert re.search(r"\} finally \{\n\s+Remove-Item -LiteralPath \$folder -Recurse -Force", disk)
+    assert re.search(r"\} finally \{\n\s+\$left = Remove-KitFolder \$folder", disk)
+    # what could not be removed from the user's own disk is said, and that batch fails with it (as
+    # desk/smallfiles.py's own_run says "could not remove N: ...")
+    assert re.search(r"if \(\$left -ne ''\) \{[^}]*Write-Say \$left[^}]*\$result\.exit_code = 1", disk)
+    assert "$result.stderr = (@($result.stderr, $left) | Where-Object { $_ }) -join '; '" in disk
+    remove = text(fns["Remove-KitFolder"])
+    assert "-ErrorAction SilentlyContinue -ErrorVariable failed" in remove
+    assert "if (-not (Test-Path -LiteralPath $folder)) { return '' }" in remove
+    assert 'return "could not remove ${folder}: $why"' in remove
     batches = text(fns["Invoke-SmallBatches"])
     # a delete removes the directory too (it must be empty: what the NAS counts is what was there)
     assert "if ($ops -contains 'delete') { [System.IO.Directory]::Delete($directory, $false) }" in batches
