@@ -52,10 +52,21 @@ def _wall(lab: Lab, commands: str) -> float:
     return seconds
 
 
-def raw_round(lab: Lab, small: SmallSet) -> dict[str, float]:
+def raw_round(lab: Lab, workdir: Path, size: int, count: int) -> dict[str, float]:
     """files/s of each raw batch, in a scratch dataset of the share made by the phase's own code
     (bench/phases/share_scratch.py: primarycache=metadata, so reads come from the pool as the phase's do; the
-    same directory under it)."""
+    same directory under it). The files on desk are made new each round, as desk makes them for each run
+    (SmallSet: fresh random files, an empty directory the reads land in), and removed after: reads that
+    overwrite the files an earlier round left on desk's disk ran up to 0.3 s faster per 2,000 files than
+    reads that create them, as the phase's do."""
+    small = SmallSet(workdir, size, count)
+    try:
+        return _raw_batches(lab, small)
+    finally:
+        small.remove()
+
+
+def _raw_batches(lab: Lab, small: SmallSet) -> dict[str, float]:
     ctx = BenchContext(LabHosts(lab))
     zfs = ZfsCli(ctx, "nas")
     share = NasShare(name=SHARE_NAME, path=lab.require_up().share_path, conf=None)
@@ -102,12 +113,11 @@ def main() -> int:
     ratios: dict[str, list[float]] = {op: [] for op in SMALL_OPS}
     try:
         with tempfile.TemporaryDirectory() as tmp, nas_api(lab, Path(tmp)) as (api, urls):
-            small = SmallSet(Path(tmp), args.size, args.count)
             for i in range(args.rounds):
                 rates: dict[str, dict[str, float]] = {}
                 order = ["raw", "tengig"] if i % 2 == 0 else ["tengig", "raw"]
                 for who in order:
-                    rates[who] = (raw_round(lab, small) if who == "raw"
+                    rates[who] = (raw_round(lab, Path(tmp), args.size, args.count) if who == "raw"
                                   else tengig_round(lab, api, urls["desk"], args.size, args.count))
                 for op in SMALL_OPS:
                     ratios[op].append(rates["tengig"][op] / rates["raw"][op])

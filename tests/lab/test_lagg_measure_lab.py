@@ -6,7 +6,7 @@ import pytest
 
 from tengig.bench.context import BenchContext
 from tengig.lab.hosts import LabHosts
-from tengig.lagg.joined import ip_link_bytes
+from tengig.backends.linux.link_stats import ip_link_bytes
 from tengig.lagg.measure import measure_lagg
 from tengig.lagg.models import LaggPlan
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..bench.context import BenchContext
 from ..bench.phases.network import LinkUnderTest
-from ..lagg.joined import ip_link_bytes
+from ..backends.linux.link_stats import ip_link_bytes
 from ..lagg.verify import PortBytes
 from .hosts import LabHosts, lab_link
 from .lab import Lab

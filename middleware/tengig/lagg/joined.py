@@ -1,7 +1,7 @@
 """Verify a LAGG on the NAS tengig runs on, with the desktops that join (bench/join/join_wait.py): each desktop
 runs iperf3 towards the NAS and back with 1 flow and N, alone; then all of them at once. The NAS serves
 each test itself, reads its LAGG's member byte counters around every test (its OS's way, HostOs.port_bytes:
-`ip -s -j link` on Linux, ip_link_bytes here; `netstat -i -b -n -W` on FreeBSD), and checks
+`ip -s -j link` on Linux, `netstat -i -b -n -W` on FreeBSD: tengig.backends), and checks
 each desktop's figure against its own iperf3 server and its own counters (bench/join/joined.py): a number the
 members did not carry fails the run. Then each test is read against the plan (verify.analyse): which
 member carried which desktop's flows, and each direction's figure against the planner's expectation
@@ -31,10 +31,9 @@ from ..results.models import RawOutput
 from ..units import format_size
 from .models import LaggPlan
 from .verify import (
-    CounterWindow, FlowResult, LaggVerdict, PortBytes, VerifyRequest, analyse, counter_window, parse_ip_link_stats,
+    CounterWindow, FlowResult, LaggVerdict, PortBytes, VerifyRequest, analyse, counter_window,
 )
 
-COUNTER_TIMEOUT = 10
 PortCounters = Callable[[BenchContext, str], PortBytes]  # (ctx, the NAS) -> its ports' counters: HostOs.port_bytes
 
 
@@ -65,12 +64,6 @@ class JoinedLaggVerification(BaseModel):
     desktops: list[DesktopLaggTests] = Field(description="Each desktop's tests alone, in join order.")
     together: TogetherTests | None = Field(description="All desktops at once (with two or more).")
     summary: str = Field(description="One line per test, bits/s figures with their units.")
-
-
-def ip_link_bytes(ctx: BenchContext, host: str) -> PortBytes:
-    """A Linux host's port counters, as `ip -s -j link` prints them (LinuxHost.port_bytes; the lab's VMs)."""
-    return parse_ip_link_stats(ctx.run(host, ["ip", "-s", "-j", "link", "show"], timeout=COUNTER_TIMEOUT,
-                                       record=False).stdout)
 
 
 def check_join_options(options) -> None:

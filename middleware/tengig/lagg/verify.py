@@ -8,13 +8,13 @@ reason when it falls short.
 """
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..backends.linux.link_stats import parse_ip_link_stats  # noqa: F401  (tengig.lagg exports it)
 from ..errors import ToolOutputError, ValidationError, parse_model
 from ..units import format_rate
 from .models import Direction, LaggPlan
@@ -84,23 +84,6 @@ class LaggVerdict(BaseModel):
     comparisons: list[Comparison] = Field(description="One per measured test, in request order.")
     balance: list[Balance] = Field(description="One per counter window, in request order.")
     summary: str = Field(description="One line per test.")
-
-
-def parse_ip_link_stats(text: str) -> dict[str, tuple[int, int]]:
-    """`ip -s -j link` output -> {ifname: (rx bytes, tx bytes)} (stats64)."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ToolOutputError(f"`ip -s -j link` printed no JSON ({exc})") from exc
-    out = {}
-    for link in doc if isinstance(doc, list) else []:
-        stats = link.get("stats64") or link.get("stats")
-        if not isinstance(stats, dict) or "ifname" not in link:
-            continue
-        out[link["ifname"]] = (int(stats["rx"]["bytes"]), int(stats["tx"]["bytes"]))
-    if not out:
-        raise ToolOutputError("`ip -s -j link` output has no interface with byte counters (was -s given?)")
-    return out
 
 
 PortBytes = dict[str, tuple[int, int]]  # {port: (bytes received, bytes sent)}, as HostOs.port_bytes reads them

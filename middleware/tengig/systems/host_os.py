@@ -63,9 +63,9 @@ class LinuxHost:
         return read_arc(ctx, host)
 
     def port_bytes(self, ctx: "Context", host: str) -> dict[str, tuple[int, int]]:
-        from ..lagg.joined import ip_link_bytes
+        from ..backends.linux.link_stats import ip_link_bytes
 
-        return ip_link_bytes(ctx, host)
+        return ip_link_bytes(ctx, host, timeout=COUNTER_TIMEOUT)
 
     def drop_caches(self, ctx: "Context", host: str) -> bool | None:
         """Write dirty pages, then drop the page cache (the ARC is handled by bench/phases/cache_policy.py)."""

@@ -15,10 +15,10 @@ import time
 from ...bench.context import BenchContext
 from ...bench.phases.network import LinkUnderTest, NetMeasurement, measure
 from ...errors import TengigError
-from ...lagg.joined import ip_link_bytes
+from ...backends.linux.link_stats import ip_link_bytes, parse_ip_link_stats
 from ...lagg.measure import measure_lagg
 from ...lagg.models import LaggPlan
-from ...lagg.verify import LaggVerdict, VerifyRequest, parse_ip_link_stats
+from ...lagg.verify import LaggVerdict, VerifyRequest
 from .machines import CABLES, VmLab, python_in_vm
 
 BOND = "bond1"

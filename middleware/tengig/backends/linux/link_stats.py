@@ -1,0 +1,37 @@
+"""Each port's byte counters on Linux: `ip -s -j link show` (iproute2's JSON, stats64), the counterpart of
+FreeBSD's netstat.py. LinuxHost.port_bytes reads the NAS's with it; the lab's LAGG system and VMs too."""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from ...errors import ToolOutputError
+
+if TYPE_CHECKING:
+    from ..host_os import Context
+
+IP_LINK_STATS_ARGV = ("ip", "-s", "-j", "link", "show")
+COUNTER_TIMEOUT = 10  # seconds: a counter read is quick
+
+
+def parse_ip_link_stats(text: str) -> dict[str, tuple[int, int]]:
+    """`ip -s -j link` output -> {ifname: (rx bytes, tx bytes)} (stats64)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolOutputError(f"`ip -s -j link` printed no JSON ({exc})") from exc
+    out = {}
+    for link in doc if isinstance(doc, list) else []:
+        stats = link.get("stats64") or link.get("stats")
+        if not isinstance(stats, dict) or "ifname" not in link:
+            continue
+        out[link["ifname"]] = (int(stats["rx"]["bytes"]), int(stats["tx"]["bytes"]))
+    if not out:
+        raise ToolOutputError("`ip -s -j link` output has no interface with byte counters (was -s given?)")
+    return out
+
+
+def ip_link_bytes(ctx: "Context", host: str, *, timeout: float = COUNTER_TIMEOUT) -> dict[str, tuple[int, int]]:
+    """``host``'s port counters, read through the benchmark's context (LinuxHost.port_bytes; the lab's nas
+    and VMs, Linux too)."""
+    return parse_ip_link_stats(ctx.run(host, list(IP_LINK_STATS_ARGV), timeout=timeout, record=False).stdout)
