@@ -94,7 +94,8 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
             found, write_back = (0, 0), None
             for i, op in enumerate(SMALL_OPS):
                 part.report(10 + 20 * i, f"small files {op}: {count} x {format_size(size)} {client.name}")
-                probe = SessionProbe(ctx, nas, share, client.peer_address) if op == "write" and not n else None
+                probe = (SessionProbe(ctx, nas, share, client.peer_address, channels=False)
+                         if op == "write" and not n else None)
                 before, t0 = counters(ctx, nas, port), smbd_ticks_on(ctx, nas)
                 try:
                     sub = ask(ctx, session, client, "smallfiles", {**params, "op": op}, timeout=timeout,

@@ -34,11 +34,14 @@ class Channels:
 
 
 class SessionProbe:
-    """Reads the client's SMB session and its channels on the NAS while the client's first copy runs."""
+    """Reads the client's SMB session and its channels on the NAS while the client's first copy runs. With
+    ``channels=False`` (the small-file batches, whose figures smbd's CPU bounds: each smbstatus costs that
+    CPU) it stops once the session's signing is decided; the big copies read the channels."""
 
-    def __init__(self, ctx: BenchContext, nas: str, share: NasShare, peer: str):
+    def __init__(self, ctx: BenchContext, nas: str, share: NasShare, peer: str, *, channels: bool = True):
         self.found: SmbSession | None = None
         self.channels = Channels()
+        self.want_channels = channels
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, args=(ctx.uncancellable(), nas, share, peer), daemon=True)
         self._thread.start()
@@ -53,8 +56,8 @@ class SessionProbe:
             except TengigError:
                 return
             undecided = self.found is not None and self.found.signing_degree == "full"
-            if self.found is not None and not undecided and not self.channels.count:
-                return  # decided, and this Samba lists no channels (before 4.18): nothing more to read
+            if self.found is not None and not undecided and not (self.want_channels and self.channels.count):
+                return  # decided, and no channels to follow (not asked, or this Samba lists none: before 4.18)
             self._stop.wait(FIRST_SIGHTING_S if self.found is None else SIGNED_SO_FAR_S if undecided else CHANNELS_S)
 
     def stop(self) -> tuple[SmbSession | None, Channels | None]:
