@@ -4,6 +4,7 @@ and written samples under fixtures/ (see fixtures/README.md), fed to the NAS's o
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import re
 from pathlib import Path
@@ -20,6 +21,7 @@ from tengig.api import Registry, ValidationErrors
 from tengig.api.host import Middleware
 from tengig.desk.instructions import FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, MAX_FILE_BYTES, REMOTE_RE, iperf3_argv
 from tengig.desk.kit import FIRST_SLICE, MESSAGE_LIMIT, ps_quote, render_kit
+from tengig.desk.peer_rule import connect_argv
 from tengig.errors import ToolOutputError, ValidationError
 from tengig.names import DESKTOP_IFNAME_RE, SHARE_RE
 from tengig.text import CONTROL_CLASS
@@ -71,10 +73,15 @@ def test_the_kit_is_plain_ascii_with_nothing_left_unrendered():
 def test_the_kit_checks_instructions_with_the_same_patterns_and_argv_as_the_linux_client():
     script = _kit()
     assert ps_quote(REMOTE_RE.pattern) in script and ps_quote(SHARE_RE.pattern) in script
-    [line] = [ln for ln in script.splitlines() if ln.strip().startswith("$argv = @($Iperf3")]
+    [line] = [ln for ln in _function(script, "Get-Iperf3Argv").splitlines() if ln.strip().startswith("$argv = @($Iperf3")]
     kit_flags = re.findall(r"'(-[A-Za-z])'", line)
     params = {"server": "10.0.0.1", "port": 5201, "streams": 2, "seconds": 5, "omit": 1, "reverse": False}
     assert kit_flags == [a for a in iperf3_argv(params, frozenset({"10.0.0.1"})) if a.startswith("-")]
+    # a mesh verify's peer test: the same argv as tengig client join's (desk/peer_rule.py connect_argv)
+    [line] = [ln for ln in _function(script, "Get-PeerConnectArgv").splitlines()
+              if ln.strip().startswith("$argv = @($Iperf3")]
+    attached = [ipaddress.IPv4Network("10.0.0.0/30")]
+    assert re.findall(r"'(-[A-Za-z])'", line) == [a for a in connect_argv(params, attached) if a.startswith("-")]
     assert "'port' = @(1, 65535)" in script and "'streams' = @(1, 64)" in script
 
 
@@ -236,8 +243,11 @@ def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joine
     assert "throw \"-NasAddress: '$listed' is not an IP address" in allowed  # stops the kit before it connects
     join = text(fns["Invoke-Join"])
     assert join.index("$script:NasAddresses = Get-NasAddresses") < join.index(".ConnectAsync(")
-    # every instruction's server goes through Get-Address, which refuses another host in words
-    assert [name for name, fn in fns.items() if "'server'" in text(fn)] == ["Get-Address"]
+    # every instruction's server goes through Get-Address, which refuses another host in words; a peer
+    # test's, towards another desktop, through TengigKit.PeerRule (this desktop's own cables only)
+    assert [name for name, fn in fns.items() if "'server'" in text(fn)] == ["Get-Address", "Get-PeerConnectArgv"]
+    assert "[TengigKit.PeerRule]::Refusal($parsed.ToString(), (Get-AttachedSubnets), $NarrowestPrefix)" in text(
+        fns["Get-PeerConnectArgv"])
     assert "Get-Address" in commands(fns["Get-Iperf3Argv"]) and "Get-Address" in commands(fns["Get-SmbOp"])
     check = text(fns["Get-Address"])
     assert commands(fns["Get-Address"]) == ["Get-Field", "ConvertTo-IPAddress", "Stop-Refused", "Format-Value",
@@ -248,9 +258,7 @@ def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joine
     assert "$script:NasAddresses -contains (Get-PlainAddress $ip)" in text(fns["Test-NasAddress"])
     refused = text(fns["Invoke-Instruction"])  # sent to the NAS, and said to the person at the desktop
     assert "Write-Say \"refused: $($_.Exception.Message)\"" in refused and "stderr = \"refused: " in refused
-    peer = refused[refused.index("if ($kind -eq 'peer')"):]  # a mesh verify's peer cable: refused, said why
-    assert "runs no test towards another desktop (peer)" in peer and "exit_code = 2" in peer
-    assert "Invoke-Tool" not in peer[:peer.index("}")]
+    assert "if ($kind -eq 'peer') { return (Invoke-Peer $params) }" in refused
     plain = text(fns["Get-PlainAddress"])  # the same host however written: fe80::1%12, ::ffff:10.0.0.1
     assert "$ip.IsIPv4MappedToIPv6" in plain and "$text.IndexOf('%')" in plain
 

@@ -6,6 +6,7 @@ German culture, their lines read by the NAS's parser. The read and the delete ca
 FILE_FLAG_NO_BUFFERING, ReadFile, DeleteFile): Windows only, checked by tests/desk/test_kit_smallfiles.py."""
 from __future__ import annotations
 
+import ipaddress
 import shutil
 import subprocess
 
@@ -101,3 +102,69 @@ def test_small_file_batches_run_and_print_what_the_nas_reads_whatever_the_cultur
     # a Run stops once its budget is spent and the next goes on where it stopped: with none, one file per Run
     runs = dict(line.split(" runs ") for line in done.stderr.split("\n") if " runs " in line)
     assert runs == ({"write": "20", "stat": "20"} if budget_ms == 0 else {"write": "1", "stat": "1"})
+
+
+# Runs TengigKit.PeerRule.Refusal on each case of stdin ("address attached,attached,..." a line), one answer a
+# line ("OK" or the refusal), as Get-PeerConnectArgv calls it.
+PEER_DRIVER = """
+using System;
+using TengigKit;
+
+public static class PeerDriver
+{
+    public static void Main(string[] args)
+    {
+        string line;
+        while ((line = Console.ReadLine()) != null)
+        {
+            string[] parts = line.Split(' ');
+            string[] attached = parts[1].Length > 0 ? parts[1].Split(',') : new string[0];
+            string why = PeerRule.Refusal(parts[0], attached, int.Parse(args[0]));
+            Console.WriteLine(why ?? "OK");
+        }
+    }
+}
+"""
+PEER_CASES = [  # (the address asked for, this desktop's IPv4 addresses with their prefixes)
+    ("10.250.3.2", ["10.250.3.1/30", "192.168.1.20/24"]),  # the other end of its own mesh cable
+    ("192.168.1.77", ["10.250.3.1/30", "192.168.1.20/24"]),  # its LAN, a /24
+    ("10.250.3.3", ["10.250.3.1/30"]),  # the /30's broadcast address
+    ("10.250.3.0", ["10.250.3.1/30"]),  # its network address
+    ("10.250.4.1", ["10.250.4.0/31"]),  # a /31 has no network or broadcast address (RFC 3021)
+    ("10.250.9.2", ["10.250.3.1/30", "192.168.1.20/24"]),  # a cable it does not have
+    ("172.16.5.9", ["172.16.0.10/16"]),  # a /16: wider than any mesh link, refused
+    ("8.8.8.8", ["10.250.3.1/30"]),  # the internet
+    ("10.250.3.2", ["10.250.3.1/32", "127.0.0.1/8"]),  # a /32 attaches no subnet; loopback is too wide
+    ("10.250.3.2", []),  # nothing readable: everything refused
+]
+
+
+def test_the_kits_peer_rule_refuses_what_tengig_client_join_refuses_in_the_same_words(helpers, tmp_path):
+    """TengigKit.PeerRule run under Mono against desk/peer_rule.py (the rule tengig client join applies) on
+    the same cases: the same answer, and for a refusal the same message."""
+    from tengig.desk.peer_rule import NARROWEST_PREFIX, _on_own_cable
+    from tengig.errors import ValidationError
+
+    mcs, mono = _tools()
+    (tmp_path / "peer.cs").write_text(PEER_DRIVER)
+    built = subprocess.run([mcs, "-langversion:5", f"-r:{helpers / 'helpers.dll'}", f"-out:{tmp_path / 'peer.exe'}",
+                            str(tmp_path / "peer.cs")], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stdout + built.stderr
+    shutil.copy(helpers / "helpers.dll", tmp_path / "helpers.dll")
+    stdin = "".join(f"{address} {','.join(attached)}\n" for address, attached in PEER_CASES)
+    done = subprocess.run([mono, str(tmp_path / "peer.exe"), str(NARROWEST_PREFIX)], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    answers = done.stdout.splitlines()
+    assert len(answers) == len(PEER_CASES)
+    for (address, attached), answer in zip(PEER_CASES, answers):
+        # what tengig client join reads: the subnets its interfaces are attached to (a /32 attaches none)
+        subnets = [ipaddress.IPv4Interface(a).network for a in attached if not a.endswith("/32")]
+        try:
+            _on_own_cable({"server": address}, "server", subnets)
+            expected = "OK"
+        except ValidationError as exc:
+            [(field, expected)] = exc.errors
+            assert field == "instruction.server"
+        assert answer == expected, (address, attached)
+    assert answers[:2] == ["OK", "OK"] and answers[4] == "OK" and answers.count("OK") == 3

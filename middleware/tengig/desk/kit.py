@@ -29,6 +29,8 @@ from ..bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS
 from .instructions import (CLIENT_DIR_RE, FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, IPERF3_LIMITS, MAX_FILE_BYTES,
                            MIN_FILE_BYTES, REMOTE_RE, SMALL_OPS, SMALLEST_COPY_BYTES)
 from .join import FRAME_BUDGET
+from .peer_rule import NARROWEST_PREFIX, PEER_LIMITS, PEER_OPS, PEER_PORTS
+from .peer_server import CONNECT_PAUSE_S, CONNECT_TRIES, REFUSED
 from .certificate import FINGERPRINT_RE, listener_fingerprint
 from .nas_url import nas_uri, no_control
 from .submit_parts import FIRST_SLICE, MESSAGE_LIMIT  # the kit splits its submissions as tengig client join does
@@ -103,6 +105,9 @@ def render_kit(*, os_name: str, nas: str, token: str, share: str, fingerprint: s
         "own_timer": OWN_TIMER, "small_ops": SMALL_OPS, "small_batch_ops": SMALL_BATCH_OPS,
         "small_size_limits": SMALL_SIZE_LIMITS, "small_count_limits": SMALL_COUNT_LIMITS,
         "small_total_bytes": SMALL_TOTAL_BYTES, "client_dir_re": CLIENT_DIR_RE.pattern,
+        "peer_ports": PEER_PORTS, "peer_limits": PEER_LIMITS, "peer_ops": PEER_OPS,
+        "narrowest_prefix": NARROWEST_PREFIX, "connect_tries": CONNECT_TRIES,
+        "connect_pause_ms": int(CONNECT_PAUSE_S * 1000), "refused": REFUSED,
     }
     script = _environment().get_template("join-windows.ps1.j2").render(context)
     # Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page, where the bytes of a UTF-8

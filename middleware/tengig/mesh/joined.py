@@ -56,10 +56,10 @@ def matrix_plan(plan: MeshPlan, nas: str, joined: dict[str, str]) -> tuple[list[
             unmeasured.append(f"{where}, {' and '.join(absent)} did not join")
         elif nas in ends:
             via_nas.append(cable)
-        elif kit:
-            unmeasured.append(f"{where}, {' and '.join(kit)} joined from Windows, where tengig runs no test "
-                              "towards another desktop yet (the kit refuses it; a Linux, macOS or FreeBSD desktop "
-                              "measures such a cable)")
+        elif len(kit) == 2:
+            unmeasured.append(f"{where}, both joined from Windows: the kit only connects to another desktop's "
+                              "iperf3 server (one of its own would need a Windows Firewall rule for inbound "
+                              "tests); a Linux, macOS or FreeBSD desktop at either end measures such a cable")
         else:
             between.append(cable)
     return via_nas, between, unmeasured

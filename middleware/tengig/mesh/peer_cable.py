@@ -1,7 +1,8 @@
 """A cable between two desktops that joined a mesh verify, measured both ways by the two of them: the NAS
-sees none of its bytes, so it asks one end (the cable's ``a`` host) to run a one-test iperf3 server on its
-address of that cable, the other to run the client towards it (once sending, once with -R receiving), and
-the first for what its server printed. The addresses and the port come from the mesh plan the NAS verifies,
+sees none of its bytes, so it asks one end (``serving_end``: the cable's ``a`` host, unless that desktop
+joined from Windows, whose kit only connects) to run a one-test iperf3 server on its address of that cable,
+the other to run the client towards it (once sending, once with -R receiving), and the first for what its
+server printed. The addresses and the port come from the mesh plan the NAS verifies,
 never from a desktop; each desktop checks them again against its own cables (desk/peer_rule.py).
 
 What is taken: the client's iperf3 JSON (exit 0, the test asked for, bytes received) against the other
@@ -18,7 +19,7 @@ from ..bench.join.session import BenchSession, JoinedClient, Submission
 from ..bench.parse.iperf3_parse import parse_iperf3_server
 from ..bench.phases.network import BASE_PORT
 from ..errors import ToolOutputError
-from .models import MeshCable
+from .models import CableEnd, MeshCable
 from .verify import PairThroughput, pair_throughput
 
 ANSWER_SLACK_S = 60  # an instruction's way to a desktop and back, on top of what it runs
@@ -31,20 +32,29 @@ def _ok(sub: Submission, client: JoinedClient, what: str) -> Submission:
     return sub
 
 
+def serving_end(cable: MeshCable, os_of: dict[str, str]) -> tuple[CableEnd, CableEnd]:
+    """(the end whose desktop runs the one-test iperf3 server, the end whose desktop connects to it): ``a``,
+    unless ``a`` joined from Windows (``os_of``: each peer's OS as it joined). The Windows kit only
+    connects: a server there would need a Windows Firewall rule for inbound tests. Two Windows ends are not
+    measured (mesh/joined.matrix_plan)."""
+    return (cable.b, cable.a) if os_of.get(cable.a.host) == "windows" else (cable.a, cable.b)
+
+
 def measure_peer_cable(ctx: BenchContext, session: BenchSession, cable: MeshCable,
                        peers: dict[str, JoinedClient], *, seconds: int, omit: int, min_percent: float,
                        port: int = BASE_PORT) -> list[PairThroughput]:
-    """Both directions of ``cable`` (between two of ``peers``): b -> a (b's iperf3 client sends), then
-    a -> b (-R: a's server sends)."""
-    server, client = peers[cable.a.host], peers[cable.b.host]
+    """Both directions of ``cable`` (between two of ``peers``): the connecting end -> the serving end (its
+    iperf3 client sends), then back (-R: the server sends); serving_end says which is which."""
+    served_at, _ = serving_end(cable, {name: peer.info.os for name, peer in peers.items()})
+    server, client = peers[served_at.host], peers[cable.far_end_of(served_at.host).host]
     out = []
     for i, direction in enumerate(("write", "read")):
         ctx.report(50 * i, f"iperf3 {client.name} -> {server.name} over {cable.id}" if direction == "write"
                    else f"iperf3 {server.name} -> {client.name} over {cable.id}")
-        _ok(ask(ctx, session, server, "peer", {"op": "listen", "bind": cable.a.address, "port": port,
+        _ok(ask(ctx, session, server, "peer", {"op": "listen", "bind": served_at.address, "port": port,
                                                "seconds": seconds, "omit": omit},
                 timeout=ANSWER_SLACK_S, tool="iperf3 server start"), server, "starting an iperf3 server")
-        sub = ask(ctx, session, client, "peer", {"op": "connect", "server": cable.a.address, "port": port,
+        sub = ask(ctx, session, client, "peer", {"op": "connect", "server": served_at.address, "port": port,
                                                  "streams": 1, "seconds": seconds, "omit": omit,
                                                  "reverse": direction == "read"},
                   timeout=seconds + omit + ANSWER_SLACK_S, tool="iperf3")
