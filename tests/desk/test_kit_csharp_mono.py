@@ -75,21 +75,27 @@ def helpers(tmp_path_factory):
     return tmp
 
 
+def _driver(helpers, tmp_path, name: str, source: str):
+    """A driver program compiled as C# 5 against the kit's helpers, beside a copy of them: its .exe."""
+    mcs, _ = _tools()
+    (tmp_path / f"{name}.cs").write_text(source)
+    built = subprocess.run([mcs, "-langversion:5", f"-r:{helpers / 'helpers.dll'}", f"-out:{tmp_path / f'{name}.exe'}",
+                            str(tmp_path / f"{name}.cs")], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stdout + built.stderr
+    shutil.copy(helpers / "helpers.dll", tmp_path / "helpers.dll")
+    return tmp_path / f"{name}.exe"
+
+
 def test_the_kits_csharp_compiles_as_csharp_5_with_no_warning(helpers):
     assert (helpers / "helpers.dll").stat().st_size > 0
 
 
 @pytest.mark.parametrize("budget_ms", [600_000, 0])
 def test_small_file_batches_run_and_print_what_the_nas_reads_whatever_the_culture(helpers, tmp_path, budget_ms):
-    mcs, mono = _tools()
-    (tmp_path / "driver.cs").write_text(DRIVER)
-    built = subprocess.run([mcs, "-langversion:5", f"-r:{helpers / 'helpers.dll'}", f"-out:{tmp_path / 'driver.exe'}",
-                            str(tmp_path / "driver.cs")], capture_output=True, text=True, timeout=120)
-    assert built.returncode == 0, built.stdout + built.stderr
-    shutil.copy(helpers / "helpers.dll", tmp_path / "helpers.dll")
+    mono, driver = _tools()[1], _driver(helpers, tmp_path, "driver", DRIVER)
     files = tmp_path / "small-4096"
     files.mkdir()
-    done = subprocess.run([mono, str(tmp_path / "driver.exe"), str(files), str(budget_ms)], capture_output=True,
+    done = subprocess.run([mono, str(driver), str(files), str(budget_ms)], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     for op in ("write", "stat"):
@@ -145,14 +151,9 @@ def test_the_kits_peer_rule_refuses_what_tengig_client_join_refuses_in_the_same_
     from tengig.desk.peer_rule import NARROWEST_PREFIX, _on_own_cable
     from tengig.errors import ValidationError
 
-    mcs, mono = _tools()
-    (tmp_path / "peer.cs").write_text(PEER_DRIVER)
-    built = subprocess.run([mcs, "-langversion:5", f"-r:{helpers / 'helpers.dll'}", f"-out:{tmp_path / 'peer.exe'}",
-                            str(tmp_path / "peer.cs")], capture_output=True, text=True, timeout=120)
-    assert built.returncode == 0, built.stdout + built.stderr
-    shutil.copy(helpers / "helpers.dll", tmp_path / "helpers.dll")
+    mono, driver = _tools()[1], _driver(helpers, tmp_path, "peer", PEER_DRIVER)
     stdin = "".join(f"{address} {','.join(attached)}\n" for address, attached in PEER_CASES)
-    done = subprocess.run([mono, str(tmp_path / "peer.exe"), str(NARROWEST_PREFIX)], input=stdin,
+    done = subprocess.run([mono, str(driver), str(NARROWEST_PREFIX)], input=stdin,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     answers = done.stdout.splitlines()
