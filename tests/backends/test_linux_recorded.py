@@ -10,7 +10,7 @@ from tengig.backends.linux.ip import LinuxNetwork, parse_ip_addr_json
 from tengig.backends.linux.nics import linux_nics, parse_ethtool, parse_ethtool_driver, parse_link_events
 from tengig.backends.linux.ip import parse_route_get
 from tengig.errors import ToolOutputError
-from tengig.lagg import parse_ip_link_stats
+from tengig.backends.linux.link_stats import parse_ip_link_stats
 from tengig.results.environment import parse_ip_links
 
 from ..recorded import RecordedRunner, recorded

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from tengig.errors import ToolOutputError, ValidationError
-from tengig.lagg import analyse, counter_window, parse_ip_link_stats, plan_lagg
+from tengig.backends.linux.link_stats import parse_ip_link_stats
+from tengig.lagg import analyse, counter_window, plan_lagg
 
 from .layouts import seed002
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .arcstats import ArcSample
 
 OsName = Literal["linux", "freebsd"]
+COUNTER_TIMEOUT = 10  # seconds: a read of the ports' byte counters is quick (HostOs.port_bytes)
 
 
 class Context(Protocol):

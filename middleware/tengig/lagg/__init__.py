@@ -11,7 +11,7 @@ from .planner import plan_lagg
 from .render import FLAVOUR_BY_PLATFORM, RenderedLagg, merge_rc_block, render
 from .request import LaggOptions, LaggRequest
 from .verify import (
-    CounterWindow, FlowResult, LaggVerdict, MemberBytes, VerifyRequest, analyse, counter_window, parse_ip_link_stats,
+    CounterWindow, FlowResult, LaggVerdict, MemberBytes, VerifyRequest, analyse, counter_window,
 )
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "analyse",
     "counter_window",
     "merge_rc_block",
-    "parse_ip_link_stats",
     "render",
     "ExpectedThroughput",
     "LaggMember",

@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..backends.linux.link_stats import parse_ip_link_stats  # noqa: F401  (tengig.lagg exports it)
 from ..errors import ToolOutputError, ValidationError, parse_model
 from ..units import format_rate
 from .models import Direction, LaggPlan

@@ -45,8 +45,8 @@ def measure_peer_cable(ctx: BenchContext, session: BenchSession, cable: MeshCabl
                        port: int = BASE_PORT) -> list[PairThroughput]:
     """Both directions of ``cable`` (between two of ``peers``): the connecting end -> the serving end (its
     iperf3 client sends), then back (-R: the server sends); serving_end says which is which."""
-    served_at, _ = serving_end(cable, {name: peer.info.os for name, peer in peers.items()})
-    server, client = peers[served_at.host], peers[cable.far_end_of(served_at.host).host]
+    served_at, connecting = serving_end(cable, {name: peer.info.os for name, peer in peers.items()})
+    server, client = peers[served_at.host], peers[connecting.host]
     out = []
     for i, direction in enumerate(("write", "read")):
         ctx.report(50 * i, f"iperf3 {client.name} -> {server.name} over {cable.id}" if direction == "write"

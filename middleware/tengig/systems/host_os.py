@@ -22,7 +22,7 @@ from __future__ import annotations
 import platform
 from typing import TYPE_CHECKING
 
-from ..backends.host_os import HostOs, OsName
+from ..backends.host_os import COUNTER_TIMEOUT, HostOs, OsName
 from ..runner import Runner
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 SYNC_TIMEOUT = 300
 DROP_TIMEOUT = 60
-COUNTER_TIMEOUT = 10
 
 
 def session_addresses(ssh_connection: str | None) -> tuple[str, str] | None:
@@ -65,7 +64,7 @@ class LinuxHost:
     def port_bytes(self, ctx: "Context", host: str) -> dict[str, tuple[int, int]]:
         from ..backends.linux.link_stats import ip_link_bytes
 
-        return ip_link_bytes(ctx, host, timeout=COUNTER_TIMEOUT)
+        return ip_link_bytes(ctx, host)
 
     def drop_caches(self, ctx: "Context", host: str) -> bool | None:
         """Write dirty pages, then drop the page cache (the ARC is handled by bench/phases/cache_policy.py)."""

@@ -6,12 +6,12 @@ import json
 from typing import TYPE_CHECKING
 
 from ...errors import ToolOutputError
+from ..host_os import COUNTER_TIMEOUT
 
 if TYPE_CHECKING:
     from ..host_os import Context
 
 IP_LINK_STATS_ARGV = ("ip", "-s", "-j", "link", "show")
-COUNTER_TIMEOUT = 10  # seconds: a counter read is quick
 
 
 def parse_ip_link_stats(text: str) -> dict[str, tuple[int, int]]:

@@ -338,7 +338,7 @@ class BenchSession:
                     client.gone = f"no answer within {timeout:g} s"
                     raise ClientGone(f"{client.name} did not answer within {timeout:g} s (instruction {instruction}): "
                                      "it vanished or its tool hung")
-                self._cond.wait(min(left, 0.5, REANNOUNCE_S))
+                self._cond.wait(min(left, 0.5))
             taken = client.results.pop(instruction)  # the run's now: the session keeps no copy
             client.held -= _size(taken)
             return taken

@@ -15,7 +15,7 @@ import time
 from ...bench.context import BenchContext
 from ...bench.phases.network import LinkUnderTest, NetMeasurement, measure
 from ...errors import TengigError
-from ...backends.linux.link_stats import ip_link_bytes, parse_ip_link_stats
+from ...backends.linux.link_stats import IP_LINK_STATS_ARGV, ip_link_bytes, parse_ip_link_stats
 from ...lagg.measure import measure_lagg
 from ...lagg.models import LaggPlan
 from ...lagg.verify import LaggVerdict, VerifyRequest
@@ -127,7 +127,7 @@ def verify(lab: VmLab, plan: LaggPlan, *, seconds: int, omit: int) -> tuple[Veri
 
 
 def _tx(lab: VmLab, member: str) -> int:
-    return parse_ip_link_stats(lab.hosts.run("nas", ["ip", "-s", "-j", "link", "show"], timeout=30).stdout)[member][1]
+    return parse_ip_link_stats(lab.hosts.run("nas", list(IP_LINK_STATS_ARGV), timeout=30).stdout)[member][1]
 
 
 def pull_during_flow(lab: VmLab, *, port: int, seconds: int, after_bytes: int) -> tuple[NetMeasurement, dict[str, int]]:
