@@ -23,9 +23,11 @@ def _kit() -> str:
 
 def test_the_kits_peer_bounds_are_tengig_client_joins():
     script = _kit()
-    assert f"$PeerPorts = @({PEER_PORTS[0]}, {PEER_PORTS[1]})" in script
+    limits = script.split("$PeerLimits = [ordered]@{\n")[1].split("}")[0]
+    # the port first, as tengig client join checks it first after the server
+    assert limits.startswith(f"    'port' = @({PEER_PORTS[0]}, {PEER_PORTS[1]})\n")
     for name, (lo, hi) in PEER_LIMITS.items():
-        assert f"    {ps_quote(name)} = @({lo}, {hi})\n" in script.split("$PeerLimits = [ordered]@{")[1].split("}")[0]
+        assert f"    {ps_quote(name)} = @({lo}, {hi})\n" in limits
     assert f"$PeerOps = @({', '.join(ps_quote(op) for op in PEER_OPS)})" in script
     assert f"$NarrowestPrefix = {NARROWEST_PREFIX}\n" in script
     assert f"$PeerConnectTries = {CONNECT_TRIES}\n" in script
@@ -39,10 +41,13 @@ def test_the_kit_connects_only_after_every_field_is_checked():
     body = text(check)
     # the server: an IPv4 address, then on one of this desktop's own cables; the port and the bounds
     assert commands(check)[:4] == ["Get-Field", "ConvertTo-IPAddress", "Stop-Refused", "Format-Value"]
-    assert body.index("ConvertTo-IPAddress") < body.index("[TengigKit.PeerRule]::Refusal") < body.index("$argv = @(")
+    assert (body.index("ConvertTo-IPAddress") < body.index("[TengigKit.PeerRule]::Refusal")
+            < body.index("$argv = Get-Iperf3ClientArgv"))
     assert "if ($null -ne $why) { Stop-Refused 'instruction.server' $why }" in body
-    assert "Get-Int $params 'port' $PeerPorts[0] $PeerPorts[1]" in body
-    assert "Get-Int $params $field $PeerLimits[$field][0] $PeerLimits[$field][1]" in body
+    assert "$argv = Get-Iperf3ClientArgv $parsed.ToString() $params $PeerLimits" in body
+    client = text(fns["Get-Iperf3ClientArgv"])  # the NAS's tests and the peer test build iperf3's client alike
+    assert "Get-Int $params $field $limits[$field][0] $limits[$field][1]" in client
+    assert "(Get-Iperf3ClientArgv (Get-Address $params) $params $Iperf3Limits)" in text(fns["Get-Iperf3Argv"])
     assert "Get-NetIPAddress -AddressFamily IPv4 -ErrorAction Stop" in text(fns["Get-AttachedSubnets"])
     peer = fns["Invoke-Peer"]
     body = text(peer)
