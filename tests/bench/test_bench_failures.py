@@ -4,6 +4,8 @@ with no results, and nothing left behind (no scratch dataset, no test files on t
 The pool's failures run tengig here as system local (the lab's pool is this machine's pool: no other
 host is entered), so a test can hand it a ZFS that answers as another would; the share's run as system
 lab (tengig on nas measures, desk joins over its cable), recorded by nas's tengig in the same store."""
+import subprocess
+import sys
 import threading
 import time
 
@@ -11,6 +13,7 @@ import pytest
 
 from tengig.backends.linux.zfs import ZfsCli
 from tengig.bench.run.record import run_and_record
+from tengig.bench.run.report_text import report_text
 from tengig.bench.run.suite import BenchRunRequest
 from tengig.errors import Aborted, BenchRefused, CommandFailed, ToolOutputError
 from tengig.lab import Lab, build_spec
@@ -156,3 +159,39 @@ def test_the_arc_kept_out_with_bounded_files_and_refusals_before_writing(lab, st
     finally:
         lab.down()
         lab.up(build_spec(["desk-nas=10g"]))
+
+
+def _scratch_mountpoints(lab) -> dict[str, str]:
+    listed = lab.runner.run(["zfs", "list", "-H", "-o", "name,mountpoint"], timeout=30).stdout
+    return dict(line.split("\t") for line in listed.splitlines() if "tengig-scratch" in line)
+
+
+def test_a_scratch_dataset_held_busy_keeps_the_run_and_the_next_run_removes_it(lab, store):
+    """A person on the NAS with a shell inside the scratch dataset at the end of a run: the figures are kept,
+    the report says what was left and why, and the next run removes it first and says so."""
+    holders: list[subprocess.Popen] = []
+
+    def hold_it(percent, description):
+        if description.endswith(" done") and description.startswith("pool ") and not holders:
+            [mountpoint] = _scratch_mountpoints(lab).values()
+            holders.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], cwd=mountpoint))
+
+    try:
+        _, report = run_and_record(_local(), BenchRunRequest(kind="pool", repeats=1, working_set=128 * MiB), store,
+                                   progress=hold_it)
+        assert holders, "the run never reported its pool done"
+        [left] = _scratch_mountpoints(lab)
+        [line] = report.left_behind
+        assert line.startswith(f"{left}: ") and "busy" in line and line.endswith("the next run on this pool removes it")
+        assert report.pool.phases and all(p.bytes_per_s.median > 0 for p in report.pool.phases)
+        [rec] = store.query()
+        assert rec.status == "success" and rec.results["left_behind"] == [line] and rec.verdict is None
+    finally:
+        for holder in holders:
+            holder.kill()
+            holder.wait()
+    s = ResultStore(store.path.parent / "next.sqlite3")
+    _, report = run_and_record(_local(), BenchRunRequest(kind="pool", repeats=1, working_set=128 * MiB), s)
+    assert report.swept == [left] and report.pool.swept == [left] and report.left_behind == []
+    assert f"removed first, left by an earlier run: {left}" in report_text(report)
+    _nothing_left(lab)

@@ -1,7 +1,12 @@
 """Two clients at once over their own 1 Gb/s links: desk and lab join the NAS's own run (system local)
 and copy together after the NAS's start barrier, with per-client and aggregate numbers and verdicts,
 each client's bytes on the NAS port it reached."""
+import contextlib
+import os
 import re
+import signal
+import time
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +88,73 @@ def test_desk_and_lab_join_at_once(two_links_lab, tmp_path):
     assert page["aggregateSummary"] == aggregate_summary
     assert page["clients"] == [c["client"] for c in report["clients"]]  # each under its own name, in run order
     assert page["clientSummaries"] == [c["verdict"]["summary"] for c in report["clients"]]
+
+
+def _family(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc's parent links)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended while we looked
+        parents[int(stat.parent.name)] = int(fields[1])
+    family, grew = {pid}, True
+    while grew:
+        grew = False
+        for child, parent in parents.items():
+            if parent in family and child not in family:
+                family.add(child)
+                grew = True
+    return sorted(family)
+
+
+def _commands(pids: list[int]) -> list[str]:
+    out = []
+    for pid in pids:
+        try:
+            out.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            pass
+    return out
+
+
+def test_a_desktop_killed_during_its_copies_leaves_the_others_figures(two_links_lab, tmp_path):
+    """desk's client is killed (as a laptop closed mid-copy) during its SMB copies: the run ends naming desk,
+    the stored run keeps lab's figures and verdict, and nothing is left on the pool or the share."""
+    lab = two_links_lab
+    with nas_api(lab, tmp_path) as (api, urls):
+        thread, outcome = start_run(api, {"system": "local", "kind": "smb", "join": 2, "share": "share",
+                                          "repeats": 2})
+        assert "error" not in outcome, outcome.get("error")
+        desk, other = (join(lab, host, urls[host], outcome["token"]) for host in ("desk", "lab"))
+        killed = []
+        while thread.is_alive() and not killed:
+            family = _family(desk.pid)
+            if any("smbclient" in c for c in _commands(family)):  # desk is copying
+                for pid in family:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                killed = family
+            time.sleep(0.05)
+        thread.join(900)
+        desk.wait(30)
+        assert other.wait(60) == 0, (lab.paths.logs / "test-join-lab.log").read_text()
+        assert killed, "desk never started its copies"
+        assert "error" not in outcome, outcome.get("error")
+        report = outcome["result"]["report"]
+        stored = api.call("tengig.results.get", outcome["result"]["run_id"])
+
+    by_name = {c["client"]: c for c in report["clients"]}
+    assert "desk" in by_name["desk"]["lost"] and by_name["desk"]["verdict"] is None, by_name["desk"]
+    assert by_name["lab"]["lost"] is None and by_name["lab"]["smb"]["read"]["bytes_per_s"]["median"] > 0
+    read = next(d for d in by_name["lab"]["verdict"]["directions"] if d["direction"] == "read")
+    assert read["bottleneck"] == "link"
+    assert report["smb_concurrent"] is None and report["aggregate_verdict"] is None  # one desktop cannot
+    kept = {c["client"]: c for c in stored["results"]["clients"]}
+    assert stored["status"] == "success" and kept["lab"]["verdict"] == by_name["lab"]["verdict"]
+    assert stored["verdict"] == by_name["lab"]["verdict"]
+    assert report["left_behind"] == []
+    datasets = lab.runner.run(["zfs", "list", "-H", "-o", "name"], timeout=30).stdout
+    assert "tengig-scratch" not in datasets, datasets
+    assert not [p for p in lab.share_path.iterdir() if p.name.startswith("tengig-")]

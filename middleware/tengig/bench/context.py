@@ -20,6 +20,14 @@ from .hosts import Hosts
 Progress = Callable[[float, str], None]
 
 
+@dataclass
+class Leftovers:
+    """The run's scratch datasets that outlived a run (bench/leftovers.py), shared by every view of a context."""
+
+    swept: list[str] = field(default_factory=list)  # left by an earlier run, removed before this one measured
+    left_behind: list[str] = field(default_factory=list)  # this run's, still there at its end: name and why
+
+
 def _silent(percent: float, description: str) -> None:
     pass
 
@@ -31,23 +39,25 @@ class BenchContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     raw: list[RawOutput] = field(default_factory=list)
     live: Callable[[dict[str, Any]], None] | None = None  # live samples (phase, MB/s) for charts
+    leftovers: Leftovers = field(default_factory=Leftovers)  # scratch datasets swept and left behind
     _span: tuple[float, float] = (0.0, 100.0)
 
     def part(self, start: float, end: float) -> "BenchContext":
         """A view of this context whose progress 0-100 covers [start, end] of this one."""
         lo, hi = self._span
         span = (lo + (hi - lo) * start / 100, lo + (hi - lo) * end / 100)
-        return BenchContext(self.hosts, self.progress, self.cancel, self.raw, self.live, span)
+        return BenchContext(self.hosts, self.progress, self.cancel, self.raw, self.live, self.leftovers, span)
 
     def uncancellable(self) -> "BenchContext":
         """For cleanup that must run after an abort: same hosts and raw log, a token nobody sets."""
-        return BenchContext(self.hosts, self.progress, threading.Event(), self.raw, self.live, self._span)
+        return BenchContext(self.hosts, self.progress, threading.Event(), self.raw, self.live, self.leftovers,
+                            self._span)
 
     def through(self, hosts: Hosts) -> "BenchContext":
         """A view of this context whose programs run through other ``hosts`` (same progress, cancel token
         and raw log): for a system whose own Hosts start some programs differently (the lab's smbnetfs
         mounts, lab.hosts)."""
-        return BenchContext(hosts, self.progress, self.cancel, self.raw, self.live, self._span)
+        return BenchContext(hosts, self.progress, self.cancel, self.raw, self.live, self.leftovers, self._span)
 
     def port_reader(self, host: str, ifname: str):
         """A function giving ``host``'s port ``ifname`` (rx, tx) bytes without starting a program, where its

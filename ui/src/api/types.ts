@@ -116,6 +116,8 @@ export interface ClientReport {
   small_files?: SmallFilesResult | null
   small_files_session?: unknown
   own_disk_verdict?: Verdict | null
+  /** Why this desktop's part ended early (it left mid-run); its figures so far are kept, no verdict. */
+  lost?: string | null
 }
 
 /** SMB multichannel for one client's copies, as the NAS read it (bench/phases/smb_results.py SmbMultichannel). */
@@ -241,6 +243,10 @@ export interface BenchReport {
   smb_concurrent?: SmbConcurrentResult | null
   aggregate_verdict?: Verdict | null
   bytes_written?: number | null
+  /** Scratch datasets an earlier run left, removed before this one measured. */
+  swept?: string[]
+  /** This run's scratch datasets still there at its end, each with why; the next run removes them. */
+  left_behind?: string[]
 }
 
 /** Where a benchmark measures (tengig.bench.run's request.system). */

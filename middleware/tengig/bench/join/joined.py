@@ -213,7 +213,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
             unknowns=smb_unknowns(smbd, cgroup, session_facts) + arc_unknowns,
         )
     finally:
-        close_share_scratch(storage, scratch)
+        close_share_scratch(ctx, storage, scratch)
 
 
 def smb_unknowns(smbd: int | None, cgroup: CpuCgroup | None, session: SmbSession | None) -> list[str]:

@@ -95,7 +95,7 @@ def measure_joined_concurrent_smb(ctx: BenchContext, session: BenchSession, clie
                                    read=results["read"], write=results["write"], cache_policy=policy,
                                    bytes_written=written, unknowns=unknowns)
     finally:
-        close_share_scratch(storage, scratch)
+        close_share_scratch(ctx, storage, scratch)
 
 
 def _together(ctx: BenchContext, session: BenchSession, clients: Sequence[JoinedClient], timeout: float, tool: str,

@@ -133,7 +133,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
                                        nas_files=found[0], nas_bytes=found[1], nas_files_left=left, write_back=write_back,
                                        own_disk=own))
     finally:
-        close_share_scratch(storage, scratch)
+        close_share_scratch(ctx, storage, scratch)
     ctx.report(100, f"small files {client.name} done")
     return SmallFilesResult(client=client.name, server=nas, sizes=out, round_trip_ms=rtt, own_disk_note=note,
                             note=refused, bytes_written=written), session_facts

@@ -34,12 +34,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...errors import BenchRefused, TengigError, ToolOutputError
+from ...errors import BenchRefused, ToolOutputError
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling
 from .arc import ArcDelta, arc_for_run, delta
 from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, file_size, keep_arc_out, reading
 from ..context import BenchContext
+from ..leftovers import remove_scratch, sweep_scratch
 from ..parse.fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, SEQ1M_Q8T1, PoolPreset, PoolTest, PresetName
 from .scaling import MEMBER_READ_MAX, ScalingMode, ScalingResult, run_scaling
@@ -239,7 +240,8 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                    host_os: HostOs, default_size: int | None = None,
                    against: dict[str, list[Threshold]] | None = None) -> PoolBenchResult:
     """Measure `req.pool` on `host`, whose OS is ``host_os`` (its ARC counters, cache drop and fio ioengine).
-    Raises (and leaves no scratch dataset) if anything could not be measured.
+    Raises if anything could not be measured. Its scratch dataset is removed at the end; one that cannot go yet
+    (busy) is named in ``ctx.leftovers`` and removed by the next run, never fatal to the figures.
     ``default_size``: the system's file size when the request names none (else the preset's). ``against``:
     per direction, the figures the verdict will compare the ceiling test with (verdict/thresholds.py); a
     phase stops repeating once its median can no longer cross one, and in quick the tests the verdict does
@@ -247,9 +249,7 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
     preset = PRESETS[req.preset]
     repeats = req.repeats or preset.repeats
     ctx.report(0, f"pool {req.pool}: looking for orphaned scratch datasets")
-    swept = storage.find_scratch(req.pool)
-    for name in swept:
-        storage.destroy(name)
+    swept = sweep_scratch(ctx, storage, req.pool)
     space = storage.space(req.pool)
     info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
     try:
@@ -319,7 +319,7 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
             + (scaling.bytes_written if scaling else 0),
         )
     finally:
-        _destroy_quietly_if_failing(storage, info.name)
+        remove_scratch(ctx, storage, info.name)  # one still busy is named in the report, never fatal
 
 
 def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: int) -> int:
@@ -330,15 +330,3 @@ def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: 
     if io.bytes < size:
         raise ToolOutputError(f"fio wrote {format_size(io.bytes)} of the random tests' {format_size(size)} file")
     return io.bytes
-
-
-def _destroy_quietly_if_failing(storage: ScratchStorage, name: str) -> None:
-    import sys
-
-    failing = sys.exc_info()[1] is not None
-    try:
-        storage.destroy(name)
-    except TengigError:
-        if not failing:
-            raise  # success must not leave the dataset behind silently
-        # the run's own error matters more; the next run's sweep removes the dataset

@@ -18,6 +18,7 @@ from ...backends.scratch import ScratchStorage
 from ...errors import TengigError
 from .cache_policy import LARGER_THAN_ARC, CachePolicy, keep_arc_out
 from ..context import BenchContext
+from ..leftovers import remove_scratch, sweep_scratch
 from .nas_share import NasShare
 
 PLAIN_PREFIX = "tengig-bench-"
@@ -43,6 +44,7 @@ def open_share_scratch(ctx: BenchContext, storage: ScratchStorage, nas: str, sha
         return ShareScratch(share=share, tag=tag, policy=LARGER_THAN_ARC.model_copy(update={
             "note": f"{share.path} is not a dataset's mountpoint, so tengig cannot make a scratch dataset there: "
                     "each file 2 x the ARC"}))
+    sweep_scratch(ctx, storage, parent.split("/")[0])  # what an earlier run left in this pool goes first
     info = storage.create_scratch_under(parent, tag)
     scratch = ShareScratch(share=share, tag=tag, dataset=info.name, policy=LARGER_THAN_ARC)
     try:
@@ -54,16 +56,17 @@ def open_share_scratch(ctx: BenchContext, storage: ScratchStorage, nas: str, sha
         scratch.directory = PurePosixPath(info.mountpoint).name
         scratch.policy = keep_arc_out(storage, info.name)
     except BaseException:
-        close_share_scratch(storage, scratch)
+        close_share_scratch(ctx, storage, scratch)
         raise
     return scratch
 
 
-def close_share_scratch(storage: ScratchStorage, scratch: ShareScratch) -> None:
+def close_share_scratch(ctx: BenchContext, storage: ScratchStorage, scratch: ShareScratch) -> None:
     """Remove what the run left in the share (the storage's destroy cannot be cancelled: an abort must
-    still clean up)."""
+    still clean up). A dataset still busy (a desktop's smbd child lets go late) is named in the report and
+    removed by the next run: never fatal to what was measured."""
     if scratch.dataset:
-        storage.destroy(scratch.dataset)  # refuses anything but a tengig scratch dataset
+        remove_scratch(ctx, storage, scratch.dataset)  # refuses anything but a tengig scratch dataset
         return
     for path in Path(scratch.share.path).glob(f"{PLAIN_PREFIX}{scratch.tag}-*"):
         if path.is_dir():

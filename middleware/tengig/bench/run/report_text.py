@@ -101,6 +101,8 @@ def _client_lines(c: ClientReport) -> list[str]:
         out.append("  " + c.own_disk_verdict.summary)
     elif c.own_disk_note:
         out.append(f"  Own disk: {c.own_disk_note}")
+    if c.lost:
+        out.append(f"  lost during the run: {c.lost} (what it measured before is kept; no verdict for it)")
     return out
 
 
@@ -182,6 +184,8 @@ def report_text(report: BenchReport) -> str:
         out += [f"  - [{a.severity}] {a.text}" for a in v.advice]
     if report.bytes_written is not None:
         out += ["", f"bytes written to the NAS's pool by this run: {format_size(report.bytes_written)}"]
+    out += [f"removed first, left by an earlier run: {name}" for name in report.swept]
+    out += [f"left behind: {what}" for what in report.left_behind]
     out += ["", "MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s, Gb/s = 10^9 bits/s; (est) = computed from physics "
             "(docs/physics.md §1), everything else measured."]
     return shown("\n".join(out), lines=True)

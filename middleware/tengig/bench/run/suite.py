@@ -117,6 +117,8 @@ class ClientReport(BaseModel):
                                                    "(dialect, signing, encryption), as smbstatus showed it.")
     own_disk_verdict: Verdict | None = Field(None, description="SMB against the desktop's own disk, beside the "
                                              "verdict against the run's target.")
+    lost: str | None = Field(None, description="Why this desktop's part ended early (it left, or stopped answering): "
+                             "what it measured before is kept, it has no verdict, and the others' run went on.")
 
 
 class BenchReport(BaseModel):
@@ -133,10 +135,16 @@ class BenchReport(BaseModel):
         "target, and what bounds the sum (the pool, the NAS's ports, SMB).")
     bytes_written: int | None = Field(None, description="Bytes this run wrote to the NAS's pool: the pool test's "
                                       "files and every SMB copy to the NAS.")
+    swept: list[str] = Field(default_factory=list, description="Scratch datasets an earlier run left (killed, or "
+                             "held busy at its end), removed before this run measured.")
+    left_behind: list[str] = Field(default_factory=list, description="This run's scratch datasets that could not be "
+                                   "removed at its end, each with why (e.g. dataset is busy); the next run removes "
+                                   "them. The figures are kept.")
 
     @property
     def verdict(self) -> Verdict | None:
-        return self.clients[0].verdict if self.clients else None
+        """The first desktop's verdict (one that was lost mid-run has none: the next one's)."""
+        return next((c.verdict for c in self.clients if c.verdict is not None), None)
 
 
 def _net_ceilings(ms: list[NetMeasurement]) -> list[Ceiling]:
@@ -180,18 +188,20 @@ def judged_report(ctx: BenchContext, system: Any, req: BenchRunRequest, target: 
     """Every client's verdict (``mtus``: client -> the MTUs along its path), the aggregate verdict when the
     clients also ran at once, and the run's report."""
     for r in reports:
-        judge_client(target, pool, r, mtus[r.client])
+        if r.lost is None:  # a desktop lost mid-run has part of its figures: no verdict from them
+            judge_client(target, pool, r, mtus[r.client])
     aggregate = None
     if concurrent:
         every = {name: mtu for path in mtus.values() for name, mtu in path.items()}
-        aggregate = judge_aggregate(target, pool, reports, concurrent, every)
+        aggregate = judge_aggregate(target, pool, [r for r in reports if r.lost is None], concurrent, every)
     ctx.report(100, "verdict")
     written = [p.bytes_written for p in (pool, *(r.smb for r in reports), *(r.small_files for r in reports),
                                          concurrent)
                if p is not None and p.bytes_written is not None]
     return BenchReport(system=system.name, kind=req.kind, preset=req.preset, target=target.name, pool=pool,
                        clients=list(reports), smb_concurrent=concurrent, aggregate_verdict=aggregate,
-                       bytes_written=sum(written) if written else None)
+                       bytes_written=sum(written) if written else None, swept=list(ctx.leftovers.swept),
+                       left_behind=list(ctx.leftovers.left_behind))
 
 
 def known_ceilings(pool: PoolBenchResult | None, report: ClientReport) -> list[Ceiling]:
