@@ -169,6 +169,10 @@ class Joiner:
                     self.say(f"this desktop's own disk is measured in {self.disk} when the NAS asks")
                 return self._serve(client)
         except ClientError as exc:
+            if exc.code is None:  # no answer at all: the connection went, or the NAS fell silent
+                raise JoinError(f"lost the NAS at {self.uri}: {shown(exc)}. Its run has stopped (restarted, switched "
+                                "off, or the network between is gone); this desktop's part ended and its files "
+                                "are removed. Join its next run with the command it shows then") from exc
             raise JoinError(f"the NAS answered: {shown(exc)}") from exc
         finally:
             self._drop_source()
