@@ -15,16 +15,42 @@ from tengig.lab import residue
 SHAPED_LINKS = ["desk-nas=1g", "lab-nas=100m", "desk-lab=10g"]
 
 
-# Test directories whose tests use the machine's one lab (or may: tests/bench mixes pure and lab tests).
-LAB_TEST_DIRS = ("lab", "bench", "client", "ui", "realmw")
 LAB_LOCK = Path("/run/tengig/lab.lock")
+# Markers, not folders, decide (pyproject.toml lists them): `lab` puts a test in the lab's stream and makes the
+# session wait for the lab lock; realmw, browser and vm name the other slow kinds, for the fast inner loop:
+#   pytest -m "not lab and not realmw and not browser and not vm"
+SLOW_KINDS = ("lab", "realmw", "browser", "vm")
 
 
 def uses_lab(item) -> bool:
-    """A test in a lab test directory that is not marked no_lab (tests/bench mixes pure and lab tests)."""
-    tests_root = Path(__file__).parent
-    return item.get_closest_marker("no_lab") is None and any(
-        item.path.is_relative_to(tests_root / d) for d in LAB_TEST_DIRS)
+    """A test marked ``lab`` (on itself, its class or its module)."""
+    return item.get_closest_marker("lab") is not None
+
+
+_RUNNING: dict[str, object] = {}  # the test being set up or run, for the guard below
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _RUNNING["item"] = item
+
+
+@pytest.fixture(scope="session", autouse=True)
+def lab_only_in_lab_tests():
+    """A test that brings a lab up without the ``lab`` marker would run beside the lab's stream and fight
+    it for the one lab: it fails at once, naming the marker to add."""
+    original = Lab.up
+
+    def guarded(self, *args, **kwargs):
+        item = _RUNNING.get("item")
+        if item is not None and not uses_lab(item):
+            pytest.fail(f"{item.nodeid} brings the lab up but is not marked lab: add "
+                        "`pytestmark = pytest.mark.lab` (the lab stream waits for the machine's one lab)")
+        return original(self, *args, **kwargs)
+
+    Lab.up = guarded
+    yield
+    Lab.up = original
 
 
 def pytest_addoption(parser):

@@ -12,7 +12,6 @@ from tengig.bench.stats import summarize
 from tengig.bench.run.suite import ClientReport
 from tengig.verdict.targets import find_target
 
-pytestmark = pytest.mark.no_lab  # pure: judged from models, no lab
 GOODPUT_1G = 1e9 * 1448 / 1538 / 8  # TCP payload of 1 Gb/s at MTU 1500, bytes/s
 
 

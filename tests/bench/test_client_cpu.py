@@ -11,7 +11,7 @@ from tengig.bench.phases.client_cpu_results import over_copies
 from tengig.bench.join.session import Submission
 from tengig.errors import ToolOutputError
 
-pytestmark = [pytest.mark.abuse, pytest.mark.no_lab]  # pure: no lab
+pytestmark = pytest.mark.abuse  # pure: no lab
 
 
 def _sub(**fields) -> Submission:

@@ -9,7 +9,6 @@ from tengig.bench.run.suite import SHARE_KINDS, BenchRunRequest
 from tengig.lab.nas_run import LabNas
 from tengig.lab.plan import SHARE_NAME
 
-pytestmark = pytest.mark.no_lab
 
 
 def _lab_nas() -> LabNas:

@@ -15,6 +15,8 @@ from tengig.lab.plan import shaping_for
 
 from .joined_harness import CPU_CGROUPS, join, nas_api, smbd_cpu_capped, start_run
 
+pytestmark = pytest.mark.lab
+
 
 def test_the_verdict_reports_the_live_link_and_mtus_of_both_ends_not_the_plan(shaped_lab, tmp_path):
     cable = shaped_lab.plan().cable("desk", "nas")

@@ -20,8 +20,8 @@ from tengig.lab.samba import set_multichannel
 
 from .joined_harness import CPU_CGROUPS, join, nas_api, smbd_cpu_capped, start_run
 
-pytestmark = pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
-                                reason="no cgroup v1 cpu controller here")
+pytestmark = [pytest.mark.lab, pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
+                                                  reason="no cgroup v1 cpu controller here")]
 
 
 @contextlib.contextmanager

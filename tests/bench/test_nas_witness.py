@@ -18,7 +18,7 @@ from tengig.bench.join.port_timeline import Sample, carrying_seconds
 from tengig.errors import ToolOutputError
 from tengig.units import MiB
 
-pytestmark = [pytest.mark.abuse, pytest.mark.no_lab]  # pure: no lab
+pytestmark = pytest.mark.abuse  # pure: no lab
 
 FIX = Path(__file__).parent.parent / "fixtures" / "iperf3"
 

@@ -14,7 +14,6 @@ from tengig.bench.stats import summarize
 from tengig.errors import ToolOutputError, ValidationError
 from tengig.units import GiB, MiB
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
 
 
 UNCACHED = CachePolicy(method="uncached-writes", dataset="tank/tengig-scratch-1", note="uncached")

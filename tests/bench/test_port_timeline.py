@@ -13,7 +13,7 @@ from tengig.bench.join.nas_witness import check_copy_on_port_timeline
 from tengig.bench.join.port_timeline import PortTimeline, Sample, busy_seconds
 from tengig.errors import ToolOutputError
 
-pytestmark = [pytest.mark.abuse, pytest.mark.no_lab]  # pure: no lab
+pytestmark = pytest.mark.abuse  # pure: no lab
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "proc-net-dev" / "debian12-lab-root.txt"
 MiB = 1024 * 1024

@@ -7,7 +7,6 @@ from tengig.bench.phases.pool_members import MemberLoad
 from tengig.bench.phases.scaling import ScalingResult, ScalingStep, ScalingSweep, fio_scaling_argv, stop_reason, thread_counts
 from tengig.verdict.members import dragging_text
 
-pytestmark = pytest.mark.no_lab  # touches no lab
 
 MB = 10**6
 

@@ -11,7 +11,6 @@ from tengig.bench.run.suite import BenchRunRequest
 from tengig.desk.instructions import smallfiles_op
 from tengig.errors import ToolOutputError, ValidationError
 
-pytestmark = pytest.mark.no_lab  # pure: runs beside the lab's tests
 
 PUT = "0.{t} putting file f{i:05d}.bin as \\d\\f{i:05d}.bin (3999.6 kb/s) (average 4000.0 kb/s)"
 

@@ -12,7 +12,6 @@ from tengig.errors import ToolOutputError
 from tengig.verdict.advice import smb_cause
 from tengig.verdict.models import Facts
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "cgroup"
 

@@ -9,7 +9,6 @@ import pytest
 from tengig.bench.parse.smbstatus_parse import parse_multichannel_setting, parse_session_channels
 from tengig.errors import ToolOutputError
 
-pytestmark = pytest.mark.no_lab
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "smbstatus"
 

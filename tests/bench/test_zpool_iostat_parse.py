@@ -8,7 +8,6 @@ from tengig.bench.parse.diskstats_parse import parse_diskstats, window
 from tengig.bench.parse.zpool_iostat_parse import parse_zpool_iostat
 from tengig.errors import ToolOutputError
 
-pytestmark = pytest.mark.no_lab  # touches no lab
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MiB = 2**20

@@ -10,7 +10,6 @@ from tengig.cli.api_commands import format_result, parse_arg
 from tengig.cli.main import main
 from tests.server.harness import running_server
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
 
 
 @pytest.fixture(scope="module")

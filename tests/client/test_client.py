@@ -10,7 +10,6 @@ import pytest
 from tengig.client import Client, ClientError
 from tests.server.harness import running_server
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
 
 
 @pytest.fixture(scope="module")

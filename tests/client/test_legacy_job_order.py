@@ -14,7 +14,6 @@ from aiohttp import web
 
 from tengig.client import Client, ClientError
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
 
 JOB_ID = 41
 

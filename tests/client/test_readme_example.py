@@ -11,7 +11,6 @@ import pytest
 
 from tests.server.harness import running_server
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,6 @@ from tengig.client.tls import tls_setting
 from tengig.errors import ValidationError
 from tests.server.harness import running_server
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
 
 
 def _self_signed(directory: Path) -> tuple[Path, Path]:

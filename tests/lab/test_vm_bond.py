@@ -14,7 +14,7 @@ from tengig.lab.vm import bonds
 from tengig.lab.vm.machines import NETNS, QEMU, VmLab, build_image
 from tengig.runner import Runner
 
-pytestmark = pytest.mark.lab  # its own namespace (tgvm), yet in the lab stream: its emulated CPUs would starve the lab's measurements
+pytestmark = [pytest.mark.lab, pytest.mark.vm]  # its own namespace (tgvm), yet in the lab stream: its emulated CPUs would starve the lab's measurements
 
 ONE_MEMBER_BPS = 94.15e6  # the planner's goodput of one 100 Mb/s member at MTU 1500
 MB = 10**6

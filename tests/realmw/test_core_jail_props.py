@@ -19,7 +19,7 @@ import pytest
 
 from .harness import ARCHIVES, HERE, middlewared_build, require_vendor, unpack
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+pytestmark = pytest.mark.realmw  # no lab: runs beside the lab's tests (scripts/test.sh)
 
 MANIFEST = json.loads((Path(__file__).resolve().parents[2] / "manifest.json").read_text())
 CORE_STUBS = "ws4py,prctl,flask,bsd,sentry_sdk,aiohttp_wsgi,iocage_lib,sysctl,netif"

@@ -15,7 +15,7 @@ import pytest
 
 from .harness import ARCHIVES, HERE, middlewared_build, require_vendor, unpack
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+pytestmark = pytest.mark.realmw  # no lab: runs beside the lab's tests (scripts/test.sh)
 
 PLUGIN = Path(__file__).resolve().parents[2] / "middleware" / "middlewared_plugin" / "tengig_plugin.py"
 CORE_STUBS = "ws4py,prctl,flask,bsd,sentry_sdk,aiohttp_wsgi"

@@ -16,7 +16,7 @@ from tengig.plugin_spec import build_plan, method_names
 from .conftest import installer_for, started
 from .harness import middlewared_build
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+pytestmark = pytest.mark.realmw  # no lab: runs beside the lab's tests (scripts/test.sh)
 
 # Passes every import-time rule and the installer's import test, then stops middlewared at startup:
 # plain pydantic models (what tengig's own plugin did before it derived from middlewared's BaseModel).

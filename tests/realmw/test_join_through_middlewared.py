@@ -22,7 +22,7 @@ from .session_stop import semaphores_of, session_pids
 from .harness import MiddlewaredSystem, middlewared_build
 from tengig.lab.nas_tengig import start_join
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.realmw]
 VERSION = "25.10.6"
 TOKEN = re.compile(r"--token (tgb-[0-9a-f]+)")
 

@@ -18,7 +18,7 @@ from tests.desk.test_kit_replay import check_replay
 from .conftest import TEST_API_KEY, installer_for
 from .harness import HERE, MiddlewaredSystem, middlewared_build
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+pytestmark = pytest.mark.realmw  # no lab: runs beside the lab's tests (scripts/test.sh)
 
 VERSION = "25.10.6"
 STANDIN = "tengig_test_sessions"

@@ -23,7 +23,7 @@ from tengig.mesh.apply_linux import apply_linux
 from .conftest import TEST_API_KEY, installer_for
 from .harness import MiddlewaredSystem, middlewared_build
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.realmw]
 VERSION = "25.10.6"
 NAS_PORTS = ("eth-desk", "eth-lab")
 

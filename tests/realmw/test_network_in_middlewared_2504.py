@@ -13,7 +13,7 @@ from .test_network_in_middlewared import (  # noqa: F401 (collected here, in thi
     test_a_probe_that_fails_leaves_truenas_rollback_to_restore_kernel_and_database,
 )
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.realmw]
 VERSION = "25.04.2.6"
 
 

@@ -19,7 +19,7 @@ from ..ui.ws_logger import ws_logger
 from .conftest import TEST_API_KEY, TEST_PASSWORD, TEST_USER
 from .test_plugin_in_middlewared import http_get
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+pytestmark = [pytest.mark.realmw, pytest.mark.browser]  # no lab: runs beside the lab's tests (scripts/test.sh)
 
 BUILTIN_TITLE = "15k rpm enterprise HDD"
 

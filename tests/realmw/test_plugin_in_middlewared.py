@@ -21,7 +21,7 @@ from ..mesh.layouts import THREE_HOSTS_10G
 from .conftest import truenas_with_tengig
 from .harness import PLUGIN_VERSIONS
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+pytestmark = pytest.mark.realmw  # no lab: runs beside the lab's tests (scripts/test.sh)
 
 MESH_REQUEST = THREE_HOSTS_10G
 

@@ -22,7 +22,7 @@ from tengig.standin.truenas import StandinThread, example_seed
 from .conftest import TEST_API_KEY, TEST_USER
 from .harness import MiddlewaredSystem, middlewared_build
 
-pytestmark = pytest.mark.no_lab  # its own network namespace
+pytestmark = pytest.mark.realmw  # its own network namespace
 VERSION = "25.10.6"
 SEED = example_seed("25.10")
 PORTS = [i.name for i in SEED.interfaces]

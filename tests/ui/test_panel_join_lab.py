@@ -25,7 +25,7 @@ from tengig.server.apikeys import ApiKeyStore
 
 from .browser import UI_DIST, require_browser, run_scenario
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.browser]
 TENGIG = str(Path(sys.executable).parent / "tengig")
 PORT = 8612
 

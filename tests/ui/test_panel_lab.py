@@ -16,7 +16,7 @@ from tengig.lab import Lab, build_spec
 from .browser import run_scenario
 from .conftest import page_url
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from .colours import TEXT_CONTRAST, contrast, rgb
 from .conftest import page_url
 from .stored_runs import store_recorded_runs
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.browser]
 
 GOODPUT_1G_MBPS = 941.5  # TCP goodput of a 1 Gb/s link at MTU 1500
 

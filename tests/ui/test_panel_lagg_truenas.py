@@ -16,7 +16,7 @@ from ..server.harness import running_server
 from .browser import UI_DIST, require_browser, run_scenario
 from .conftest import page_url
 
-pytestmark = pytest.mark.no_lab  # touches no lab: runs beside the lab's tests (scripts/test.sh)
+pytestmark = pytest.mark.browser  # no lab: runs beside the lab's tests (scripts/test.sh)
 
 TEN_G = "10000Mb/s Twisted Pair"
 

@@ -14,7 +14,7 @@ from tengig.lab.mesh_adapter import lab_network
 from .browser import run_scenario
 from .conftest import page_url
 
-pytestmark = pytest.mark.lab
+pytestmark = [pytest.mark.lab, pytest.mark.browser]
 HOSTS = ("nas", "desk", "lab")
 
 

@@ -13,7 +13,7 @@ from .browser import UI_DIST, non_local, run_scenario
 from .conftest import page_url
 from .stored_runs import store_recorded_runs
 
-pytestmark = pytest.mark.no_lab  # a tengig serve and a browser: runs beside the lab's tests (scripts/test.sh)
+pytestmark = pytest.mark.browser  # a tengig serve and a browser: runs beside the lab's tests (scripts/test.sh)
 
 
 def test_a_wrong_api_key_is_refused_in_words(panel):

@@ -14,7 +14,7 @@ import pytest
 from .browser import outside_origin, run_scenario
 from .conftest import page_url
 
-pytestmark = [pytest.mark.abuse, pytest.mark.no_lab]  # no lab: a tengig serve and a browser
+pytestmark = [pytest.mark.abuse, pytest.mark.browser]  # no lab: a tengig serve and a browser
 
 NO_PASSWORD_LOGIN = ("This server does not log in with a password (it takes: API key): choose “API key” "
                      "and log in with a key (for tengig serve: tengig apikey create NAME).\ndismiss")

@@ -53,7 +53,6 @@ from .types_drift import (
 )
 
 # Node runs the TypeScript compiler (make setup installs both); without it this fails rather than skips.
-pytestmark = pytest.mark.no_lab
 
 # TS interface or alias -> the model (or Literal) it mirrors.
 MAPPING = {
