@@ -13,6 +13,25 @@ subprocess, JSON) are translated into these at one boundary with ``raise ... fro
     +-- ToolOutputError        a tool ran but its output says it did not do the work (e.g. iperf3 "error" key)
     +-- BenchRefused           a measurement that could not be honest is refused before it starts
     +-- Aborted                the caller cancelled the work (a job abort, Ctrl-C); what ran was stopped
+    +-- NotConfirmed           (checkin) a change nobody confirmed in time: it was rolled back
+    +-- ClientError            (client/errors) what a TrueNAS or tengig API answered instead of a result
+    +-- TrueNASError           (backends/truenas/caller) a call inside middlewared failed
+    +-- StagedChangeFailed     (backends/truenas/staged_change) a committed change did not work: rolled back
+    |   +-- NotCreated         TrueNAS committed it but could not make the interfaces in the kernel
+    +-- BondUnsupported        (backends/linux/bond) this kernel has no bonding driver
+    +-- ClientGone             (bench/join/session) a desktop left a run or did not answer in time
+    +-- SessionEnded           (bench/join/session) a join or an answer for a run that has ended
+    +-- JoinError              (desk/join) why a desktop's part in a run stopped, for its person
+    +-- MountedCopyError       (desk/mounted_copy) a copy through a mounted share failed: where and why
+    +-- VmLabError             (lab/vm/machines) the VM lab could not be built or booted
+    +-- InstallError           (plugin_install/target) the plugin could not be installed or removed
+
+Not in the tree, on purpose (each stays inside one layer and never reaches a user as itself):
+    api/exceptions: CallError, ValidationErrors, JobAborted   middlewared's own exception types, mirrored so
+                                                               the services raise what middlewared raises
+    server/session: TooManyCalls; server/rpc: BadFrame        the wire protocol's refusals, sent as JSON-RPC errors
+    runner: _Cancelled                                         the runner's private signal to stop a program
+(tests/test_errors_tree.py fails on an exception class that is in neither list.)
 """
 from __future__ import annotations
 
