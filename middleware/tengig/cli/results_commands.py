@@ -24,6 +24,7 @@ from ..client.errors import ClientError
 from ..client.client import Client
 from ..errors import TengigError, ValidationError
 from ..results.models import RUN_KINDS, RUN_STATUSES
+from ..results.reading import shown_from_store
 from ..results.store import DB_ENV_VAR, ResultStore, default_db_path
 from .in_process import in_process_api
 from .results_views import COMPARE_COLUMNS, compare_rows, compare_text, csv_text, list_table, run_row
@@ -109,7 +110,7 @@ def list_command(kind: str | None, status: str | None, limit: int, db: str | Non
     options: dict[str, Any] = {"limit": limit}
     options.update({k: v for k, v in (("kind", kind), ("status", status)) if v is not None})
     with _results_api(db, {f"options.{k}": f"--{k}" for k in ("kind", "status", "limit")}) as (api, path):
-        rows = [run_row(run) for run in api.call("tengig.results.query", options)]
+        rows = [_row(run, path) for run in api.call("tengig.results.query", options)]
     if as_json:
         click.echo(json.dumps(rows, indent=1))
     elif as_csv:
@@ -120,13 +121,18 @@ def list_command(kind: str | None, status: str | None, limit: int, db: str | Non
         click.echo(list_table(rows))
 
 
+def _row(run: dict[str, Any], path: Path) -> dict[str, Any]:
+    with shown_from_store(path, [run["id"]]):
+        return run_row(run)
+
+
 @results_group.command("show")
 @click.argument("run", type=click.IntRange(1))
 @_format_options
 def show_command(run: int, db: str | None, as_json: bool, as_csv: bool) -> None:
     """The report of run RUN as `tengig bench` printed it (a failed run: its error)."""
     _one_format(as_json, as_csv)
-    with _results_api(db, {"id": "RUN", "ids": "RUN"}) as (api, _):
+    with _results_api(db, {"id": "RUN", "ids": "RUN"}) as (api, path):
         if as_csv:
             click.echo(api.call("tengig.results.export", "csv", [run]), nl=False)
             return
@@ -134,7 +140,8 @@ def show_command(run: int, db: str | None, as_json: bool, as_csv: bool) -> None:
     if as_json:
         click.echo(json.dumps(record, indent=1))
         return
-    click.echo(show_text(record))
+    with shown_from_store(path, [run]):
+        click.echo(show_text(record))
 
 
 def show_text(record: dict[str, Any]) -> str:
