@@ -29,6 +29,7 @@ def test_small_files_from_desk_per_size_with_latency_and_the_nas_counting_them(s
         assert (s["nas_files"], s["nas_bytes"], s["nas_files_left"]) == (s["count"], s["count"] * s["size"], 0)
         ops = {o["op"]: o for o in s["ops"]}
         assert list(ops) == ["write", "stat", "read", "delete"]
+        assert [o["nas_note"] for o in s["ops"]] == [None] * 4  # an honest desktop's times stand as it timed them
         for name in ("write", "read"):
             o = ops[name]
             assert o["files"] == s["count"] and o["bytes"] == s["count"] * s["size"]

@@ -19,6 +19,7 @@ from tengig.errors import TengigError, ValidationError
 from tengig.results import store as store_mod
 from tengig.results.export import CSV_COLUMNS
 from tengig.results.models import Environment, Nic, RawOutput, RunRecord
+from tengig.results.reading import MAX_STORED_DEPTH
 from tengig.results.schema import SCHEMA_VERSION
 from tengig.results.store import DEFAULT_DB_PATH, ResultStore, default_db_path
 from tengig.runner import Completed, Runner
@@ -151,6 +152,27 @@ def test_finish_rules(store):
     with pytest.raises(ValidationError) as exc:
         store.start_run("disk", {}, None)
     assert exc.value.errors[0][0] == "kind"
+
+
+def nest(levels: int) -> dict:
+    """A JSON object nesting ``levels`` levels of objects ({} is one)."""
+    value: dict = {}
+    for _ in range(levels - 1):
+        value = {"x": value}
+    return value
+
+
+def test_what_the_store_could_not_read_back_is_refused_before_it_is_written(store):
+    run_id = store.start_run("net", {}, None)
+    with pytest.raises(ValidationError) as exc:
+        store.finish_run(run_id, "success", results=nest(MAX_STORED_DEPTH + 1))
+    assert exc.value.errors[0][0] == "results" and f"more than {MAX_STORED_DEPTH} levels" in exc.value.errors[0][1]
+    looped: dict = {}
+    looped["self"] = looped
+    with pytest.raises(ValidationError):  # counting its depth ends
+        store.start_run("net", looped, None)
+    store.finish_run(run_id, "success", results=nest(MAX_STORED_DEPTH))  # as deep as may be stored: read back
+    assert store.get(run_id).results == nest(MAX_STORED_DEPTH)
 
 
 def test_missing_run_is_enoent(store):

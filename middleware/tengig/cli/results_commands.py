@@ -24,9 +24,12 @@ from ..client.errors import ClientError
 from ..client.client import Client
 from ..errors import TengigError, ValidationError
 from ..results.models import RUN_KINDS, RUN_STATUSES
+from ..results.reading import shown_from_store
 from ..results.store import DB_ENV_VAR, ResultStore, default_db_path
 from .in_process import in_process_api
-from .results_views import COMPARE_COLUMNS, compare_rows, compare_text, csv_text, list_table, run_row
+from .results_views import (
+    COMPARE_COLUMNS, compare_rows, compare_text, csv_text, for_terminal, list_table, run_row,
+)
 
 DB_HELP = f"Results database (default ${DB_ENV_VAR} or /var/lib/tengig/results.sqlite3)."
 LIST_CSV_COLUMNS = ("id", "started_utc", "kind", "status", "system", "clients", "smb_read_bytes_per_s",
@@ -71,10 +74,17 @@ def _one_format(as_json: bool, as_csv: bool) -> None:
         raise ValidationError.one("--json", "choose one of --json and --csv")
 
 
+def echo(text: str, *, nl: bool = True) -> None:
+    """Every print of a stored run to stdout: what a desktop, a tool or a crafted database put in it reaches
+    the terminal escaped (ESC as \\x1b), never as what a terminal acts on."""
+    click.echo(for_terminal(text), nl=nl)
+
+
 def write_output(text: str, output: Path | None) -> None:
-    """To stdout, or to ``output`` whole or not at all (a temporary file beside it, then renamed)."""
+    """To stdout (escaped), or to ``output`` as it is, whole or not at all (a temporary file beside it, then
+    renamed)."""
     if output is None:
-        click.echo(text, nl=not text.endswith("\n"))
+        echo(text, nl=not text.endswith("\n"))
         return
     try:
         fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
@@ -109,15 +119,20 @@ def list_command(kind: str | None, status: str | None, limit: int, db: str | Non
     options: dict[str, Any] = {"limit": limit}
     options.update({k: v for k, v in (("kind", kind), ("status", status)) if v is not None})
     with _results_api(db, {f"options.{k}": f"--{k}" for k in ("kind", "status", "limit")}) as (api, path):
-        rows = [run_row(run) for run in api.call("tengig.results.query", options)]
+        rows = [_row(run, path) for run in api.call("tengig.results.query", options)]
     if as_json:
-        click.echo(json.dumps(rows, indent=1))
+        echo(json.dumps(rows, indent=1))
     elif as_csv:
-        click.echo(csv_text(rows, LIST_CSV_COLUMNS), nl=False)
+        echo(csv_text(rows, LIST_CSV_COLUMNS), nl=False)
     elif not rows:
-        click.echo(f"no runs in {path}" + (" of that kind or status" if kind or status else ""))
+        echo(f"no runs in {path}" + (" of that kind or status" if kind or status else ""))
     else:
-        click.echo(list_table(rows))
+        echo(list_table(rows))
+
+
+def _row(run: dict[str, Any], path: Path) -> dict[str, Any]:
+    with shown_from_store(path, [run["id"]]):
+        return run_row(run)
 
 
 @results_group.command("show")
@@ -126,15 +141,16 @@ def list_command(kind: str | None, status: str | None, limit: int, db: str | Non
 def show_command(run: int, db: str | None, as_json: bool, as_csv: bool) -> None:
     """The report of run RUN as `tengig bench` printed it (a failed run: its error)."""
     _one_format(as_json, as_csv)
-    with _results_api(db, {"id": "RUN", "ids": "RUN"}) as (api, _):
+    with _results_api(db, {"id": "RUN", "ids": "RUN"}) as (api, path):
         if as_csv:
-            click.echo(api.call("tengig.results.export", "csv", [run]), nl=False)
+            echo(api.call("tengig.results.export", "csv", [run]), nl=False)
             return
         record = api.call("tengig.results.get", run)
     if as_json:
-        click.echo(json.dumps(record, indent=1))
+        echo(json.dumps(record, indent=1))
         return
-    click.echo(show_text(record))
+    with shown_from_store(path, [run]):
+        echo(show_text(record))
 
 
 def show_text(record: dict[str, Any]) -> str:
@@ -156,11 +172,11 @@ def compare_command(a: int, b: int, db: str | None, as_json: bool, as_csv: bool)
     with _results_api(db, {"a": "A", "b": "B"}) as (api, _):
         comparison = api.call("tengig.results.compare", a, b)
     if as_json:
-        click.echo(json.dumps(comparison, indent=1))
+        echo(json.dumps(comparison, indent=1))
     elif as_csv:
-        click.echo(csv_text(compare_rows(comparison), COMPARE_COLUMNS), nl=False)
+        echo(csv_text(compare_rows(comparison), COMPARE_COLUMNS), nl=False)
     else:
-        click.echo(compare_text(comparison))
+        echo(compare_text(comparison))
 
 
 @results_group.command("export")

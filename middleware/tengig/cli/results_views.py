@@ -88,6 +88,13 @@ def text_table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return shown("\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells), lines=True)
 
 
+def for_terminal(text: str) -> str:
+    """``text`` as it may reach a terminal: every character a terminal acts on escaped (text.shown), line
+    feeds and tabs kept, and CSV's CR LF line ends kept whole (a lone CR, which returns over a line, is
+    escaped)."""
+    return "\r\n".join(shown(line, lines=True) for line in text.split("\r\n"))
+
+
 def csv_text(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import os
 import re
 import sqlite3
@@ -29,6 +28,7 @@ from . import run_locks
 from .export import compare_runs, runs_to_csv, runs_to_json
 from .markdown import run_to_markdown
 from .models import FINAL_STATUSES, RUN_KINDS, RUN_STATUSES, Environment, RawOutput, RunRecord
+from .reading import deeper_than_stored, read_run, shown_from_store
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 DEFAULT_DB_PATH = Path("/var/lib/tengig/results.sqlite3")
@@ -207,7 +207,8 @@ class ResultStore:
         delta_percent, metrics only one has, and environment values that differ."""
         with self._connect(write=False) as conn:
             ra, rb = self._load(conn, [a, b], include_raw=False)
-        return compare_runs(ra, rb)
+        with shown_from_store(self.path, [a, b]):
+            return compare_runs(ra, rb)
 
     def export_json(self, run_ids: Sequence[int] | None = None) -> str:
         """Runs (all, newest first, or the given ids in order) with raw outputs, as one JSON document."""
@@ -219,7 +220,9 @@ class ResultStore:
 
     def export_markdown(self, run_id: int) -> str:
         """One run as a Markdown report (markdown.run_to_markdown): to paste where people help."""
-        return run_to_markdown(self.get(run_id))
+        run = self.get(run_id)
+        with shown_from_store(self.path, [run_id]):
+            return run_to_markdown(run)
 
     # -- user targets ---------------------------------------------------------------------------
 
@@ -329,29 +332,14 @@ class ResultStore:
             rows.append(row)
         return self._records(conn, rows, include_raw)
 
-    @staticmethod
-    def _records(conn: sqlite3.Connection, rows: Sequence[sqlite3.Row], include_raw: bool) -> list[RunRecord]:
-        raw: dict[int, list[RawOutput]] = {}
+    def _records(self, conn: sqlite3.Connection, rows: Sequence[sqlite3.Row], include_raw: bool) -> list[RunRecord]:
+        raw: dict[int, list[sqlite3.Row]] = {}
         if include_raw and rows:
             ids = sorted({int(r["id"]) for r in rows})
             marks = ", ".join("?" * len(ids))
             for r in conn.execute(f"SELECT * FROM raw_outputs WHERE run_id IN ({marks}) ORDER BY id", ids):
-                raw.setdefault(int(r["run_id"]), []).append(
-                    RawOutput(
-                        tool=r["tool"], argv=json.loads(r["argv"]), exit_code=r["exit_code"], stdout=r["stdout"],
-                        stderr=r["stderr"], started=_finite(r["started"]), seconds=_finite(r["seconds"]),
-                    )
-                )
-        return [
-            RunRecord(
-                id=r["id"], started=r["started"], finished=r["finished"], kind=r["kind"], status=r["status"],
-                inputs=json.loads(r["inputs"]), results=_load_json(r["results"]), verdict=_load_json(r["verdict"]),
-                error=r["error"],
-                environment=Environment.model_validate_json(r["environment"]) if r["environment"] else None,
-                raw=raw.get(int(r["id"]), []),
-            )
-            for r in rows
-        ]
+                raw.setdefault(int(r["run_id"]), []).append(r)
+        return [read_run(self.path, r, raw.get(int(r["id"]), [])) for r in rows]
 
     def _export_runs(self, run_ids: Sequence[int] | None) -> list[RunRecord]:
         with self._connect(write=False) as conn:
@@ -374,6 +362,9 @@ def _dump_object(value: Mapping[str, Any] | BaseModel, field: str) -> str:
 
 
 def _dump_json(value: Any, field: str) -> str:
+    deep = deeper_than_stored(value)
+    if deep:
+        raise ValidationError.one(field, f"cannot be stored: it {deep} (a run's figures are far flatter)")
     try:
         return json.dumps(value, allow_nan=False, sort_keys=True)
     except (TypeError, ValueError) as exc:
@@ -381,13 +372,4 @@ def _dump_json(value: Any, field: str) -> str:
             field, f"cannot be stored as JSON ({exc}); NaN and infinity are not measurements"
         ) from exc
 
-
-def _finite(value: float) -> float:
-    """A stored time as read back: what older tengig stored unchecked (a desktop's infinite seconds) reads
-    as 0, so one bad row never fails reading or exporting the whole history."""
-    return value if math.isfinite(value) else 0.0
-
-
-def _load_json(text: str | None) -> Any:
-    return json.loads(text) if text is not None else None
 

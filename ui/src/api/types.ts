@@ -197,6 +197,7 @@ export interface SmallOpResult {
   open?: Percentiles | null
   close?: Percentiles | null
   smbd_cpu_percent?: number | null
+  nas_note?: string | null
 }
 
 /** One size of the small-file test (SmallSizeResult), through the share and on the desktop's own disk. */

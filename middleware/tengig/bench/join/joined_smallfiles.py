@@ -4,7 +4,9 @@ Per size, the desktop makes its N files, then writes them to the share, lists th
 deletes them, one batch per instruction, each timed line by line on the desktop
 (desk/smallfiles.py); the NAS reads the times itself (bench/parse/smallfiles_parse.py) and checks what it
 can: after the write its own file system holds exactly the N files and their bytes, their bytes crossed its
-port, and after the delete none is left. smbd's CPU is read over each batch, as for the big copies. With
+port, and after the delete none is left. Each batch's time is held to the NAS's own window for it and the
+bytes its port carried (nas_witness.small_batch_bounds, the big copies' bounds): an impossible time is replaced
+by the NAS's bound, saying so. smbd's CPU is read over each batch, as for the big copies. With
 --disk the desktop also runs the same batches on its own disk. The round trip of the link is the NAS's
 own ping to the desktop."""
 from __future__ import annotations
@@ -24,8 +26,9 @@ from ..phases.nas_share import NasShare
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..phases.smallfiles_results import SmallFilesResult, SmallOpResult, SmallSizeResult, op_result
 from ..phases.smb_probes import smbd_ticks_on
-from .asking import ask
+from .asking import ask, asked
 from .joined import SMB_MIN_WIRE_RATIO
+from .nas_witness import small_batch_bounds, small_batch_on_nas_clock
 from .session import BenchSession, JoinedClient, Submission
 from .session_probe import SessionProbe
 
@@ -98,15 +101,17 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
                          if op == "write" and not n else None)
                 before, t0 = counters(ctx, nas, port), smbd_ticks_on(ctx, nas)
                 try:
-                    sub = ask(ctx, session, client, "smallfiles", {**params, "op": op}, timeout=timeout,
-                               tool=f"small files {op}")
+                    instruction, sub = asked(ctx, session, client, "smallfiles", {**params, "op": op},
+                                             timeout=timeout, tool=f"small files {op}")
                 finally:
                     if probe:
                         session_facts, _ = probe.stop()  # (the session, its channels: the big copies report those)
                 t1, after = smbd_ticks_on(ctx, nas), counters(ctx, nas, port)
-                timing = _parsed(sub, client, op, count)
-                cpu = 100 * (t1 - t0) / clk / timing.seconds if t0 is not None and t1 is not None else None
                 _check_wire(client, op, size * count, before, after, port)
+                bounds = small_batch_bounds(op, count, size, _seen(op, before, after), session.nas_seconds(
+                    client, instruction), port)
+                timing, nas_note = small_batch_on_nas_clock(client.name, _parsed(sub, client, op, count), bounds)
+                cpu = 100 * (t1 - t0) / clk / timing.seconds if t0 is not None and t1 is not None else None
                 if op == "write":
                     found = nas_files(ctx, nas, where)
                     if found != (count, count * size):
@@ -121,7 +126,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
                 if op == "read" and timing.bytes_read is not None and timing.bytes_read != count * size:
                     raise ToolOutputError(f"{client.name} read {timing.bytes_read} bytes of small files, the NAS "
                                           f"holds {count * size}")
-                ops.append(op_result(timing, size, cpu))
+                ops.append(op_result(timing, size, cpu, nas_note))
             left = nas_files(ctx, nas, where)[0]
             if left:
                 raise ToolOutputError(f"{client.name} says it deleted its {count} small files, but the NAS still "
@@ -159,10 +164,15 @@ def _parsed(sub: Submission, client: JoinedClient, op: SmallOp, count: int):
         raise ToolOutputError(f"{client.name}: {exc.message}") from exc
 
 
+def _seen(op: str, before, after) -> int:
+    """The bytes the NAS's port carried the way a batch's files go: sent for a read, received otherwise."""
+    return (after.tx_bytes - before.tx_bytes) if op == "read" else (after.rx_bytes - before.rx_bytes)
+
+
 def _check_wire(client: JoinedClient, op: str, moved: int, before, after, port: NasPort) -> None:
     if op not in ("write", "read"):
         return
-    seen = (after.tx_bytes - before.tx_bytes) if op == "read" else (after.rx_bytes - before.rx_bytes)
+    seen = _seen(op, before, after)
     if seen < SMB_MIN_WIRE_RATIO * moved:
         raise ToolOutputError(
             f"{client.name} reports a small-file {op} of {format_size(moved)}, but only {format_size(max(0, seen))} "

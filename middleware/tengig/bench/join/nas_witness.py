@@ -20,13 +20,20 @@ answer arrived (bench/join/session.py, the NAS's monotonic clock). The copy happ
 - and never above the port's line rate;
 - where the NAS can sample its port's counter (bench/join/port_timeline.py), the copy took at least as long
   as the port was seen carrying the middle of its bytes: its rate is at most size / that time.
+
+Small files: a batch's time is held to the same window and port (small_batch_bounds); where the desktop's time
+is impossible against them, the NAS shows its own bound and says why, never the desktop's word.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from ...errors import ToolOutputError
 from ...units import MB, format_rate, format_size
 from ..parse.iperf3_parse import Iperf3Result, parse_iperf3_server
+from ..parse.smallfiles_parse import OpTiming
 from ..phases.nas_port import NasPort
+from ..phases.smallfiles_results import percentiles
 
 IPERF3_WRITE_TOLERANCE = 0.01  # the client's figure of a write is the server's own
 IPERF3_EDGE_SECONDS = 0.1  # how far apart a read's two windows may close, at each of their two edges
@@ -85,6 +92,20 @@ def check_copy_on_nas_clock(client: str, direction: str, size: int, bytes_per_s:
         raise ToolOutputError(f"{said}: {format_size(size)} would take {size / bytes_per_s:.2f} s, longer than the "
                               f"{window:.2f} s from when it took the copy to its answer on the NAS's clock (the "
                               "run is not trusted)")
+    limits = copy_rate_limits(seen, window, port, carrying)
+    if limits:
+        most, why = min(limits)
+        if bytes_per_s > most * (1 + SMB_CLOCK_TOLERANCE):
+            raise ToolOutputError(f"{said}, but the NAS's port {port.ifname} carried {format_size(seen)} in "
+                                  f"{window:.2f} s on its own clock (from when it took the copy to its answer): "
+                                  f"at most {why} (the run is not trusted)")
+
+
+def copy_rate_limits(seen: int, window: float, port: NasPort,
+                     carrying: float | None = None) -> list[tuple[float, str]]:
+    """The most bytes/s a copy can have moved by what the NAS saw, each with why (none: it can tell nothing):
+    its ``port`` carried ``seen`` bytes in the ``window`` less SMB_START_SLACK_S (or in ``carrying``, when
+    shorter), and never more than its line rate."""
     copying = window - SMB_START_SLACK_S
     allowing = f"allowing {SMB_START_SLACK_S:g} s of it for the copy to start and answer"
     if carrying is not None and 0 < carrying < copying:
@@ -95,12 +116,7 @@ def check_copy_on_nas_clock(client: str, direction: str, size: int, bytes_per_s:
         limits.append((seen / copying, f"{seen / copying / MB:.1f} MB/s {allowing}"))
     if port.line_rate_bps:
         limits.append((port.line_rate_bps / 8, f"{port.line_rate_bps / 8 / MB:.1f} MB/s, its line rate"))
-    if limits:
-        most, why = min(limits)
-        if bytes_per_s > most * (1 + SMB_CLOCK_TOLERANCE):
-            raise ToolOutputError(f"{said}, but the NAS's port {port.ifname} carried {format_size(seen)} in "
-                                  f"{window:.2f} s on its own clock (from when it took the copy to its answer): "
-                                  f"at most {why} (the run is not trusted)")
+    return limits
 
 
 def check_copy_on_port_timeline(client: str, direction: str, size: int, bytes_per_s: float,
@@ -115,3 +131,87 @@ def check_copy_on_port_timeline(client: str, direction: str, size: int, bytes_pe
             f"{client} reports an SMB {direction} of {format_size(size)} at {bytes_per_s / MB:.1f} MB/s "
             f"({said:.2f} s), but the NAS's port {port.ifname} was still carrying it {busy:.2f} s after it "
             f"had begun, on the NAS's own clock: at most {size / busy / MB:.1f} MB/s (the run is not trusted)")
+
+
+# Small files (bench/join/joined_smallfiles.py): a batch's time is the desktop's clock between two marks, and the
+# NAS's window for it (its own clock, from when the desktop took the batch to its answer) holds the batch. Its
+# writes and reads moved their files' bytes across the NAS's port: no faster than the big copies may
+# (copy_rate_limits). A delete is one SMB2 request per file at least, each with its header. A stat may come
+# from the desktop's cache: only the window holds it. Where the desktop's time is impossible against these,
+# the NAS shows its own bound instead, saying so, and leaves out times of single files it cannot trust.
+SMB2_HEADER_BYTES = 64
+# A file's time is read from when the desktop's lines arrived, and a shaper's burst lets one file through faster
+# than its line's rate: honest times of files near the line's rate fall a little under the least a file takes
+# (seen on the lab: 1 MiB files at 1 Gb/s). Under half of it, the times are not of what happened.
+PER_FILE_SHARE = 0.5
+# A batch of a few MiB near its line's rate: a shaper lets its burst through at once (the lab's tbf: 8 ms of its rate,
+# up to 12% of 8 MiB at 1 Gb/s), so a batch may take that much less than its bytes at the line's rate.
+SMALL_BATCH_TOLERANCE = 0.15
+
+
+@dataclass(frozen=True)
+class SmallBatchBounds:
+    """What the NAS's own clock and port allow a batch of small files: at least ``least`` s (``least_why``), at
+    most ``most`` s (the NAS's window for it), each file at least ``per_file`` s (``per_file_why``; 0: no bound)."""
+
+    least: float
+    least_why: str
+    most: float
+    per_file: float = 0.0
+    per_file_why: str = ""
+
+
+def small_batch_bounds(op: str, files: int, size: int, seen: int, window: float | None,
+                       port: NasPort) -> SmallBatchBounds:
+    """The bounds of a batch of ``files`` files of ``size`` bytes (``op``: write, stat, read, delete) whose NAS
+    window was ``window`` s, in which its ``port`` carried ``seen`` bytes the way the files' bytes go."""
+    if window is None or window <= 0:
+        raise ToolOutputError(f"the NAS did not see the desktop take its small-file {op} and answer: no window of "
+                              "its own to hold the batch's time to")
+    least, least_why = max(0.0, window - SMB_START_SLACK_S), (
+        f"the NAS's {window:.3g} s from when it took the batch to its answer, less {SMB_START_SLACK_S:g} s for its "
+        "tool to start and answer")
+    per_file, per_file_why = 0.0, ""
+    line = port.line_rate_bps / 8 if port.line_rate_bps else None
+    if op in ("write", "read"):
+        moved = files * size
+        limits = copy_rate_limits(seen, window, port)
+        if limits:
+            most, why = min(limits)
+            least, least_why = moved / most, f"{format_size(moved)} at most {why} (its port {port.ifname})"
+        if line:
+            per_file, per_file_why = size / line, (f"{format_size(size)} at the {line / MB:.1f} MB/s line rate of "
+                                                   f"the NAS's port {port.ifname}")
+    elif op == "delete" and line:
+        per_file = SMB2_HEADER_BYTES / line
+        per_file_why = (f"one SMB2 request of at least {SMB2_HEADER_BYTES} bytes at the {line / MB:.1f} MB/s line "
+                        f"rate of the NAS's port {port.ifname}")
+        if files * per_file > least:
+            least, least_why = files * per_file, f"{files} x {per_file_why}"
+    return SmallBatchBounds(least=least, least_why=least_why, most=window, per_file=per_file,
+                            per_file_why=per_file_why)
+
+
+def small_batch_on_nas_clock(client: str, timing: OpTiming, bounds: SmallBatchBounds) -> tuple[OpTiming, str | None]:
+    """``timing`` (the desktop's word) as the NAS holds it, and what it changed and why (None: nothing): a batch
+    time outside ``bounds`` becomes the NAS's bound and its times of single files are left out; times of single
+    files whose median is below what one file takes at least are left out."""
+    said, batch = timing.seconds, f"{client} timed its small-file {timing.op} of {timing.files} file(s)"
+    if said < bounds.least / (1 + SMALL_BATCH_TOLERANCE):
+        seconds, why = bounds.least, f"at least {bounds.least:.3g} s: {bounds.least_why}"
+    elif said > bounds.most * (1 + SMB_CLOCK_TOLERANCE):
+        seconds, why = bounds.most, f"at most the NAS's {bounds.most:.3g} s from when it took the batch to its answer"
+    else:
+        seconds = None
+    untimed = {"per_file": [], "opens": [], "closes": []}
+    if seconds is not None:
+        return timing.model_copy(update={"seconds": seconds, **untimed}), (
+            f"{batch} at {said:.3g} s, but the batch took {why}, on the NAS's own clock: the NAS's {seconds:.3g} s is "
+            "shown, and no times of single files")
+    median = percentiles(timing.per_file)
+    if median is not None and median.p50_ms / 1000 < bounds.per_file * PER_FILE_SHARE:
+        return timing.model_copy(update=untimed), (
+            f"{batch} at {median.p50_ms:.3g} ms per file or less for half of them, less than half of the "
+            f"{1000 * bounds.per_file:.3g} ms each took at least ({bounds.per_file_why}): its times of single files "
+            "are left out")
+    return timing, None

@@ -40,7 +40,8 @@ class SmallOpResult(BaseModel):
     op: SmallOp
     files: int = Field(ge=1)
     bytes: int = Field(ge=0, description="The files' bytes (stat and delete move none: their files' size).")
-    seconds: float = Field(gt=0, description="The batch's time on the desktop's clock, s.")
+    seconds: float = Field(gt=0, description="The batch's time on the desktop's clock, s, within what the NAS's own "
+                           "clock and port allow it (else the NAS's bound: nas_note says so).")
     files_per_s: float = Field(gt=0)
     bytes_per_s: float = Field(ge=0, description="bytes / seconds (write and read), bytes/s.")
     per_file: Percentiles | None = Field(None, description="Each file's whole operation (create or open, data, "
@@ -49,15 +50,19 @@ class SmallOpResult(BaseModel):
     close: Percentiles | None = Field(None, description="The close alone, ms (tengig's own timer).")
     smbd_cpu_percent: float | None = Field(None, description="smbd's CPU over the batch, % of one core (the share "
                                            "only).")
+    nas_note: str | None = Field(None, description="Where the desktop's times were impossible against the NAS's own "
+                                 "clock and port (the share only): the NAS's bound shown instead, or times of single "
+                                 "files left out, and why. None: the desktop's times stand.")
 
 
-def op_result(timing: OpTiming, size: int, smbd_cpu_percent: float | None = None) -> SmallOpResult:
+def op_result(timing: OpTiming, size: int, smbd_cpu_percent: float | None = None,
+              nas_note: str | None = None) -> SmallOpResult:
     moved = timing.files * size
     return SmallOpResult(op=timing.op, files=timing.files, bytes=moved, seconds=timing.seconds,
                          files_per_s=timing.files / timing.seconds,
                          bytes_per_s=moved / timing.seconds if timing.op in ("write", "read") else 0.0,
                          per_file=percentiles(timing.per_file), open=percentiles(timing.opens),
-                         close=percentiles(timing.closes), smbd_cpu_percent=smbd_cpu_percent)
+                         close=percentiles(timing.closes), smbd_cpu_percent=smbd_cpu_percent, nas_note=nas_note)
 
 
 class SmallSizeResult(BaseModel):

@@ -139,6 +139,8 @@ def _small_files_lines(small: SmallFilesResult) -> list[str]:
                 cpu = f", smbd {o.smbd_cpu_percent:.0f}% of a core" if o.smbd_cpu_percent is not None else ""
                 out.append(f"    {format_size(s.size):>7} {where:8} {o.op:6} {o.files} files: "
                            f"{o.files_per_s:,.0f} files/s{rate}{each}{cpu}")
+                if o.nas_note:
+                    out.append(f"      (the NAS's bound: {o.nas_note})")
     if small.own_disk_note:
         out.append(f"    own disk: {small.own_disk_note}")
     if small.note:
