@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -101,7 +102,17 @@ class HostileNas:
         argv = ["strace", "-f", "-qq", "-e", "trace=execve", "-e", "signal=none", "-s", "256",
                 "-o", str(tmp_path / "desk.strace"), sys.executable, "-m", "tengig", "client", "join",
                 url or self.url, "--token", TOKEN, "--name", "desk", *extra]
-        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        # its own process group, killed whole on a timeout: strace killed alone would leave a desktop that
+        # hangs (the regression a test looks for) running, detached
+        with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True) as proc:
+            try:
+                out, err = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                raise
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def programs(tmp_path: Path) -> list[str]:

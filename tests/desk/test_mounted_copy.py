@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.parse.copy_parse import parse_copy
-from tengig.desk import mounted_copy
+from tengig.desk import beneath, mounted_copy
+from tengig.desk.beneath import Beneath
 from tengig.units import MiB
 
 from .hostile_nas import HostileNas, programs
@@ -55,15 +56,16 @@ def test_where_o_direct_is_refused_the_copy_is_fsynced_and_its_cache_dropped(tmp
     target = tmp_path / "f0.dat"
     real_open = os.open
 
-    def no_direct(path, flags, *args):
+    def no_direct(path, flags, *args, **kwargs):
         if flags & mounted_copy.O_DIRECT:
             raise OSError(22, "Invalid argument")  # EINVAL: as a file system without O_DIRECT answers
-        return real_open(path, flags, *args)
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(mounted_copy.os, "open", no_direct)
-    put = mounted_copy.put(source, target, 3 * MiB)
+    monkeypatch.setattr(beneath.os, "open", no_direct)
+    place = Beneath(tmp_path, ("f0.dat",))
+    put = mounted_copy.put(source, place, 3 * MiB)
     assert put.endswith("(cached, fsynced, then its cached pages dropped)") and target.read_bytes() == source.read_bytes()
-    get = mounted_copy.get(target, 3 * MiB)
+    get = mounted_copy.get(place, 3 * MiB)
     assert get.endswith("(cached, its cached pages dropped first, read into memory and discarded)")
 
 
@@ -71,9 +73,20 @@ def test_a_short_file_or_a_missing_one_is_a_failed_copy_in_words(tmp_path):
     short = tmp_path / "short.dat"
     short.write_bytes(b"x" * 4096)
     with pytest.raises(mounted_copy.MountedCopyError, match=r"holds 4096 bytes, the NAS asked for 8192"):
-        mounted_copy.get(short, 8192)
+        mounted_copy.get(Beneath(tmp_path, ("short.dat",)), 8192)
     with pytest.raises(mounted_copy.MountedCopyError, match=r"cannot read .*missing.dat: No such file"):
-        mounted_copy.get(tmp_path / "missing.dat", 8192)
+        mounted_copy.get(Beneath(tmp_path, ("missing.dat",)), 8192)
+
+
+def test_a_size_that_is_not_a_multiple_of_a_block_is_copied_whole(tmp_path):
+    # O_DIRECT takes whole blocks only: the last piece of a size the NAS may ask for goes through the cache
+    size = 3 * MiB + 17
+    source = tmp_path / "source.dat"
+    source.write_bytes(os.urandom(size))
+    place = Beneath(tmp_path, ("f0.dat",))
+    assert mounted_copy.put(source, place, size).endswith("(unbuffered (O_DIRECT))")
+    assert (tmp_path / "f0.dat").read_bytes() == source.read_bytes()
+    assert mounted_copy.get(place, size).startswith(f"tengig-copy: get {size} bytes in ")
 
 
 def test_mount_and_smbclient_together_or_a_mount_that_is_not_a_directory_are_refused(tmp_path):

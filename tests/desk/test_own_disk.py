@@ -10,7 +10,7 @@ import pytest
 
 from tengig.bench.join import own_disk as nas_side
 from tengig.bench.join.own_disk import OwnDisk, own_disk_target, parse_own_disk
-from tengig.desk import mounted_copy, own_disk
+from tengig.desk import beneath, own_disk
 from tengig.errors import ToolOutputError
 from tengig.runner import Completed, Runner
 from tengig.units import MB, MiB
@@ -65,12 +65,12 @@ def test_a_file_system_without_direct_io_falls_back_to_the_timed_copy_and_says_h
     disk.mkdir()
     real_open = os.open
 
-    def no_direct(path, flags, *args):
+    def no_direct(path, flags, *args, **kwargs):
         if flags & os.O_DIRECT:
             raise OSError(22, "Invalid argument")
-        return real_open(path, flags, *args)
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(mounted_copy.os, "open", no_direct)
+    monkeypatch.setattr(beneath.os, "open", no_direct)
     sub = own_disk.measure(FioRefusesDirectIo(), disk, SIZE, source)
     assert sub["exit_code"] == 0 and sub["argv"][0] == "tengig-copy"
     assert sub["stderr"] == "fio not used: fio: looks like your file system does not support direct=1/buffered=0"

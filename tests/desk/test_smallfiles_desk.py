@@ -8,6 +8,7 @@ import threading
 from tengig.bench.join.session import BenchSession, JoinInfo, Submission
 from tengig.bench.parse.smallfiles_parse import SMALL_OPS, parse_smallfiles
 from tengig.bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS
+from tengig.desk.beneath import Beneath
 from tengig.desk.smallfiles import SmallSet, own_run, smbclient_commands, timed_run
 from tengig.desk.submit_parts import submission_parts
 
@@ -18,7 +19,7 @@ def test_the_own_timer_times_every_file_of_every_batch_and_leaves_nothing(tmp_pa
     disk.mkdir()
     small = SmallSet(work, 4096, 20)
     assert sorted(p.stat().st_size for p in small.src.iterdir()) == [4096] * 20
-    sub = own_run(SMALL_OPS, disk / "tengig-small-4096", small)
+    sub = own_run(SMALL_OPS, Beneath(disk, ("tengig-small-4096",)), small)
     assert sub["exit_code"] == 0 and sub["argv"][0] == "tengig-small"
     for op in SMALL_OPS:
         timing = parse_smallfiles("tengig-small", sub["stdout"], op, expected=20)
@@ -52,7 +53,7 @@ def test_a_batch_that_fails_partway_on_the_own_disk_leaves_none_of_its_files(tmp
     directory = disk / "tengig-small-4096"
     (directory / "f00005.bin").mkdir(parents=True)
     small = SmallSet(work, 4096, 20)
-    sub = own_run(SMALL_OPS, directory, small)
+    sub = own_run(SMALL_OPS, Beneath(disk, ("tengig-small-4096",)), small)
     assert sub["exit_code"] == 1 and "f00005.bin" in sub["stderr"]
     assert sorted(p.name for p in directory.iterdir()) == ["f00005.bin"]  # what it wrote is gone, not what it found
     assert "could not remove" not in sub["stderr"]
@@ -67,7 +68,8 @@ def test_what_could_not_be_removed_is_named(tmp_path):
     directory = tmp_path / "tengig-small-512"
     (directory / "f00001.bin" / "other").mkdir(parents=True)
     (directory / "f00000.bin").write_bytes(b"x")
-    left = remove_written(directory, ["f00000.bin", "f00001.bin", "f00002.bin"], made=True)
+    left = remove_written(Beneath(tmp_path, ("tengig-small-512",)), ["f00000.bin", "f00001.bin", "f00002.bin"],
+                          made=True)
     assert [p.name for p in directory.iterdir()] == ["f00001.bin"]
     assert len(left) == 2 and left[0].startswith(f"{directory / 'f00001.bin'}: ")
     assert left[1].startswith(f"{directory}: ")
@@ -81,7 +83,7 @@ def test_the_largest_count_a_run_may_ask_fits_one_own_disk_answer_on_the_nas(tmp
     work.mkdir()
     disk.mkdir()
     small = SmallSet(work, 512, count)
-    sub = own_run(SMALL_OPS, disk / "tengig-small-512", small)
+    sub = own_run(SMALL_OPS, Beneath(disk, ("tengig-small-512",)), small)
     small.remove()
     assert sub["exit_code"] == 0
     session = BenchSession(1, b"digest", 1, join_timeout=5)

@@ -9,9 +9,10 @@ to another host. A file to copy must fit the desktop's free space with room to s
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -150,16 +151,36 @@ def disk_size(params: dict[str, Any]) -> int:
     return _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
 
 
-def check_room(workdir: Path, size: int) -> None:
-    """A file of ``size`` bytes fits in ``workdir`` and leaves FREE_MARGIN_BYTES or 1/FREE_MARGIN_SHARE of
-    its disk free (ValidationError instruction.size, before anything is written)."""
-    try:
-        disk = shutil.disk_usage(workdir)
-    except OSError as exc:
-        raise ValidationError.one("instruction.size", f"cannot read the free space of {workdir}: {exc.strerror}; "
-                                  "give --workdir a directory on a local disk") from exc
-    margin = max(FREE_MARGIN_BYTES, disk.total // FREE_MARGIN_SHARE)
-    if size + margin > disk.free:
+def check_room(workdir: Path, size: int, *, field: str = "--workdir") -> None:
+    """A file of ``size`` bytes fits in ``workdir`` (given with ``field``) and leaves FREE_MARGIN_BYTES or
+    1/FREE_MARGIN_SHARE of its disk free (ValidationError instruction.size, before anything is written)."""
+    check_room_for([(field, workdir, size)])
+
+
+def check_room_for(needs: Sequence[tuple[str, Path, int]]) -> None:
+    """Everything a step holds at once fits: ``needs``, each (the flag that gave the directory, the directory,
+    bytes), in the order to name them. What goes on one disk is added up (--disk and --workdir are often on
+    the same one), and each disk keeps its margin free (check_room's); ValidationError instruction.size,
+    naming the first flag and the numbers, before anything is written."""
+    disks: dict[int, tuple[Any, list[tuple[str, Path, int]]]] = {}
+    for field, directory, size in needs:
+        try:
+            device, usage = os.stat(directory).st_dev, shutil.disk_usage(directory)
+        except OSError as exc:
+            raise ValidationError.one("instruction.size", f"cannot read the free space of {directory}: "
+                                      f"{exc.strerror}; give {field} a directory on a local disk") from exc
+        disks.setdefault(device, (usage, []))[1].append((field, directory, size))
+    for usage, held in disks.values():
+        total = sum(size for _, _, size in held)
+        margin = max(FREE_MARGIN_BYTES, usage.total // FREE_MARGIN_SHARE)
+        if total + margin <= usage.free:
+            continue
+        field, directory, size = held[0]
+        if len(held) == 1:
+            what = f"a file of {format_size(size)} does not fit in {directory}"
+        else:
+            parts = " and ".join(f"{format_size(s)} in {d} ({f})" for f, d, s in held)
+            what = f"{parts}, held at once on one disk ({format_size(total)}), do not fit"
         raise ValidationError.one("instruction.size", (
-            f"a file of {format_size(size)} does not fit in {workdir}: {format_size(disk.free)} free, of which the "
-            f"file must leave {format_size(margin)}; give --workdir a directory on a disk with room"))
+            f"{what}: {format_size(usage.free)} free, of which {format_size(margin)} must stay free; give {field} "
+            "a directory on a disk with room"))

@@ -35,14 +35,15 @@ from ..runner import Runner
 from ..bench.parse.copy_parse import OWN_COPY
 from ..text import shown
 from . import own_disk
-from .instructions import (SMALLEST_COPY_BYTES, check_room, disk_size, iperf3_argv, nas_addresses, plain_address,
-                           small_dir, smallfiles_op, smb_op)
+from .beneath import Beneath, said, shared_why
+from .instructions import (SMALLEST_COPY_BYTES, check_room, check_room_for, disk_size, iperf3_argv, nas_addresses,
+                           plain_address, small_dir, smallfiles_op, smb_op)
 from .link_facts import link_towards
 from .mounted_copy import MountedCopyError, get, put, remote_path
 from .peer_rule import attached_subnets, connect_argv, listen_argv, peer_op, served_port
 from .peer_server import PeerServer, connect
 from .nas_url import join_uri
-from .smallfiles import STDBUF, SmallSet, own_run, smbclient_commands, timed_run
+from .smallfiles import STDBUF, SmallSet, own_disk_run, own_run, smbclient_commands, timed_run
 from .submit_parts import submission_parts
 from .tool_cpu import children_cpu, cpus_available, thread_cpu
 
@@ -126,6 +127,10 @@ class Joiner:
         if disk is not None and not disk.is_dir():
             raise ValidationError.one("--disk", f"{disk} is not a directory: give a directory on the disk to "
                                       "compare the NAS with")
+        if disk is not None and (why := shared_why(disk)) is not None:
+            raise ValidationError.one("--disk", f"{disk}: {why}, so another user could swap tengig's files there "
+                                      "for links to yours; give a directory of your own (or one with the sticky "
+                                      "bit, as /tmp has)")
         self.smb_auth_file = smb_auth_file
         self.smb_conf = smb_conf
         self.mount = mount
@@ -288,15 +293,19 @@ class Joiner:
         if op != "disk" and not self.copies:
             return {"exit_code": 2, "stderr": "refused: this desktop joined without SMB (neither --smb-auth-file "
                     "nor --mount)", "argv": []}
-        if op == "prepare" or self._small is None or not self._small.matches(size, count):
+        made = op == "prepare" or self._small is None or not self._small.matches(size, count)
+        if made:
             self._drop_small()
+        if op == "disk":  # the files on --disk, and this size's set in --workdir when it is made now
+            check_room_for([("--disk", self.disk, size * count)]
+                           + ([("--workdir", self.workdir, 2 * size * count)] if made else []))
+        if made:
             self.say(f"small files: making {count} files of {size} bytes")
             self._small = SmallSet(self.workdir, size, count)
         directory = small_dir(remote, size)
         if op == "disk":
-            check_room(self.disk, 2 * size * count)
             self.say(f"small files: {count} x {size} bytes on this desktop's own disk ({self.disk})")
-            return own_run(("write", "stat", "read", "delete"), self.disk / f"tengig-small-{size}", self._small)
+            return own_disk_run(("write", "stat", "read", "delete"), self.disk, self._small)
         self.say(f"small files: {op} {count} x {size} bytes")
         if self.mount is not None:
             path = remote_path(self.mount, directory)
@@ -316,26 +325,27 @@ class Joiner:
         size = disk_size(params)
         if self.disk is None:
             return {"exit_code": 2, "stderr": "refused: this desktop joined without --disk", "argv": []}
-        check_room(self.disk, size)
+        prepared = self._source is not None and self._source.stat().st_size == size
+        # the file measured in --disk, and the file it copies in --workdir unless the SMB copies' is there
+        check_room_for([("--disk", self.disk, size)] + ([] if prepared else [("--workdir", self.workdir, size)]))
         self.say(f"own disk: writing then reading {size // MiB} MiB in {self.disk}")
-        if self._source is not None and self._source.stat().st_size == size:
+        if prepared:
             return own_disk.measure(self.runner, self.disk, size, self._source)
-        check_room(self.workdir, size)
         source = self._random_file(size)
         try:
             return own_disk.measure(self.runner, self.disk, size, source)
         finally:
             source.unlink(missing_ok=True)
 
-    def _mounted_dir(self, path: Path) -> dict[str, Any]:
-        argv = ["mkdir", str(path)]
+    def _mounted_dir(self, place: Beneath) -> dict[str, Any]:
+        argv = ["mkdir", str(place)]
         try:
-            path.mkdir(exist_ok=True)
+            place.make_dir()  # never through a link in the share (desk/beneath.py)
         except OSError as exc:
-            return {"exit_code": 1, "stderr": f"cannot create {path}: {exc.strerror or exc}", "argv": argv}
+            return {"exit_code": 1, "stderr": f"cannot create {place}: {said(exc, place)}", "argv": argv}
         return {"exit_code": 0, "argv": argv}
 
-    def _mounted(self, op: str, path: Path, size: int) -> dict[str, Any]:
+    def _mounted(self, op: str, path: Beneath, size: int) -> dict[str, Any]:
         started = time.monotonic()
         try:
             with thread_cpu() as cpu:  # the copy is this thread's reads and writes

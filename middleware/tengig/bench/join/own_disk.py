@@ -3,13 +3,16 @@ SMB with it: the target a person actually has ("your own SSD, measured here"), b
 
 The desktop runs fio (its JSON: a write job, then a read job) or tengig's own timed copy (two
 `tengig-copy` lines, put then get); the NAS reads either itself, refuses a file of another size than it
-asked for, and never checks these bytes on its port: they never left the desktop."""
+asked for, and never checks these bytes on its port: they never left the desktop. A figure it cannot believe
+(not a finite number, or faster than MAX_OWN_DISK_BYTES_PER_S) is refused in words (ToolOutputError): the run
+notes why the desktop's disk was not used (bench/join/joined_disk.py), it never fails for it."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic import ValidationError as PydanticError
 
 from ...errors import ToolOutputError
 from ...units import MB
@@ -18,6 +21,10 @@ from ..parse.copy_parse import OWN_COPY, parse_own_copy, tool_of
 from ..parse.fio_parse import parse_fio_json, require_io
 
 Method = Literal["fio", "timed copy"]
+# The fastest a desktop's own disk may be believed: 100 GB/s is several times the fastest local storage a
+# desktop has (a PCIe 5.0 x16 card of NVMe drives striped: about 60 GB/s), and far above any link to a NAS,
+# so a faster figure is a tool's or a peer's error, never a disk: it is refused, not made the target's title.
+MAX_OWN_DISK_BYTES_PER_S = 100e9  # 100 GB/s
 
 
 class OwnDisk(BaseModel):
@@ -33,20 +40,52 @@ class OwnDisk(BaseModel):
 
 
 KIT_FOLDER = "tengig-kit-disk-"  # the Windows kit's own folder inside -Disk
+DESK_FOLDER = "tengig-own-disk-"  # tengig client join's own folder inside --disk (desk/own_disk.py)
+DISK_FILE = "disk.dat"  # the file it measures with, in that folder
+
+
+def fio_filename(path: str) -> str:
+    """``path`` as fio's --filename takes it for exactly that file: ':' separates file names for fio, and
+    `\\:` is one ':' of the name (fio's only escape; a '\\' before any other character is itself)."""
+    return path.replace(":", "\\:")
+
+
+def fio_path(filename: str) -> str:
+    """The path fio's --filename means (fio_filename undone, as fio reads it)."""
+    return filename.replace("\\:", ":")
 
 
 def measured_in(file: str) -> str:
     """The directory the desktop was given (--disk, -Disk), from the file it measured with."""
-    path = PureWindowsPath(file) if "\\" in file else PurePosixPath(file)
+    path = PurePosixPath(file) if file.startswith("/") else PureWindowsPath(file) if "\\" in file else \
+        PurePosixPath(file)
     folder = path.parent
-    return str(folder.parent if folder.name.startswith(KIT_FOLDER) else folder)
+    return str(folder.parent if folder.name.startswith((KIT_FOLDER, DESK_FOLDER)) else folder)
+
+
+def _believe(rate: float, direction: str, tool: str) -> None:
+    """Nothing when a disk can move ``rate`` (bytes/s), else ToolOutputError saying why not."""
+    if not 0 < rate <= MAX_OWN_DISK_BYTES_PER_S:  # NaN fails too
+        raise ToolOutputError(f"the desktop's {tool} reports its disk {direction}s {rate:.6g} bytes/s: not a rate "
+                              f"a disk has (more than 0, at most {MAX_OWN_DISK_BYTES_PER_S / 1e9:g} GB/s)")
 
 
 def parse_own_disk(argv: list[str], stdout: str, stderr: str, *, size: int) -> OwnDisk:
+    """What the desktop measured; ToolOutputError, saying why, for anything the NAS cannot believe."""
+    try:
+        disk = _parsed(argv, stdout, stderr, size=size)
+    except (PydanticError, OverflowError) as exc:  # a copy of 1e-310 s, a rate of 400 digits: infinite
+        raise ToolOutputError(f"the desktop's {tool_of(argv)} printed a rate that is not a finite number") from exc
+    for rate, direction in ((disk.write_bytes_per_s, "write"), (disk.read_bytes_per_s, "read")):
+        _believe(rate, direction, tool_of(argv))
+    return disk
+
+
+def _parsed(argv: list[str], stdout: str, stderr: str, *, size: int) -> OwnDisk:
     tool = tool_of(argv)
     file = argv[-1] if tool == OWN_COPY else next((a.split("=", 1)[1] for a in argv if a.startswith("--filename=")),
                                                    "")
-    path = measured_in(file) if file else "?"
+    path = measured_in(fio_path(file) if tool == "fio" else file) if file else "?"
     if tool == "fio":
         jobs = {j.name: j for j in parse_fio_json(stdout)}
         rates = {}
