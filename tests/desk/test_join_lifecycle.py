@@ -11,11 +11,12 @@ import time
 
 import pytest
 
-from tengig.desk import join
+from tengig.desk import nas_pace
+from tengig.desk.peer_rule import LISTEN_SLACK_S
 from tengig.units import MiB
 
 from .desk_netns import CABLE_ADDRESS, desk_netns
-from .hostile_nas import SILENT, HostileNas, signal_and_wait, wait_for
+from .hostile_nas import REPO, SILENT, HostileNas, signal_and_wait, wait_for
 
 NOISE = ("Traceback", "Task was destroyed", "Unclosed", "Exception ignored", "Error on reading")
 
@@ -153,9 +154,16 @@ def test_a_nas_answering_next_with_null_at_once_is_asked_again_less_and_less_oft
     assert len(nas.polls) == 5  # four nulls, then done
     gaps = [b - a for a, b in zip(nas.polls, nas.polls[1:])]
     for i, gap in enumerate(gaps):
-        assert gap >= join.NULL_PAUSE_S * 2 ** i, gaps
+        assert gap >= nas_pace.NULL_PAUSE_S * 2 ** i, gaps
 
 
 def test_the_pause_after_early_nulls_is_bounded():
-    pauses = [join.null_pause(n) for n in range(1, 20)]
-    assert pauses[0] == join.NULL_PAUSE_S and pauses == sorted(pauses) and pauses[-1] == join.NULL_PAUSE_MAX_S
+    pauses = [nas_pace.null_pause(n) for n in range(1, 20)]
+    assert pauses[0] == nas_pace.NULL_PAUSE_S and pauses == sorted(pauses) and pauses[-1] == nas_pace.NULL_PAUSE_MAX_S
+
+
+def test_the_readme_states_the_limits_the_code_uses():
+    text = " ".join((REPO / "README.md").read_text().split())
+    assert f"answers nothing for {nas_pace.NAS_SILENCE_S:g} s (it answers within {nas_pace.NEXT_WAIT_S:g} s" in text
+    assert f"doubles up to {nas_pace.NULL_PAUSE_MAX_S:g} s" in text
+    assert f"server stopped {LISTEN_SLACK_S:g} s after that at the latest" in text

@@ -14,10 +14,9 @@ address on a mesh link when the API was reached over another), or, in a mesh ver
 desktop on one of its own cables (peer_rule.py says which). Whatever the NAS says is printed with
 its control characters escaped.
 
-A NAS answers `next` within NEXT_WAIT_S even with nothing to ask (null: ask again); one that answers no
-call for NAS_SILENCE_S ends the desktop's part, as a stop signal does (stop_signals.py): its tools and its
-one-test server stopped, its work files removed, one line naming the call. One that answers null at once,
-without waiting, is asked again after a pause that doubles up to NULL_PAUSE_MAX_S.
+A NAS that answers no call for the silence limit (desk/nas_pace.py) ends the desktop's part as a stop signal
+does (desk/stop_signals.py): its tools and its one-test server stopped, its work files removed, one line
+naming the call.
 """
 from __future__ import annotations
 
@@ -47,6 +46,7 @@ from .link_facts import link_towards
 from .mounted_copy import MountedCopyError, get, put, remote_path
 from .peer_rule import attached_subnets, connect_argv, listen_argv, peer_op, served_port
 from .peer_server import PeerServer, connect
+from .nas_pace import NAS_SILENCE_S, EarlyNulls, checked_silence, next_wait
 from .nas_url import join_uri
 from .smallfiles import STDBUF, SmallSet, own_run, smbclient_commands, timed_run
 from .stop_signals import held
@@ -55,10 +55,6 @@ from .tool_cpu import children_cpu, cpus_available, thread_cpu
 
 MiB = 1024 * 1024
 FRAME_BUDGET = 48 * 1024  # output sent per tool at most (in 8 KiB parts): big iperf3 outputs lose their intervals
-NAS_SILENCE_S = 30.0  # a call the NAS has not answered by then ends the desktop's part (--nas-silence)
-NEXT_WAIT_S = 10.0  # how long the NAS may hold `next` when it has nothing to ask (well inside the silence)
-NULL_PAUSE_S = 0.1  # before asking again after a null that came at once; doubled each time in a row
-NULL_PAUSE_MAX_S = 5.0
 
 
 class JoinError(TengigError):
@@ -110,11 +106,6 @@ def resolved_addresses(host: str) -> frozenset[str]:
     return nas_addresses(str(info[4][0]) for info in found)
 
 
-def null_pause(in_a_row: int) -> float:
-    """The pause before asking again after ``in_a_row`` nulls that came at once (the NAS did not wait)."""
-    return min(NULL_PAUSE_MAX_S, NULL_PAUSE_S * 2 ** min(in_a_row - 1, 32))
-
-
 def _shaped(answer: Any, fields: dict[str, type], what: str) -> dict[str, Any]:
     """The NAS's answer, if it has ``fields`` of those types (else JoinError: a NAS that is not tengig's)."""
     if not isinstance(answer, dict) or any(not isinstance(answer.get(k), t) for k, t in fields.items()):
@@ -129,10 +120,8 @@ class Joiner:
                  nas_address: Sequence[str] = (), mount: Path | None = None, disk: Path | None = None,
                  silence: float = NAS_SILENCE_S):
         self.uri, self.host = join_uri(url)
-        if not 1 <= silence <= 3600:
-            raise ValidationError.one("--nas-silence", f"{silence:g} is not a number of seconds from 1 to 3600")
-        self.silence = silence
-        self.next_wait = min(NEXT_WAIT_S, silence / 3)  # answered well inside the silence limit
+        self.silence = checked_silence(silence)
+        self.next_wait = next_wait(silence)
         self.listed = listed_addresses(nas_address)
         self.nas: frozenset[str] = self.listed  # and, once connected, the addresses it joined
         self.tls = tls
@@ -217,17 +206,15 @@ class Joiner:
                 "smb": self.copies, **({"disk": True} if self.disk is not None else {}), **facts}
 
     def _serve(self, client: Client) -> str:
-        early_nulls = 0
+        early = EarlyNulls(self.next_wait)
         while True:
             asked = time.monotonic()
             instruction = self._ask(client, "tengig.bench.session.next", self.next_wait)
             self._peer.expire()
             if instruction is None:  # ask again: at once after the NAS waited, later and later when it did not
-                early_nulls = early_nulls + 1 if time.monotonic() - asked < self.next_wait / 2 else 0
-                if early_nulls:
-                    time.sleep(null_pause(early_nulls))
+                time.sleep(early.pause_after(time.monotonic() - asked))
                 continue
-            early_nulls = 0
+            early.reset()
             instruction = _shaped(instruction, {"id": int, "kind": str, "params": dict}, "an instruction")
             kind, params = instruction["kind"], instruction["params"]
             if kind == "done":

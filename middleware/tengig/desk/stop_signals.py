@@ -31,8 +31,8 @@ class Stopped(Aborted):
 
     def __init__(self, signum: int):
         self.signum = signum
-        super().__init__(f"stopped by {STOP_SIGNALS.get(signum, signal.Signals(signum).name)}: its tools were "
-                         "stopped and its work files removed; the NAS sees this desktop leave")
+        super().__init__(f"stopped by {STOP_SIGNALS.get(signum, signal.Signals(signum).name)}: the tools it ran "
+                         "are stopped and its work files removed")
 
 
 RESEND_S = 0.02  # a signal that came while a program or a work file was being made is sent again after this
