@@ -8,7 +8,7 @@ One signal is enough: later ones are dropped, so a second Ctrl-C cannot cut the 
 is kept for later where its exception would lose track of something to clean up: while the cleanup runs
 (``held``: raised at its end), and while a program or a work file is being made (Python's subprocess has
 forked the program but not yet noted its pid; tempfile has created the file but not yet returned its
-name): the signal is sent again a moment later, when the caller holds what was made and cleans it up)."""
+name): the signal is sent again a moment later, when the caller holds what was made and cleans it up."""
 from __future__ import annotations
 
 import os
@@ -22,8 +22,9 @@ from types import FrameType
 
 from ..errors import Aborted
 
-STOP_SIGNALS = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM",
-                signal.SIGHUP: "SIGHUP (its terminal closed)"}
+STOP_SIGNALS = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
+if hasattr(signal, "SIGHUP"):  # not on Windows
+    STOP_SIGNALS[signal.SIGHUP] = "SIGHUP (its terminal closed)"
 
 
 class Stopped(Aborted):
