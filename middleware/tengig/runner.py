@@ -133,6 +133,10 @@ class Runner:
             _kill_group(proc)
             proc.communicate()
             raise Aborted(f"cancelled: `{' '.join(full[:6])}...` was stopped") from None
+        except BaseException:  # interrupted (Ctrl-C, a signal's exception): the program, in its own session, too
+            _kill_group(proc)
+            proc.wait()
+            raise
         seconds = time.monotonic() - started
         done = Completed(tuple(full), proc.returncode, _text(out), _text(err), seconds)
         if check and proc.returncode != 0:

@@ -16,6 +16,8 @@ from tengig.errors import ValidationError
 from tengig.runner import Runner
 from tengig.bench.parse.iperf3_parse import parse_iperf3_json, parse_iperf3_server
 
+from .hostile_nas import wait_for
+
 CABLE = ipaddress.IPv4Network("10.250.0.8/30")  # this desktop: .10, the other: .9
 LAN = ipaddress.IPv4Network("192.168.0.0/16")  # a wide LAN: too wide to be a cable
 ATTACHED = [CABLE, LAN]
@@ -151,3 +153,39 @@ def test_a_refusal_iperf3_reports_with_exit_code_0_is_tried_again(monkeypatch):
         result = connect(lambda a: calls.append(a) or _run(runner, a),
                          ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "1", "-J"])
     assert len(calls) == 3 and peer_server.REFUSED in result["stdout"], result
+
+
+def test_a_one_test_server_is_stopped_at_its_deadline_while_the_desktop_waits_elsewhere():
+    """At the deadline the desktop may be waiting on a NAS that fell silent: the server ends then all the same
+    (README: stopped 30 s after its test at the latest), and its report says it served no test in time."""
+    server = PeerServer(Runner())
+    server.listen(["sleep", "60"], 5201, 0.5)  # a server nobody connects to
+    proc = server.proc
+    try:
+        wait_for(lambda: proc.poll() is not None, "the server stopped at its deadline", limit=30)
+        assert server.served(5201) == {"exit_code": 124, "argv": ["sleep", "60"],
+                                       "stderr": "the iperf3 server served no test before its deadline"}
+        assert server.proc is None
+    finally:
+        server.stop()
+
+
+def test_a_wait_for_the_servers_report_that_is_interrupted_leaves_the_server_to_stop():
+    """A stop signal's exception while the desktop waits for the report: the server is still the desktop's
+    to stop (its cleanup does), not running on by itself."""
+    server = PeerServer(Runner())
+    server.listen(["sleep", "60"], 5201, 60)
+    proc = server.proc
+
+    class Interrupted(BaseException):
+        pass
+
+    def interrupted(*_, **__):
+        raise Interrupted()
+    proc.communicate = interrupted
+    with pytest.raises(Interrupted):
+        server.served(5201)
+    assert server.proc is proc
+    del proc.communicate
+    server.stop()
+    assert proc.poll() is not None and server.proc is None

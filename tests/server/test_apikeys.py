@@ -1,6 +1,8 @@
 """API keys: hashed at rest (the plain key is nowhere in the file), verified, deleted for good."""
 from __future__ import annotations
 
+import asyncio
+import os
 import socket
 import stat
 import threading
@@ -10,7 +12,8 @@ import pytest
 from tengig.errors import TengigError, ValidationError
 from tengig.server import apikeys
 from tengig.server.apikeys import ApiKeyStore
-from tengig.server.revocation import servers_dir
+from tengig.server.events import EventHub
+from tengig.server.revocation import RevocationListener, servers_dir
 
 
 @pytest.fixture
@@ -85,9 +88,10 @@ def test_a_delete_removes_the_socket_of_a_server_that_is_gone(store):
     nobody listening there, removes it, and succeeds."""
     store.create("temp")
     directory = servers_dir(store.path)
-    directory.mkdir()
+    directory.mkdir(mode=0o700)
     with socket.socket(socket.AF_UNIX) as dead:
         dead.bind(str(directory / "dead0001.sock"))
+    os.chmod(directory / "dead0001.sock", 0o600)  # as a server makes it
     assert store.delete("temp").sessions_ended == 0
     assert list(directory.iterdir()) == []
 
@@ -97,9 +101,10 @@ def test_a_delete_names_a_server_that_did_not_confirm(store):
     same, and the error names that server's socket and what to do."""
     store.create("temp")
     directory = servers_dir(store.path)
-    directory.mkdir()
+    directory.mkdir(mode=0o700)
     mute = socket.socket(socket.AF_UNIX)
     mute.bind(str(directory / "mute0001.sock"))
+    os.chmod(directory / "mute0001.sock", 0o600)
     mute.listen()
 
     def hang_up():
@@ -116,3 +121,136 @@ def test_a_delete_names_a_server_that_did_not_confirm(store):
     assert "deleted API key 'temp'" in str(silent.value) and "mute0001.sock" in str(silent.value)
     assert "restart that server" in str(silent.value)
     assert store.list() == []
+
+
+STRANGER = 4242  # a uid that is not this test's
+
+
+def _listening_socket(path):
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    sock.listen()
+    return sock
+
+
+@pytest.mark.abuse
+def test_the_servers_directory_is_made_private(tmp_path):
+    """Beside a key file in a folder anyone may write (like /tmp): the directory where the servers listen for
+    deletes is this user's alone from the start, and so is a server's socket there."""
+    store = ApiKeyStore(_world_writable(tmp_path) / "apikeys.sqlite3")
+    listener = RevocationListener(store, EventHub())
+
+    async def started_then_stopped():
+        await listener.start()
+        try:
+            return os.lstat(servers_dir(store.path)), os.lstat(listener.path)
+        finally:
+            await listener.stop()
+    directory, sock = asyncio.run(started_then_stopped())
+    assert stat.S_ISDIR(directory.st_mode) and stat.S_IMODE(directory.st_mode) == 0o700
+    assert directory.st_uid == os.geteuid()
+    assert stat.S_ISSOCK(sock.st_mode) and stat.S_IMODE(sock.st_mode) == 0o600
+
+
+@pytest.mark.abuse
+@pytest.mark.parametrize("planted", ["stranger", "open", "symlink"])
+def test_a_servers_directory_someone_else_could_write_is_refused_naming_it(tmp_path, planted):
+    """Made first by another user (who could put a socket there that answers for this server, or lies to the
+    deleting process), or open to others, or a symbolic link: neither a server nor a delete uses it."""
+    store = ApiKeyStore(_world_writable(tmp_path) / "apikeys.sqlite3")
+    store.create("temp")
+    directory = servers_dir(store.path)
+    _plant(directory, planted, tmp_path)
+    liar = _listening_socket(directory / "0000liar.sock")
+    try:
+        with pytest.raises(TengigError) as refused:
+            asyncio.run(RevocationListener(store, EventHub()).start())
+        said = str(refused.value)
+        assert str(directory) in said and WHY[planted] in said and "remove it" in said, said
+        with pytest.raises(TengigError) as told:
+            store.delete("temp")
+        said = str(told.value)
+        assert said.startswith("deleted API key 'temp', but ") and str(directory) in said and WHY[planted] in said
+        assert _unasked(liar)  # nobody connected to the liar
+        assert store.list() == []  # the key is gone all the same
+    finally:
+        liar.close()
+
+
+@pytest.mark.abuse
+@pytest.mark.parametrize("planted", ["stranger", "open"])
+def test_a_socket_in_the_directory_that_is_not_the_users_alone_is_not_asked(tmp_path, planted):
+    store = ApiKeyStore(tmp_path / "apikeys.sqlite3")
+    store.create("temp")
+    directory = servers_dir(store.path)
+    directory.mkdir(mode=0o700)
+    liar = _listening_socket(directory / "0000liar.sock")
+    if planted == "stranger":
+        os.chown(directory / "0000liar.sock", STRANGER, STRANGER)
+    else:
+        os.chmod(directory / "0000liar.sock", 0o666)
+    try:
+        with pytest.raises(TengigError) as told:
+            store.delete("temp")
+        said = str(told.value)
+        assert "0000liar.sock" in said and WHY[planted] in said, said
+        assert _unasked(liar)
+    finally:
+        liar.close()
+
+
+WHY = {"stranger": f"belongs to uid {STRANGER}", "open": "open to its group or others", "symlink": "symbolic link"}
+
+
+def _world_writable(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    return shared
+
+
+def _plant(directory, planted, tmp_path):
+    if planted == "symlink":
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir(mode=0o700)
+        directory.symlink_to(elsewhere)
+        return
+    directory.mkdir(mode=0o700)
+    if planted == "stranger":
+        os.chown(directory, STRANGER, STRANGER)
+    else:
+        os.chmod(directory, 0o777)
+
+
+def _unasked(sock) -> bool:
+    sock.settimeout(0)
+    try:
+        sock.accept()[0].close()
+    except BlockingIOError:
+        return True
+    return False
+
+
+@pytest.mark.abuse
+@pytest.mark.parametrize("planted", ["stranger", "writable", "symlink"])
+def test_a_key_file_someone_else_could_write_is_refused_naming_it(tmp_path, planted):
+    """Made first by another user in a folder anyone may write: whoever can write the file can add a key of
+    their own. Neither a server nor `tengig apikey` uses it."""
+    path = _world_writable(tmp_path) / "apikeys.sqlite3"
+    if planted == "symlink":
+        (tmp_path / "elsewhere.sqlite3").touch(mode=0o600)
+        path.symlink_to(tmp_path / "elsewhere.sqlite3")
+    else:
+        path.touch(mode=0o600)
+        if planted == "stranger":
+            os.chown(path, STRANGER, STRANGER)
+        else:
+            os.chmod(path, 0o666)
+    with pytest.raises(TengigError) as refused:
+        ApiKeyStore(path)
+    said = str(refused.value)
+    assert str(path) in said and KEY_FILE_WHY[planted] in said and "TENGIG_APIKEYS_DB" in said, said
+
+
+KEY_FILE_WHY = {"stranger": f"belongs to uid {STRANGER}", "writable": "writable by its group or others",
+                "symlink": "symbolic link"}

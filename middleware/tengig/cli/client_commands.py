@@ -9,6 +9,8 @@ import click
 from ..client.tls import tls_setting
 from ..desk.join import Joiner
 from ..desk.kit import DEFAULT_OUT, how_to_run, make_kit
+from ..desk.nas_pace import NAS_SILENCE_S, NEXT_WAIT_S, SILENCE_RANGE_S
+from ..desk.stop_signals import Stopped, stopped_by_signals
 from ..errors import ValidationError
 
 KIT_FLAGS = {"os": "--os", "nas": "--nas", "token": "--token", "share": "--share"}
@@ -47,13 +49,27 @@ def client_group() -> None:
               help="Another address of the NAS this desktop may run its tools against (repeat for several), e.g. "
                    "its address on a mesh link when URL reaches it over another; by default only the addresses "
                    "URL's host resolves to and the one the connection reached.")
+@click.option("--nas-silence", "silence", type=click.FloatRange(*SILENCE_RANGE_S),
+              default=NAS_SILENCE_S, show_default=True,
+              envvar="TENGIG_NAS_SILENCE_S", metavar="SECONDS",
+              help="End this desktop's part when the NAS has answered nothing for this long (it answers within "
+                   f"{NEXT_WAIT_S:g} s when it has nothing to ask); or $TENGIG_NAS_SILENCE_S.")
 def join_command(url: str, token: str, smb_auth_file: Path | None, smb_conf: Path | None, mount: Path | None,
                  disk: Path | None, name: str | None, workdir: Path | None, ca_file: Path | None, insecure: bool,
-                 nas_address: tuple[str, ...]) -> None:
-    """Join the run at URL (ws://NAS:PORT, wss://NAS or the NAS's name) and measure until it ends."""
-    Joiner(url, token, smb_auth_file=smb_auth_file, smb_conf=smb_conf, workdir=workdir, name=name,
-           say=lambda line: click.echo(f"[client] {line}", err=True), tls=tls_setting(ca_file, insecure),
-           nas_address=nas_address, mount=mount, disk=disk).run()
+                 nas_address: tuple[str, ...], silence: float) -> None:
+    """Join the run at URL (ws://NAS:PORT, wss://NAS or the NAS's name) and measure until it ends. Ctrl-C,
+    SIGTERM and SIGHUP stop its tools and remove its work files before it exits."""
+    def say(line: str) -> None:
+        click.echo(f"[client] {line}", err=True)
+
+    with stopped_by_signals():
+        try:
+            Joiner(url, token, smb_auth_file=smb_auth_file, smb_conf=smb_conf, workdir=workdir, name=name, say=say,
+                   tls=tls_setting(ca_file, insecure), nas_address=nas_address, mount=mount, disk=disk,
+                   silence=silence).run()
+        except Stopped as exc:
+            say(exc.message)
+            raise click.exceptions.Exit(128 + exc.signum) from None
 
 
 @client_group.command("kit")

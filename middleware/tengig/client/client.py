@@ -42,12 +42,21 @@ from .wire import JsonRpcWire, LegacyWire, wire_for
 UNIX_PREFIX = "ws+unix://"
 DEFAULT_URI = f"{UNIX_PREFIX}/run/tengig/tengig.sock"
 CALL_TIMEOUT = 60.0
+CLOSE_WAIT_S = 1.0  # for the server's answer to our close: one that has gone silent is not waited on longer
 FINAL_JOB_STATES = ("SUCCESS", "FAILED", "ABORTED")
 CALLBACK_THREAD = "tengig-client-callback"
 FINISHED_KEPT = 1000  # final job states remembered for a waiter that has not arrived yet (legacy jobs)
 
 JobCallback = Callable[[dict[str, Any]], Any]
 EventCallback = Callable[..., Any]
+
+
+def _close_timeout() -> Any:
+    """ws_connect's timeout for the server's answer to a close: aiohttp 3.11+ takes ClientWSTimeout, earlier
+    ones (middlewared 25.04's 3.9) a float that is that timeout."""
+    if hasattr(aiohttp, "ClientWSTimeout"):
+        return aiohttp.ClientWSTimeout(ws_receive=None, ws_close=CLOSE_WAIT_S)
+    return CLOSE_WAIT_S
 
 
 class Client:
@@ -142,11 +151,13 @@ class Client:
             self._event_callbacks[name] = [e for e in entries if e[0] != ident]
 
     def close(self) -> None:
+        """Bounded whatever the server does (CLOSE_WAIT_S for its answer to our close); every task on the
+        client's loop ends before the loop does (none is left to be destroyed pending, nothing is printed)."""
         if self._loop.is_running():
-            try:
-                self._run(self._disconnect(), timeout=5)
-            except ClientError:
-                pass
+            with contextlib.suppress(ClientError):
+                self._run(self._disconnect(), timeout=2 * CLOSE_WAIT_S)
+            with contextlib.suppress(ClientError):
+                self._run(self._end_tasks(), timeout=2 * CLOSE_WAIT_S)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
         if not self._loop.is_running() and not self._loop.is_closed():
@@ -169,7 +180,8 @@ class Client:
             connector, url = None, self.uri
         self._session = aiohttp.ClientSession(connector=connector)
         try:
-            self._ws = await self._session.ws_connect(url, max_msg_size=0, autoping=True, ssl=self.tls)
+            self._ws = await self._session.ws_connect(url, max_msg_size=0, autoping=True, ssl=self.tls,
+                                                      timeout=_close_timeout())
         except aiohttp.ClientConnectorCertificateError as exc:
             raise ClientError(f"{self.uri}: the server's TLS certificate is not trusted here "
                               f"({exc.certificate_error}); {UNTRUSTED_HINT}", errno=errno.EACCES) from exc
@@ -193,8 +205,18 @@ class Client:
 
     async def _disconnect(self) -> None:
         if self._ws is not None:
-            await self._ws.close()
+            await self._ws.close()  # bounded by ws_close (CLOSE_WAIT_S): then the connection is dropped
         if self._session is not None:
+            await self._session.close()
+
+    async def _end_tasks(self) -> None:
+        """Cancel what still runs here (the reader, a call whose caller stopped waiting, an unfinished
+        close) and wait for it to end; the session is closed whatever was cut short."""
+        rest = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in rest:
+            task.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
+        if self._session is not None and not self._session.closed:
             await self._session.close()
 
     async def _call(self, method: str, params: list[Any], job: bool, callback: JobCallback | None) -> Any:
@@ -313,3 +335,6 @@ class Client:
         except FutureTimeout:
             future.cancel()
             raise ClientError(f"no answer from {self.uri} within {timeout:g} s", errno=errno.ETIMEDOUT) from None
+        except BaseException:  # the caller stopped waiting (Ctrl-C, a signal's exception): so does the call
+            future.cancel()
+            raise

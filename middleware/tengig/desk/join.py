@@ -13,9 +13,14 @@ connected, the address its socket reached, and those the user listed with --nas-
 address on a mesh link when the API was reached over another), or, in a mesh verify, towards another
 desktop on one of its own cables (peer_rule.py says which). Whatever the NAS says is printed with
 its control characters escaped.
+
+A NAS that answers no call for the silence limit (desk/nas_pace.py) ends the desktop's part as a stop signal
+does (desk/stop_signals.py): its tools and its one-test server stopped, its work files removed, one line
+naming the call.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import platform
@@ -42,8 +47,10 @@ from .link_facts import link_towards
 from .mounted_copy import MountedCopyError, get, put, remote_path
 from .peer_rule import attached_subnets, connect_argv, listen_argv, peer_op, served_port
 from .peer_server import PeerServer, connect
+from .nas_pace import NAS_SILENCE_S, EarlyNulls, checked_silence, next_wait
 from .nas_url import join_uri
 from .smallfiles import STDBUF, SmallSet, own_disk_run, own_run, smbclient_commands, timed_run
+from .stop_signals import held
 from .submit_parts import submission_parts
 from .tool_cpu import children_cpu, cpus_available, thread_cpu
 
@@ -111,8 +118,11 @@ class Joiner:
     def __init__(self, url: str, token: str, *, smb_auth_file: Path | None = None, smb_conf: Path | None = None,
                  workdir: Path | None = None, name: str | None = None, runner: Runner | None = None,
                  say: Callable[[str], None] = print, tls: ssl.SSLContext | bool = True,
-                 nas_address: Sequence[str] = (), mount: Path | None = None, disk: Path | None = None):
+                 nas_address: Sequence[str] = (), mount: Path | None = None, disk: Path | None = None,
+                 silence: float = NAS_SILENCE_S):
         self.uri, self.host = join_uri(url)
+        self.silence = checked_silence(silence)
+        self.next_wait = next_wait(silence)
         self.listed = listed_addresses(nas_address)
         self.nas: frozenset[str] = self.listed  # and, once connected, the addresses it joined
         self.tls = tls
@@ -155,14 +165,15 @@ class Joiner:
                 raise JoinError(f"--workdir: {exc.errors[0][1]}") from exc
         resolved = resolved_addresses(self.host)
         try:
-            connection = Client(self.uri, tls=self.tls)
+            connection = Client(self.uri, tls=self.tls, call_timeout=self.silence)
         except ClientError as exc:
-            raise JoinError(f"cannot reach the NAS's API: {exc}") from exc
+            hint = " (--nas-silence)" if exc.errno == errno.ETIMEDOUT else ""
+            raise JoinError(f"cannot reach the NAS's API: {exc}{hint}") from exc
         reached = {connection.peer_address} if connection.peer_address else set()
         self.nas = resolved | nas_addresses(reached) | self.listed
         try:
             with connection as client:
-                joined = _shaped(client.call("tengig.bench.session.join", self.token, self._info()),
+                joined = _shaped(self._ask(client, "tengig.bench.session.join", self.token, self._info()),
                                  {"session": int, "name": str, "nas_address": str}, "its join")
                 over = f", over the NAS's address {joined['nas_address']}" if joined["nas_address"] else ""
                 self.say(f"joined run {joined['session']} as {joined['name']}{over}")
@@ -180,9 +191,21 @@ class Joiner:
                                 "are removed. Join its next run with the command it shows then") from exc
             raise JoinError(f"the NAS answered: {shown(exc)}") from exc
         finally:
-            self._drop_source()
-            self._drop_small()
-            self._peer.stop()
+            with held():  # a stop signal now waits for the end of this
+                self._peer.stop()
+                self._drop_source()
+                self._drop_small()
+
+    def _ask(self, client: Client, method: str, *params: Any) -> Any:
+        """The NAS's answer to ``method``; JoinError naming it when none came within the silence limit."""
+        try:
+            return client.call(method, *params)
+        except ClientError as exc:
+            if exc.errno != errno.ETIMEDOUT:
+                raise
+            raise JoinError(f"the NAS did not answer {method} within {self.silence:g} s (--nas-silence): it is "
+                            "gone, unreachable or stuck; this desktop's tools are stopped and its work files "
+                            "removed") from None
 
     def _info(self) -> dict[str, Any]:
         """What this desktop says of itself; "disk" only when it measures its disk (a NAS of an earlier
@@ -192,11 +215,15 @@ class Joiner:
                 "smb": self.copies, **({"disk": True} if self.disk is not None else {}), **facts}
 
     def _serve(self, client: Client) -> str:
+        early = EarlyNulls(self.next_wait)
         while True:
-            instruction = client.call("tengig.bench.session.next", 10)
+            asked = time.monotonic()
+            instruction = self._ask(client, "tengig.bench.session.next", self.next_wait)
             self._peer.expire()
-            if instruction is None:
+            if instruction is None:  # ask again: at once after the NAS waited, later and later when it did not
+                time.sleep(early.pause_after(time.monotonic() - asked))
                 continue
+            early.reset()
             instruction = _shaped(instruction, {"id": int, "kind": str, "params": dict}, "an instruction")
             kind, params = instruction["kind"], instruction["params"]
             if kind == "done":
@@ -208,7 +235,7 @@ class Joiner:
             if params.get("cpu") is not True:  # a NAS of an earlier tengig refuses keys it does not know
                 result = {k: v for k, v in result.items() if k not in ("cpu_seconds", "cpus")}
             for part in submission_parts({"instruction": instruction["id"], **result}):
-                client.call("tengig.bench.session.submit", part)
+                self._ask(client, "tengig.bench.session.submit", part)
 
     def _execute(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -363,8 +390,8 @@ class Joiner:
 
     def _random_file(self, size: int) -> Path:
         fd, name = tempfile.mkstemp(prefix="tengig-smb-", suffix=".dat", dir=self.workdir)
-        try:
-            with os.fdopen(fd, "wb") as out:
+        try:  # from its first instruction: a stop signal is raised anywhere (desk/stop_signals.py)
+            with open(fd, "wb") as out:
                 left = size
                 while left > 0:
                     chunk = os.urandom(min(MiB, left))

@@ -94,9 +94,10 @@ def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None
     used = 0
     proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             text=True, bufsize=1, env=env, start_new_session=True)
-    killer = threading.Timer(timeout, _kill_group, (proc,))  # a program that hangs silent is stopped all the same
-    killer.start()
+    killer = None
     try:
+        killer = threading.Timer(timeout, _kill_group, (proc,))  # a program that hangs silent is stopped all the same
+        killer.start()
         assert proc.stdout is not None
         for line in proc.stdout:
             timed = stamped(time.monotonic() - started, line.rstrip())
@@ -105,7 +106,11 @@ def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None
                 used += len(timed) + 1
         code = proc.wait()
     finally:
-        killer.cancel()
+        if killer is not None:
+            killer.cancel()
+        if proc.poll() is None:  # interrupted (a signal's exception): the batch, in its own session, stops too
+            _kill_group(proc)
+            proc.wait()
     if time.monotonic() - started >= timeout:
         out.append(stamped(time.monotonic() - started, f"timed out after {timeout:g} s"))
     return {"exit_code": code, "stdout": "\n".join(out) + "\n", "argv": list(argv),

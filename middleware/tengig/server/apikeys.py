@@ -96,10 +96,12 @@ class ApiKeyStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Created private before SQLite opens it: hashes only, but nobody else needs to read them.
-            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+            _check_own_file(self.path, os.open(self.path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600))
             with self._transaction() as conn:
                 conn.execute(SCHEMA)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
+                raise _refused(self.path, "is a symbolic link") from exc
             raise TengigError(
                 f"cannot open the API key database {self.path} ({exc}); set {APIKEYS_ENV_VAR} to a writable file",
                 errno=getattr(exc, "errno", None) or errno.EACCES,
@@ -206,6 +208,25 @@ class ApiKeyStore:
             raise TengigError(f"API key database {self.path}: {exc}") from exc
         finally:
             conn.close()
+
+
+def _check_own_file(path: Path, fd: int) -> None:
+    """The key file opened as ``fd`` is this user's and nobody else may write it (else whoever made it first,
+    beside it in a folder anyone may write, could add a key of their own); closes ``fd``."""
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if st.st_uid != os.geteuid():
+        raise _refused(path, f"belongs to uid {st.st_uid}, not to this user (uid {os.geteuid()})")
+    if st.st_mode & 0o022:
+        raise _refused(path, f"is writable by its group or others (mode {st.st_mode & 0o7777:04o})")
+
+
+def _refused(path: Path, why: str) -> TengigError:
+    return TengigError(f"the API key database {path} {why}: whoever can write it can add a key of their own; "
+                       f"remove it if it is not this user's, or set {APIKEYS_ENV_VAR} to a key file in a directory "
+                       "only this user can write", errno=errno.EPERM)
 
 
 def _pbkdf2(secret: str, salt: bytes, iterations: int) -> bytes:

@@ -9,6 +9,12 @@ and fails naming a server that did not. A socket nobody listens on any more (its
 is removed. Connecting carries no authority: a server only ever ends the sessions of keys its file no
 longer has.
 
+The directory is trusted only as this user's alone: made 0700, and one found there already (made first by
+another user beside a key file in a folder anyone may write, such as /tmp) is refused if it is not owned by
+this user, is open to its group or others, or is a symbolic link; so is a socket in it. Otherwise another
+user could listen there in a server's place and answer a delete for it (or only slowly), keeping a deleted
+key's sessions open.
+
 A login checked while its key was deleted (the row read before, the hash checked after) is caught by
 ``generation``, the count of sweeps: ServerMiddleware.verify_api_key checks a login again when a sweep
 ran while it was being checked.
@@ -22,6 +28,7 @@ import os
 import re
 import secrets
 import socket
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,7 +69,13 @@ class RevocationListener:
         directory = servers_dir(self.keys.path)
         path = directory / f"{secrets.token_hex(4)}.sock"
         try:
-            directory.mkdir(mode=0o700, exist_ok=True)
+            try:
+                directory.mkdir(mode=0o700)
+                os.chmod(directory, 0o700)  # whatever the umask
+            except FileExistsError:
+                pass
+            if (problem := untrusted(directory)) is not None:
+                raise TengigError(f"cannot listen for deleted API keys: {problem}", errno=errno.EPERM)
             sock = _listening(path)
         except OSError as exc:
             raise TengigError(f"cannot listen for deleted API keys in {directory} ({exc.strerror or exc}); "
@@ -112,23 +125,54 @@ def tell_servers(keys_path: Path, done: str) -> int:
     """Have every server using ``keys_path`` end the sessions of keys that are gone; how many they ended.
     TengigError, opening with ``done`` (what was already done), if a server did not answer."""
     directory = servers_dir(keys_path)
+    if not os.path.lexists(directory):
+        return 0
+    if (problem := untrusted(directory)) is not None:
+        raise TengigError(f"{done}, but the servers using it were not told (restart them to end that key's open "
+                          f"sessions): {problem}", errno=errno.EPERM)
     try:
         sockets = sorted(p for p in directory.iterdir() if p.suffix == ".sock")
-    except (FileNotFoundError, NotADirectoryError):
-        return 0
     except OSError as exc:
         raise TengigError(f"{done}, but the servers using it cannot be told from here ({directory}: "
                           f"{exc.strerror}); run this as the user the server runs as", errno=exc.errno) from exc
-    ended, silent = 0, []
+    ended, silent, refused = 0, [], []
     for path in sockets:
+        if (problem := untrusted(path, "socket")) is not None:
+            refused.append(problem)  # not connected to: whoever listens there is not one of this user's servers
+            continue
         try:
             ended += _ask(path)
         except OSError as exc:
             silent.append(f"{path} ({exc.strerror or exc})")
+    if refused:
+        raise TengigError(f"{done}, but not every server using it was told: {'; '.join(refused)}",
+                          errno=errno.EPERM)
     if silent:
         raise TengigError(f"{done}, but the server listening on {', '.join(silent)} did not confirm that it ended "
                           "the open sessions of that key; restart that server to be sure", errno=errno.ETIMEDOUT)
     return ended
+
+
+def untrusted(path: Path, kind: str = "directory") -> str | None:
+    """Why the servers' directory (or, ``kind`` "socket", a socket in it) is not this user's alone (None: it
+    is), in words that name it and say what to do."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None  # a socket whose server stopped meanwhile; a directory is made before it is checked
+    if stat.S_ISLNK(st.st_mode):
+        why = "is a symbolic link"
+    elif not (stat.S_ISDIR(st.st_mode) if kind == "directory" else stat.S_ISSOCK(st.st_mode)):
+        why = f"is not a {kind}"
+    elif st.st_uid != os.geteuid():
+        why = f"belongs to uid {st.st_uid}, not to this user (uid {os.geteuid()})"
+    elif st.st_mode & 0o077:
+        why = f"is open to its group or others (mode {stat.S_IMODE(st.st_mode):04o})"
+    else:
+        return None
+    return (f"{path} {why}: another user could answer there for tengig's servers and keep a deleted key's "
+            f"sessions open; remove it (rm -r {path}) once no tengig server uses it, or set {APIKEYS_ENV_VAR} to "
+            "a key file in a directory only this user can write")
 
 
 def _ask(path: Path) -> int:
