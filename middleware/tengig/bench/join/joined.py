@@ -122,8 +122,8 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
             f"{client.name} reports {format_size(result.receiver_bytes)} received in iperf3 {direction}, but only "
             f"{format_size(max(0, seen))} crossed the NAS's port {port.ifname}: its numbers are not what the link "
             "carried (the run is not trusted)")
-    check_iperf3_served(client.name, direction, streams, seconds, result, served)
-    return to_measurement(link, result, direction, sub.stdout)
+    witness = check_iperf3_served(client.name, direction, streams, seconds, result, served)
+    return to_measurement(link, result, direction, sub.stdout, served=witness)
 
 
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
