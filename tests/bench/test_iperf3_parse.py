@@ -102,3 +102,20 @@ def test_a_write_takes_the_desktops_count_it_sent():
     assert m.retransmits == 4660 and m.retransmits_by == "desk's iperf3 client"
     assert m.segments_sent == -(-346195080 // 8948)  # MSS at MTU 9000
     assert m.retransmit_share == pytest.approx(4660 / m.segments_sent)
+
+
+def test_the_recorded_lossy_read_reaches_the_verdict_as_the_nas_count():
+    from tengig.bench.parse.iperf3_parse import parse_iperf3_server
+    from tengig.bench.phases.network import path_retransmits, to_measurement
+    from tengig.verdict.judge import judge
+    from tengig.verdict.models import Facts
+    from tengig.verdict.targets import find_target
+
+    client = (FIX / "lossy-read-client.json").read_text()
+    served = parse_iperf3_server((FIX / "lossy-read-server.json").read_text())
+    read = to_measurement(_link(), parse_iperf3_json(client), "read", client, served=served)
+    [counted] = path_retransmits([read])
+    assert (counted.direction, counted.retransmits, counted.segments) == ("read", 4950, 236256)
+    verdict = judge(find_target("hdd-15k-best"), [], Facts(link_negotiated_bps=10**9, net_retransmits=[counted]))
+    assert ("the path loses packets: nas's own iperf3 server (the sender) resent 2.10% of the segments it sent "
+            "(4,950 of 236,256, 1 stream)") in verdict.summary

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..units import MB, format_rate, format_size
 from .ceilings import tcp_goodput_bps
+from .loss import loss_advice
 from .members import dragging_text
 from .models import Advice, Ceiling, Component, DirectionVerdict, Direction, Facts, Target
 from .small_files import SMBD_BUSY_PERCENT, ROUND_TRIPS_PER_FILE, files_per_s, latency_bound, round_trip_share, smbd_busy
@@ -345,6 +346,11 @@ def _single_stream_low(target: Target, by_dir: ByDirection, facts: Facts) -> Adv
     )
 
 
+def _path_loses_packets(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    text = loss_advice(facts)
+    return Advice(rule="path-loses-packets", severity="warning", text=text) if text else None
+
+
 def _pool_below_network(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
     parts: list[str] = []
     for direction, ceilings in by_dir.items():
@@ -630,6 +636,7 @@ RULES: tuple[Rule, ...] = (
     _loses_at_its_bound,
     _mtu_mismatch,
     _single_stream_low,
+    _path_loses_packets,
     _pool_below_network,
     _smb_far_below,
     _client_cpu,

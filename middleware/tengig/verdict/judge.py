@@ -30,6 +30,7 @@ from .advice import (  # noqa: F401  (NETWORK_AT_LINK_RATIO: judge's rule, kept 
     target_value,
 )
 from .confidence import close_calls, how_sure
+from .loss import loss_text
 from .thresholds import link_ceiling
 from .small_files import small_files_line
 from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
@@ -107,6 +108,11 @@ def _bottleneck_text(dv: DirectionVerdict, facts: Facts) -> str:
 
 
 def _direction_clause(target: Target, dv: DirectionVerdict, facts: Facts) -> str:
+    loss = loss_text(facts, dv.direction)
+    return _judged_clause(target, dv, facts) + (f"; {loss}" if loss else "")
+
+
+def _judged_clause(target: Target, dv: DirectionVerdict, facts: Facts) -> str:
     d = dv.direction
     if dv.smb_bytes_per_s is None:
         bound = chain_bound(dv.ceilings)

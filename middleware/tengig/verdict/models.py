@@ -45,6 +45,23 @@ class Ceiling(BaseModel):
         return (min(self.runs), max(self.runs)) if self.runs else (self.bytes_per_s, self.bytes_per_s)
 
 
+class PathRetransmits(BaseModel):
+    """One iperf3 test's retransmits as its sending side's TCP counted them (a read: the NAS's own iperf3
+    server; a write: the desktop's client), with the segments it sent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    direction: Direction
+    streams: int = Field(ge=1)
+    retransmits: int = Field(ge=0)
+    segments: int = Field(gt=0, description="Segments the sender sent: its bytes / the MSS (estimated).")
+    sender: str = Field(description="Who counted, e.g. \"nas's own iperf3 server\".")
+
+    @property
+    def share(self) -> float:
+        return self.retransmits / self.segments
+
+
 class Facts(BaseModel):
     """What the advice rules look at besides the ceilings."""
 
@@ -55,6 +72,8 @@ class Facts(BaseModel):
     mtus: dict[str, int] = Field(default_factory=dict, description="Interface (host:ifname) -> MTU along the path.")
     net_single_stream_bps: float | None = Field(None, description="iperf3 goodput with 1 stream, bits/s.")
     net_multi_stream_bps: float | None = Field(None, description="iperf3 goodput with N streams, bits/s.")
+    net_retransmits: list[PathRetransmits] = Field(default_factory=list, description="Each iperf3 test's "
+                                                   "retransmits, counted by its sender (empty: unknown).")
     smb_signing: bool | None = None
     smb_encryption: bool | None = None
     smbd_cpu_percent: float | None = Field(None, description="smbd CPU during the SMB run, % of one core.")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ToolOutputError
 from ...verdict.ceilings import tcp_goodput_bps, tcp_header_bytes
+from ...verdict.models import PathRetransmits
 from ..context import BenchContext
 from ..parse.iperf3_parse import Iperf3Result, Iperf3Served, parse_iperf3_json, parse_iperf3_server
 
@@ -110,6 +111,13 @@ def to_measurement(link: LinkUnderTest, result: Iperf3Result, direction: str, ra
         ceiling_bps=ceiling, percent_of_ceiling=(100 * result.receiver_bps / ceiling) if ceiling else None,
         raw=raw,
     )
+
+
+def path_retransmits(network: list[NetMeasurement]) -> list[PathRetransmits]:
+    """What the verdict reads of the tests' retransmits: those whose sender's count and segments are known."""
+    return [PathRetransmits(direction=m.direction, streams=m.streams, retransmits=m.retransmits,
+                            segments=m.segments_sent, sender=m.retransmits_by or "the sender")
+            for m in network if m.retransmits is not None and m.segments_sent]
 
 
 def measure(
