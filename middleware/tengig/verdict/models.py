@@ -115,6 +115,18 @@ class Facts(BaseModel):
                                                          "pool at its best thread count, per direction, bytes/s.")
     pool_best_threads: dict[Direction, int] = Field(default_factory=dict, description="Thread sweep: that best "
                                                     "thread count, per direction.")
+    pool_dataset: str | None = Field(None, description="The scratch dataset the pool was measured on.")
+    pool_dataset_properties: dict[str, str] = Field(default_factory=dict, description="Its properties that set "
+                                                    "how fast it takes data (compression, dedup, recordsize in "
+                                                    "bytes, sync where the pool has it), as zfs prints them.")
+    smb_dataset: str | None = Field(None, description="The dataset the SMB copies went to (the share's scratch "
+                                    "dataset, which inherits the share's sync and dedup); None: not known.")
+    smb_dataset_properties: dict[str, str] = Field(default_factory=dict, description="Its properties, as "
+                                                   "pool_dataset_properties (empty: not read).")
+    smb_write_back: str | None = Field(None, description="How the NAS waited for its pool to finish writing the "
+                                       "SMB copies before reading them back (or why it could not).")
+    smb_read_arc_hit_ratio: float | None = Field(None, ge=0, le=1, description="ARC hits / (hits + misses) during "
+                                                 "the SMB reads.")
     small_file_size: int | None = Field(None, description="The smallest size of the small-file test, bytes per file.")
     small_files_per_s: float | None = Field(None, description="Files of that size the share took per second (the "
                                             "write), files/s.")
