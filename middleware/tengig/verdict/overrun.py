@@ -11,11 +11,11 @@ figure is not what reached the disks:
 Where the datasets could not be compared, both explanations stay open, and the words say what was missing."""
 from __future__ import annotations
 
+from ..backends.scratch import SPEED_PROPERTIES
 from ..units import format_size
 from .advice import ceiling_text, mb_s, measured_smb, overrun_ceilings
 from .models import Ceiling, Direction, Facts
 
-COMPARED = ("compression", "dedup", "recordsize", "sync")  # what sets how fast a dataset takes data
 ARC_SERVED = 0.10  # the ARC served this share of SMB's reads or more: RAM explains a read above the pool
 
 
@@ -30,7 +30,7 @@ def _shown(name: str, value: str) -> str:
 def _compared(facts: Facts) -> tuple[list[str], list[str]] | None:
     """(alike, differing) in words, over the properties both datasets have; None when they cannot be compared."""
     pool, smb = facts.pool_dataset_properties, facts.smb_dataset_properties
-    names = [n for n in COMPARED if n in pool and n in smb]
+    names = [n for n in SPEED_PROPERTIES if n in pool and n in smb]
     if not facts.smb_dataset or not names:
         return None
     alike = [f"{n} {_shown(n, pool[n])}" for n in names if pool[n] == smb[n]]

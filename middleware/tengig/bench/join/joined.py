@@ -209,7 +209,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                               smbd_cpu_percent=cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio if arc is not None else None, write_back=write_back,
                               smbd_cpu_limit=over_copies(cgroup, rlimits), client_cpu=client_cpu_over(rcpu)),
-            cache_policy=policy, bytes_written=written,
+            cache_policy=policy, bytes_written=written, dataset=scratch.dataset, dataset_properties=scratch.properties,
             unknowns=smb_unknowns(smbd, cgroup, session_facts) + arc_unknowns,
         )
     finally:

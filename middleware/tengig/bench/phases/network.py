@@ -45,7 +45,7 @@ class NetMeasurement(BaseModel):
     goodput_bps: float = Field(description="Receiver-side TCP goodput, bits/s (measured).")
     bytes: int = Field(description="Bytes the receiver got in the measured window.")
     seconds: float
-    retransmits: int | None = Field(description="Segments the sending side's TCP sent again (a read: the NAS's "
+    retransmits: int | None = Field(None, description="Segments the sending side's TCP sent again (a read: the NAS's "
                                     "iperf3 server; a write: the client); None: the sender's count is not known.")
     retransmits_by: str | None = Field(None, description="Who counted retransmits: the sender, e.g. \"nas's own "
                                        "iperf3 server\" (a read).")

@@ -233,6 +233,7 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         link_downs=report.link_downs,
         **_small_files_facts(report.small_files),
         **_multichannel_facts(report),
+        **(report.smb.facts() if report.smb else {}),
     )
 
 
