@@ -1,7 +1,7 @@
 """A path that loses packets (pure): the sender's TCP resends what was lost, and the share of the segments it
 sent again says how lossy the path is, whatever the throughput did. TCP hides loss well on a short path (one
-stream over a 1 Gb/s link losing 2% still carried 740-913 Mb/s on the lab), so a full link is no proof of a
-clean one; the loss still costs latency and more throughput on a longer or faster path.
+stream over the lab's 1 Gb/s link losing 2% on the way still carried 913 Mb/s), so a full link is no proof of a
+clean one; the loss still costs latency, and more throughput on a longer or faster path.
 
 Clean, the lab's shaped links (1 and 10 Gb/s, 1 and 4 streams, cubic and bbr) resent at most 0.02% of their
 segments; with 2% of the packets lost on the way, 1.8-2.1%. LOSSY_SHARE sits between, at 1 in 1,000: by TCP's
