@@ -87,3 +87,19 @@ def test_a_run_hands_both_datasets_and_the_write_back_to_the_verdict():
             "are alike (compression off, dedup off, recordsize 128 KiB), so SMB's write was timed before the pool had "
             "it on disk") in report.verdict.summary
     assert "after the copies the NAS waited for the pool: zpool iostat: no writes left after 3 s" in report.verdict.summary
+
+
+def test_unreadable_properties_are_a_gap_but_a_cancel_still_cancels():
+    from tengig.backends.scratch import speed_properties
+    from tengig.errors import Aborted
+
+    class Failing:
+        def __init__(self, exc):
+            self.exc = exc
+
+        def dataset_properties(self, dataset):
+            raise self.exc
+
+    assert speed_properties(Failing(ToolOutputError("zfs get failed")), "tank/x") == {}
+    with pytest.raises(Aborted):
+        speed_properties(Failing(Aborted("cancelled")), "tank/x")

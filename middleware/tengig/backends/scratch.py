@@ -8,7 +8,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from ..errors import TengigError
+from ..errors import Aborted, TengigError
 
 SCRATCH_PROPERTY = "tengig:scratch"
 SCRATCH_PREFIX = "tengig-scratch"
@@ -87,5 +87,7 @@ def speed_properties(storage: ScratchStorage, dataset: str) -> dict[str, str]:
     the pool's dataset with the share's: a gap in one explanation, not a failed run)."""
     try:
         return storage.dataset_properties(dataset)
+    except Aborted:
+        raise  # the run was cancelled: that is no gap to note
     except TengigError:
         return {}
