@@ -141,6 +141,9 @@ class DirectoryScratch:
     def compressratio(self, dataset):
         return 1.0
 
+    def dataset_properties(self, dataset):
+        return {}  # a directory has none
+
     def destroy(self, dataset):
         shutil.rmtree(self.root / dataset.split("/", 1)[1], ignore_errors=True)
 

@@ -50,6 +50,23 @@ def test_scratch_dataset_lifecycle(standin):
     assert no_pool.value.errors[0][0] == "pool"
 
 
+
+def test_scratch_properties_that_set_its_speed_come_from_pool_dataset_query(standin):
+    nas = standin("25.04")
+    with nas.client() as client:
+        scratch = TrueNASScratch(TrueNASBackend(client))
+        info = scratch.create_scratch("tank", "run1")
+        try:
+            # the stand-in's entries carry no deduplication (TrueNAS's do): what is absent is left out
+            assert scratch.dataset_properties(info.name) == {"compression": "off", "recordsize": "1048576",
+                                                             "sync": "standard"}
+            assert scratch.dataset_properties("tank") == {"compression": "lz4", "recordsize": "131072",
+                                                          "sync": "standard"}
+            with pytest.raises(ValidationError):
+                scratch.dataset_properties("tank/nope")
+        finally:
+            scratch.destroy(info.name)
+
 def test_hosts_merge_keeps_the_users_entries_list_and_string(standin):
     ours = [HostsEntry(address="10.250.0.2", name="desk", peer="desk", cable="C01")]
     scale, core = standin("25.10"), standin("13.3")

@@ -212,8 +212,8 @@ UNMAPPED_UNUSED = {
 # (where, field) -> why TS leaves a server field out.
 OMITTED: dict[tuple[str, str], str] = {
     ("PoolReport", name): "the panel reads the pool's thread sweep only (its phases are in the text report)"
-    for name in ("arc_max_bytes", "arc_source", "bytes_written", "cache_policy", "compressratio", "dataset", "phases",
-                 "preset", "recordsize_bytes", "swept", "unknowns", "working_set_bytes")
+    for name in ("arc_max_bytes", "arc_source", "bytes_written", "cache_policy", "compressratio", "dataset",
+                 "dataset_properties", "phases", "preset", "recordsize_bytes", "swept", "unknowns", "working_set_bytes")
 }
 
 # (where, prop) -> why TS's type differs from the schema's (nullability and optionality still checked).

@@ -8,12 +8,17 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from ..errors import Aborted, TengigError
+
 SCRATCH_PROPERTY = "tengig:scratch"
 SCRATCH_PREFIX = "tengig-scratch"
 # Largest first: OpenZFS with large_blocks takes 1M; zfs-fuse (pool v23) and old pools stop at 128K.
 RECORDSIZES = ("1M", "128K")
 PrimaryCache = Literal["all", "metadata"]
 MAX_FILL = 0.80  # never fill a pool past 80% (ZFS slows down sharply as it fills)
+# What sets how fast a dataset takes data: the pool's scratch dataset and the one SMB copies to are compared on
+# these (verdict/overrun.py). sync only where the pool has it (pool version 28 on; zfs-fuse's v23 has none).
+SPEED_PROPERTIES = ("compression", "dedup", "recordsize", "sync")
 
 
 def require_scratch(dataset: str, action: str) -> None:
@@ -67,7 +72,22 @@ class ScratchStorage(Protocol):
         """A scratch dataset as a child of ``parent`` (so it appears inside that dataset's directory)."""
         ...
 
+    def dataset_properties(self, dataset: str) -> dict[str, str]:
+        """``dataset``'s SPEED_PROPERTIES that it has, as `zfs get -Hp` prints them (recordsize in bytes)."""
+        ...
+
     def settle_writes(self, pool: str) -> str:
         """Wait until ``pool`` has written out what was written to it, so the reads that follow do not
         compete with its write-back; says how it knew (or why it could not), for the report."""
         ...
+
+
+def speed_properties(storage: ScratchStorage, dataset: str) -> dict[str, str]:
+    """``dataset``'s SPEED_PROPERTIES; none when they cannot be read (the verdict then says it could not compare
+    the pool's dataset with the share's: a gap in one explanation, not a failed run)."""
+    try:
+        return storage.dataset_properties(dataset)
+    except Aborted:
+        raise  # the run was cancelled: that is no gap to note
+    except TengigError:
+        return {}

@@ -99,5 +99,8 @@ class AppScratch:
     def dataset_mounted_at(self, path: str) -> str | None:
         return self.scratch.dataset_mounted_at(path)
 
+    def dataset_properties(self, dataset: str) -> dict[str, str]:
+        return self._call("the dataset's properties", self.scratch.dataset_properties, dataset)
+
     def settle_writes(self, pool: str) -> str:
         return self.scratch.settle_writes(pool)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..units import MB, format_rate, format_size
 from .ceilings import tcp_goodput_bps
+from .loss import loss_advice
 from .members import dragging_text
 from .models import Advice, Ceiling, Component, DirectionVerdict, Direction, Facts, Target
 from .small_files import SMBD_BUSY_PERCENT, ROUND_TRIPS_PER_FILE, files_per_s, latency_bound, round_trip_share, smbd_busy
@@ -23,6 +24,9 @@ DIRECTIONS: tuple[Direction, ...] = ("read", "write")
 SMB_FAR_BELOW_RATIO = 0.70
 # smbd's cgroup throttled in this share of its scheduling periods: its CPU limit held it back.
 SMBD_THROTTLED_PERCENT = 20.0
+# SMB above a ceiling by more than this (beyond both spreads): two tools' clocks and rounding cannot explain it,
+# so the ceiling was not measured as SMB used it and is no bound.
+OVERRUN_TOLERANCE = 0.01
 # A measured network at or above this share of the link's goodput is the link itself at work.
 NETWORK_AT_LINK_RATIO = 0.90
 # The desktop's SMB client this busy (share of the CPU it may use: one core, one copying thread, or less where the
@@ -71,9 +75,34 @@ def measured_smb(ceilings: Iterable[Ceiling]) -> Ceiling | None:
     return best([c for c in ceilings if c.provenance == "measured"], "smb")
 
 
+def overruns(smb: Ceiling | None, ceiling: Ceiling) -> bool:
+    """SMB passed more than the measured ``ceiling`` through it in every run, beyond both spreads and
+    OVERRUN_TOLERANCE (two tools' clocks and rounding): then the ceiling is no bound (verdict/overrun.py says why).
+    An estimate is physics, not a measurement that can miss: the NAS refuses an SMB figure above its port's line
+    rate (bench/join/nas_witness.py)."""
+    return (smb is not None and ceiling.provenance == "measured"
+            and smb.spread[0] > ceiling.spread[1] * (1 + OVERRUN_TOLERANCE))
+
+
+def _bounds(ceilings: Iterable[Ceiling]) -> dict[Component, Ceiling]:
+    """Pool, link and network, each its best ceiling, less those SMB overruns."""
+    ceilings = list(ceilings)
+    smb = measured_smb(ceilings)
+    return {comp: c for comp in ("pool", "link", "network")
+            if (c := best(ceilings, comp)) is not None and not overruns(smb, c)}
+
+
+def overrun_ceilings(ceilings: Iterable[Ceiling]) -> list[Ceiling]:
+    """The best ceilings of pool, link and network that SMB overruns, in the chain's order."""
+    ceilings = list(ceilings)
+    smb = measured_smb(ceilings)
+    return [c for comp in ("pool", "link", "network") if (c := best(ceilings, comp)) is not None and overruns(smb, c)]
+
+
 def chain_bound(ceilings: Iterable[Ceiling]) -> Ceiling | None:
-    """The lowest of pool, link and network: what SMB could reach if SMB itself cost nothing."""
-    found = [c for c in (best(ceilings, comp) for comp in ("pool", "link", "network")) if c is not None]
+    """The lowest of pool, link and network that SMB did not overrun: what SMB could reach if SMB itself cost
+    nothing."""
+    found = list(_bounds(ceilings).values())
     return min(found, key=lambda c: c.bytes_per_s) if found else None
 
 
@@ -91,7 +120,7 @@ def bottleneck(ceilings: Sequence[Ceiling]) -> Component | None:
         return None
     if smb_far_below(ceilings) is not None:
         return "smb"
-    candidates = {comp: c for comp in ("pool", "link", "network") if (c := best(ceilings, comp)) is not None}
+    candidates = _bounds(ceilings)
     link, net = candidates.get("link"), candidates.get("network")
     if link is not None and net is not None and net.bytes_per_s >= NETWORK_AT_LINK_RATIO * link.bytes_per_s:
         del candidates["network"]
@@ -345,11 +374,37 @@ def _single_stream_low(target: Target, by_dir: ByDirection, facts: Facts) -> Adv
     )
 
 
+def _ceiling_below_smb(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    """A ceiling SMB passed more than through it: the verdict cannot rest on it (verdict/overrun.py says why);
+    what makes the two figures comparable."""
+    parts, pool = [], False
+    for direction, ceilings in by_dir.items():
+        smb = measured_smb(ceilings)
+        for c in overrun_ceilings(ceilings):
+            pool = pool or c.component == "pool"
+            parts.append(f"SMB {direction} {mb_s(smb.bytes_per_s)} through the {c.component}'s {ceiling_text(c)}")
+    if not parts:
+        return None
+    fix = ("measure the pool on a dataset like the share's (compression, dedup, recordsize, sync) and copy files "
+           "larger than the NAS holds in RAM for writes (smb_file), so write-back cannot hide the disks" if pool else
+           "measure the network with as many streams as SMB has connections, over the path SMB takes")
+    return Advice(rule="ceiling-below-smb", severity="warning",
+                  text=f"{'; '.join(parts)}: a figure below what passed through it is no bound, so the verdict "
+                       f"cannot say what holds SMB back there; {fix}, then measure again")
+
+
+def _path_loses_packets(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
+    text = loss_advice(facts)
+    return Advice(rule="path-loses-packets", severity="warning", text=text) if text else None
+
+
 def _pool_below_network(target: Target, by_dir: ByDirection, facts: Facts) -> Advice | None:
     parts: list[str] = []
     for direction, ceilings in by_dir.items():
         pool = best(ceilings, "pool")
         net = best(ceilings, "network") or best(ceilings, "link")
+        if pool is not None and overruns(measured_smb(ceilings), pool):
+            continue  # no bound: SMB passed more through it (the verdict says why)
         if pool is not None and net is not None and pool.bytes_per_s < net.bytes_per_s:
             parts.append(f"pool {direction} {ceiling_text(pool)} < {net.component} {ceiling_text(net)}")
     if not parts:
@@ -630,6 +685,8 @@ RULES: tuple[Rule, ...] = (
     _loses_at_its_bound,
     _mtu_mismatch,
     _single_stream_low,
+    _path_loses_packets,
+    _ceiling_below_smb,
     _pool_below_network,
     _smb_far_below,
     _client_cpu,

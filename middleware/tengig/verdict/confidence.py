@@ -4,7 +4,8 @@ in words rather than naming one side as if it were certain:
 
 - the bottleneck: another of pool, link and network whose runs overlap the bottleneck's;
 - SMB's own limit: SMB's runs reach SMB_FAR_BELOW_RATIO of the lowest of the others;
-- beats or loses: SMB's runs straddle the target.
+- beats or loses: SMB's runs straddle the target;
+- a ceiling SMB passed more than through it in every run: it was not measured as SMB used it (overrun.py).
 
 Estimated ceilings (the link's physics) are one exact figure; a measurement made once has no spread,
 so with one run each the noise is unknown, and the summary says that too."""
@@ -12,8 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .advice import SMB_FAR_BELOW_RATIO, best, ceiling_text, chain_bound, mb_s, measured_smb, target_value
+from .advice import (
+    SMB_FAR_BELOW_RATIO, best, ceiling_text, chain_bound, mb_s, measured_smb, overruns, target_value,
+)
 from .models import Ceiling, Component, Direction, DirectionVerdict, Target
+from .overrun import overrun_calls
 
 CHAIN: tuple[Component, ...] = ("pool", "link", "network")
 
@@ -32,18 +36,21 @@ def _runs_text(c: Ceiling) -> str:
 def close_calls(target: Target, direction: Direction, ceilings: Sequence[Ceiling],
                 bottleneck: Component | None) -> list[str]:
     """The claims of one direction that its runs cannot settle, each in words with its numbers."""
-    out = []
+    out = overrun_calls(list(ceilings), direction)
+    smb = measured_smb(ceilings)
     neck = best(ceilings, bottleneck) if bottleneck in CHAIN else None
     if neck is not None:
         for comp in CHAIN:
             other = best(ceilings, comp)
-            # a network close to the link is the link at work (judge.NETWORK_AT_LINK_RATIO), not a rival
-            if comp == bottleneck or other is None or {comp, bottleneck} == {"link", "network"}:
+            # a network close to the link is the link at work (judge.NETWORK_AT_LINK_RATIO), not a rival; a
+            # ceiling SMB overran is no bound at all (said above)
+            if (comp == bottleneck or other is None or {comp, bottleneck} == {"link", "network"}
+                    or overruns(smb, other)):
                 continue
             if _overlap(neck.spread, other.spread):
                 out.append(f"the bottleneck is the {bottleneck} or the {comp}: their runs overlap ({bottleneck} "
                            f"{_runs_text(neck)}, {comp} {_runs_text(other)})")
-    smb, bound = measured_smb(ceilings), chain_bound(ceilings)
+    bound = chain_bound(ceilings)
     if smb is not None and bound is not None:
         line = SMB_FAR_BELOW_RATIO * bound.bytes_per_s
         lo, hi = smb.spread

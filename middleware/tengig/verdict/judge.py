@@ -30,6 +30,8 @@ from .advice import (  # noqa: F401  (NETWORK_AT_LINK_RATIO: judge's rule, kept 
     target_value,
 )
 from .confidence import close_calls, how_sure
+from .loss import loss_text
+from .overrun import overrun_texts
 from .thresholds import link_ceiling
 from .small_files import small_files_line
 from .models import Ceiling, Component, DirectionVerdict, Direction, Facts, Target, Verdict
@@ -81,6 +83,10 @@ def _judge_direction(target: Target, direction: Direction, ceilings: list[Ceilin
 def _bottleneck_text(dv: DirectionVerdict, facts: Facts) -> str:
     """What holds this direction back, with its ceiling and unit; 'estimated' when SMB was not measured."""
     comp = dv.bottleneck
+    if comp is None and dv.smb_bytes_per_s is not None and any(
+            c.component in ("pool", "link", "network") for c in dv.ceilings):
+        return f"bottleneck unknown: SMB {dv.direction if dv.direction == 'read' else 'wrote'} more than every " \
+               "ceiling measured"
     if comp is None:
         return "bottleneck unknown (no pool, link or network ceiling)"
     label = "bottleneck" if dv.smb_bytes_per_s is not None else "bottleneck (estimated, SMB not measured)"
@@ -107,6 +113,12 @@ def _bottleneck_text(dv: DirectionVerdict, facts: Facts) -> str:
 
 
 def _direction_clause(target: Target, dv: DirectionVerdict, facts: Facts) -> str:
+    said = [_judged_clause(target, dv, facts), *overrun_texts(dv.ceilings, dv.direction, facts)]
+    loss = loss_text(facts, dv.direction)
+    return "; ".join(said + ([loss] if loss else []))
+
+
+def _judged_clause(target: Target, dv: DirectionVerdict, facts: Facts) -> str:
     d = dv.direction
     if dv.smb_bytes_per_s is None:
         bound = chain_bound(dv.ceilings)

@@ -45,6 +45,23 @@ class Ceiling(BaseModel):
         return (min(self.runs), max(self.runs)) if self.runs else (self.bytes_per_s, self.bytes_per_s)
 
 
+class PathRetransmits(BaseModel):
+    """One iperf3 test's retransmits as its sending side's TCP counted them (a read: the NAS's own iperf3
+    server; a write: the desktop's client), with the segments it sent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    direction: Direction
+    streams: int = Field(ge=1)
+    retransmits: int = Field(ge=0)
+    segments: int = Field(gt=0, description="Segments the sender sent: its bytes / the MSS (estimated).")
+    sender: str = Field(description="Who counted, e.g. \"nas's own iperf3 server\".")
+
+    @property
+    def share(self) -> float:
+        return self.retransmits / self.segments
+
+
 class Facts(BaseModel):
     """What the advice rules look at besides the ceilings."""
 
@@ -55,6 +72,8 @@ class Facts(BaseModel):
     mtus: dict[str, int] = Field(default_factory=dict, description="Interface (host:ifname) -> MTU along the path.")
     net_single_stream_bps: float | None = Field(None, description="iperf3 goodput with 1 stream, bits/s.")
     net_multi_stream_bps: float | None = Field(None, description="iperf3 goodput with N streams, bits/s.")
+    net_retransmits: list[PathRetransmits] = Field(default_factory=list, description="Each iperf3 test's "
+                                                   "retransmits, counted by its sender (empty: unknown).")
     smb_signing: bool | None = None
     smb_encryption: bool | None = None
     smbd_cpu_percent: float | None = Field(None, description="smbd CPU during the SMB run, % of one core.")
@@ -96,6 +115,18 @@ class Facts(BaseModel):
                                                          "pool at its best thread count, per direction, bytes/s.")
     pool_best_threads: dict[Direction, int] = Field(default_factory=dict, description="Thread sweep: that best "
                                                     "thread count, per direction.")
+    pool_dataset: str | None = Field(None, description="The scratch dataset the pool was measured on.")
+    pool_dataset_properties: dict[str, str] = Field(default_factory=dict, description="Its properties that set "
+                                                    "how fast it takes data (compression, dedup, recordsize in "
+                                                    "bytes, sync where the pool has it), as zfs prints them.")
+    smb_dataset: str | None = Field(None, description="The dataset the SMB copies went to (the share's scratch "
+                                    "dataset, which inherits the share's sync and dedup); None: not known.")
+    smb_dataset_properties: dict[str, str] = Field(default_factory=dict, description="Its properties, as "
+                                                   "pool_dataset_properties (empty: not read).")
+    smb_write_back: str | None = Field(None, description="How the NAS waited for its pool to finish writing the "
+                                       "SMB copies before reading them back (or why it could not).")
+    smb_read_arc_hit_ratio: float | None = Field(None, ge=0, le=1, description="ARC hits / (hits + misses) during "
+                                                 "the SMB reads.")
     small_file_size: int | None = Field(None, description="The smallest size of the small-file test, bytes per file.")
     small_files_per_s: float | None = Field(None, description="Files of that size the share took per second (the "
                                             "write), files/s.")

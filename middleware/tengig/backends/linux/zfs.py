@@ -8,7 +8,8 @@ import time
 
 from ..commands import CommandContext
 from ..scratch import (
-    RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo, require_scratch,
+    RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, SPEED_PROPERTIES, PoolSpace, PrimaryCache, ScratchInfo,
+    require_scratch,
 )
 from ...errors import CommandFailed, ToolOutputError, ValidationError
 from ...names import DATASET_RE
@@ -31,6 +32,16 @@ def parse_ratio(text: str) -> float:
 
 def parse_values(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def parse_speed_properties(text: str) -> dict[str, str]:
+    """`zfs get -Hp -o property,value all DATASET` -> its SPEED_PROPERTIES (those this ZFS has)."""
+    found = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition("\t")
+        if sep and name in SPEED_PROPERTIES:
+            found[name] = value.strip()
+    return found
 
 
 def dataset_at(listing: str, path: str) -> str | None:
@@ -143,6 +154,15 @@ class ZfsCli:
             if written < SETTLED_WRITE_BPS:
                 return f"zpool iostat: no writes left after {waited + 1:.0f} s"
         return f"the pool was still writing after {SETTLE_LIMIT_S} s"
+
+    def dataset_properties(self, dataset: str) -> dict[str, str]:
+        if not DATASET_RE.fullmatch(dataset):
+            raise ValidationError.one("dataset", f"{dataset!r} is not a dataset name")
+        # `all`, then picked: naming sync where this ZFS lacks it (zfs-fuse) would fail the whole `zfs get`
+        done = self._zfs("get", "-Hp", "-o", "property,value", "all", dataset, check=False)
+        if done.returncode != 0:
+            raise ToolOutputError(f"`zfs get all {dataset}` failed: {done.stderr.strip()[:200]}")
+        return parse_speed_properties(done.stdout)
 
     def compressratio(self, dataset: str) -> float:
         return parse_ratio(self._zfs("get", "-Hp", "-o", "value", "compressratio", dataset).stdout)

@@ -12,8 +12,8 @@ private zfs.dataset.update, as TrueNAS's own middleware does (both 25.04 and 25.
     zfs.dataset.update("tank/tengig-scratch-<tag>", {"properties": {"primarycache": {"value": "metadata"}}})
 
 Dataset
-properties come back as {"value", "rawvalue", "parsed", "source"}; user properties as a dict keyed by
-property name.
+properties come back as {"value", "rawvalue", "parsed", "source"} (dedup as "deduplication"); user properties as
+a dict keyed by property name.
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ import re
 from typing import Any
 
 from ..scratch import (
-    RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, PoolSpace, PrimaryCache, ScratchInfo, require_scratch,
+    RECORDSIZES, SCRATCH_PREFIX, SCRATCH_PROPERTY, SPEED_PROPERTIES, PoolSpace, PrimaryCache, ScratchInfo,
+    require_scratch,
 )
 from ...errors import ToolOutputError, ValidationError
 from ...names import DATASET_RE
@@ -29,6 +30,7 @@ from ...units import parse_size
 from .backend import TrueNASBackend
 
 TAG_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+QUERY_NAMES = {"dedup": "deduplication"}  # pool.dataset.query's name where it is not zfs's
 
 
 def _property(entry: dict[str, Any], name: str) -> Any:
@@ -114,6 +116,20 @@ class TrueNASScratch:
     def settle_writes(self, pool: str) -> str:
         self._check_pool(pool)
         return "not waited: the TrueNAS API has no `zpool sync`"
+
+    def dataset_properties(self, dataset: str) -> dict[str, str]:
+        """As `zfs get -Hp` prints them: each property's rawvalue (lz4, standard, 131072)."""
+        entry = self._dataset(dataset)
+        if entry is None:
+            raise ValidationError.one("dataset", f"no dataset {dataset!r}")
+        found = {}
+        for name in SPEED_PROPERTIES:
+            value = entry.get(QUERY_NAMES.get(name, name))
+            if isinstance(value, dict):
+                value = value.get("rawvalue") if value.get("rawvalue") is not None else value.get("value")
+            if value is not None:
+                found[name] = str(value).lower()
+        return found
 
     def compressratio(self, dataset: str) -> float:
         entry = self._dataset(dataset)

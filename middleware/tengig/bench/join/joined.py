@@ -122,8 +122,8 @@ def _net_result(link: LinkUnderTest, client: JoinedClient, port: NasPort, direct
             f"{client.name} reports {format_size(result.receiver_bytes)} received in iperf3 {direction}, but only "
             f"{format_size(max(0, seen))} crossed the NAS's port {port.ifname}: its numbers are not what the link "
             "carried (the run is not trusted)")
-    check_iperf3_served(client.name, direction, streams, seconds, result, served)
-    return to_measurement(link, result, direction, sub.stdout)
+    witness = check_iperf3_served(client.name, direction, streams, seconds, result, served)
+    return to_measurement(link, result, direction, sub.stdout, served=witness)
 
 
 def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedClient, nas: str, port: NasPort,
@@ -209,7 +209,7 @@ def measure_joined_smb(ctx: BenchContext, session: BenchSession, client: JoinedC
                               smbd_cpu_percent=cpu_percent(rticks, reads, size, clk),
                               arc_hit_ratio=arc_total.hit_ratio if arc is not None else None, write_back=write_back,
                               smbd_cpu_limit=over_copies(cgroup, rlimits), client_cpu=client_cpu_over(rcpu)),
-            cache_policy=policy, bytes_written=written,
+            cache_policy=policy, bytes_written=written, dataset=scratch.dataset, dataset_properties=scratch.properties,
             unknowns=smb_unknowns(smbd, cgroup, session_facts) + arc_unknowns,
         )
     finally:

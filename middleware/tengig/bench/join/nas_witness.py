@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ...errors import ToolOutputError
 from ...units import MB, format_rate, format_size
-from ..parse.iperf3_parse import Iperf3Result, parse_iperf3_server
+from ..parse.iperf3_parse import Iperf3Result, Iperf3Served, parse_iperf3_server
 from ..parse.smallfiles_parse import OpTiming
 from ..phases.nas_port import NasPort
 from ..phases.smallfiles_results import percentiles
@@ -51,10 +51,10 @@ def iperf3_tolerance(direction: str, seconds: float) -> float:
 
 
 def check_iperf3_served(client: str, direction: str, streams: int, seconds: float, result: Iperf3Result,
-                        server_report: str, *, server: str = "the NAS's own iperf3 server") -> None:
+                        server_report: str, *, server: str = "the NAS's own iperf3 server") -> Iperf3Served:
     """``result`` (the desktop's iperf3 JSON) against ``server_report`` (what the NAS's own `iperf3 -s -1 -J`
     printed for the same test; ``server``: whose server it was, in the errors); raises ToolOutputError naming
-    both when they disagree."""
+    both when they disagree. Returns what the server saw (in a read, its count of retransmits is the sender's)."""
     try:
         served = parse_iperf3_server(server_report)
     except ToolOutputError as exc:
@@ -76,6 +76,7 @@ def check_iperf3_served(client: str, direction: str, streams: int, seconds: floa
             f"{result.seconds:.3g} s at {format_rate(result.receiver_bps)}, but {server} "
             f"{'sent' if reverse else 'received'} {format_size(served.bytes)} in {served.seconds:.3g} s "
             f"({format_rate(served.bps)}) in that test: more than {tolerance:.0%} apart (the run is not trusted)")
+    return served
 
 
 def check_copy_on_nas_clock(client: str, direction: str, size: int, bytes_per_s: float, seen: int,

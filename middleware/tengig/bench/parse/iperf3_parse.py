@@ -3,7 +3,10 @@ key is checked first, and a result that moved no bytes is refused (docs/physics.
 read is finite and in range, or the output is refused.
 
 The client's output (``parse_iperf3_json``) and the server's for the same test (``parse_iperf3_server``):
-both carry the test's cookie, and each side counts what it sent and received itself, on its own clock."""
+both carry the test's cookie, and each side counts what it sent and received itself, on its own clock.
+Retransmits are the sender's TCP's own count (tcpi_total_retrans, in segments): the server's in a read (-R),
+the client's in a write. A -R client prints the count the server handed over at the end, so in a read it is
+the desktop's word for the NAS's count; the NAS's own server report is the witness."""
 from __future__ import annotations
 
 import json
@@ -45,6 +48,8 @@ class Iperf3Served(BaseModel):
     streams: int = Field(ge=1)
     reverse: bool = Field(description="The server sent (the client ran -R).")
     bytes: int = Field(ge=0, le=2**62, description="Bytes the server received (a client's write) or sent (-R, its read).")
+    retransmits: int | None = Field(None, ge=0, le=2**62, description="Segments the server's TCP sent again (-R: "
+                                    "it sent); None when it received (the client's TCP counts those).")
     seconds: float = Field(gt=0, le=MAX_SECONDS, description="Over its measured window, s (omitted warm-up "
                            "excluded), on the server's clock.")
 
@@ -120,7 +125,8 @@ def parse_iperf3_server(text: str) -> Iperf3Served:
     if not start_info.get("cookie") or not test or not isinstance(side, dict) or not side:
         raise ToolOutputError(f"{who} printed no test's start and end")
     return _built(Iperf3Served, who, cookie=start_info["cookie"], streams=test.get("num_streams", 1),
-                  reverse=reverse, bytes=side.get("bytes"), seconds=side.get("seconds"))
+                  reverse=reverse, bytes=side.get("bytes"), seconds=side.get("seconds"),
+                  retransmits=side.get("retransmits") if reverse else None)
 
 
 def _positive(value: Any) -> bool:

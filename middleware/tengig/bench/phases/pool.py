@@ -44,7 +44,7 @@ from ..leftovers import remove_scratch, sweep_scratch
 from ..parse.fio_parse import parse_fio_json, require_io
 from .pool_presets import CEILING_TEST, PRESETS, SEQ1M_Q8T1, PoolPreset, PoolTest, PresetName
 from .scaling import MEMBER_READ_MAX, ScalingMode, ScalingResult, run_scaling
-from ...backends.scratch import MAX_FILL, ScratchStorage
+from ...backends.scratch import MAX_FILL, ScratchStorage, speed_properties
 from ..stats import Repeated, Threshold, settled, summarize
 from ...backends.host_os import HostOs, all_dropped
 
@@ -102,6 +102,9 @@ class PoolBenchResult(BaseModel):
     bytes_written: int | None = Field(None, description="Bytes this run wrote to the pool: fio's writes and the "
                                       "random test file's layout.")
     recordsize_bytes: int
+    dataset_properties: dict[str, str] = Field(default_factory=dict, description="The scratch dataset's properties "
+                                               "that set how fast it takes data (backends/scratch.SPEED_PROPERTIES, "
+                                               "as zfs prints them), to compare with the share's; empty: not read.")
     compressratio: float = Field(description="Of the scratch dataset after the writes (must be ~1.00).")
     phases: list[PoolPhase]
     scaling: ScalingResult | None = Field(None, description="The thread sweep and each member's load, when run.")
@@ -131,13 +134,17 @@ class PoolBenchResult(BaseModel):
 
 
 def pool_facts(pool: PoolBenchResult | None) -> dict[str, Any]:
-    """What the thread sweep found, as the advice rules (verdict.models.Facts) read it: for each client's
-    verdict and the aggregate one alike, since the pool serves them all (no sweep: nothing known)."""
-    scaling = pool.scaling if pool else None
-    if scaling is None:
+    """The scratch dataset and what the thread sweep found, as the advice rules (verdict.models.Facts) read them:
+    for each client's verdict and the aggregate one alike, since the pool serves them all (no sweep: nothing
+    known of it)."""
+    if pool is None:
         return {}
+    dataset = {"pool_dataset": pool.dataset, "pool_dataset_properties": pool.dataset_properties}
+    scaling = pool.scaling
+    if scaling is None:
+        return dataset
     one = {s.direction: s.steps[0].bytes_per_s for s in scaling.sweeps if s.steps and s.steps[0].threads == 1}
-    return {
+    return dataset | {
         "pool_member_wait_ms": {m.name: m.wait_ms for m in scaling.members if m.wait_ms is not None},
         "pool_member_busy_percent": {m.name: m.busy_percent for m in scaling.members if m.busy_percent is not None},
         "pool_one_thread_bps": one,
@@ -253,6 +260,7 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
     space = storage.space(req.pool)
     info = storage.create_scratch(req.pool, f"{int(time.time())}-{os.getpid()}")
     try:
+        properties = speed_properties(storage, info.name)
         policy = keep_arc_out(storage, info.name)
         arc, unknowns = arc_for_run(host_os, ctx, host, policy)
         nas = _Nas(host, host_os, req.ioengine or host_os.fio_ioengine, count_arc=arc is not None)
@@ -313,7 +321,8 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         return PoolBenchResult(
             pool=req.pool, dataset=info.name, preset=req.preset, working_set_bytes=size,
             arc_max_bytes=arc.c_max if arc else None, arc_source=arc.source if arc else None, unknowns=unknowns,
-            recordsize_bytes=info.recordsize, compressratio=ratio or 1.0, phases=phases,
+            recordsize_bytes=info.recordsize, dataset_properties=properties, compressratio=ratio or 1.0,
+            phases=phases,
             swept=swept, cache_policy=policy, scaling=scaling,
             bytes_written=laid_out + sum(sum(p.bytes_moved) for p in phases if p.direction == "write")
             + (scaling.bytes_written if scaling else 0),

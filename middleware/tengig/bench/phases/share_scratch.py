@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
-from ...backends.scratch import ScratchStorage
+from ...backends.scratch import ScratchStorage, speed_properties
 from ...errors import TengigError
 from .cache_policy import LARGER_THAN_ARC, CachePolicy, keep_arc_out
 from ..context import BenchContext
@@ -29,6 +29,7 @@ class ShareScratch(BaseModel):
     tag: str
     dataset: str | None = None
     directory: str | None = None  # the dataset's directory name in the share
+    properties: dict[str, str] = {}  # the dataset's that set its speed (it inherits the share's sync and dedup)
     policy: CachePolicy
 
     def remote_dir(self, client: str) -> str:
@@ -54,6 +55,7 @@ def open_share_scratch(ctx: BenchContext, storage: ScratchStorage, nas: str, sha
         ctx.run(nas, ["chown", owner[0], info.mountpoint], timeout=30, tool="chown")
         ctx.run(nas, ["chmod", owner[1], info.mountpoint], timeout=30, tool="chmod")
         scratch.directory = PurePosixPath(info.mountpoint).name
+        scratch.properties = speed_properties(storage, info.name)
         scratch.policy = keep_arc_out(storage, info.name)
     except BaseException:
         close_share_scratch(ctx, storage, scratch)

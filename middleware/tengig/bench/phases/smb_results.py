@@ -3,6 +3,8 @@ over several runs) and for several clients at once (the NAS's start barrier). Mo
 measuring is bench/join/joined.py and bench/join/joined_concurrent.py."""
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...verdict.models import Ceiling
@@ -64,6 +66,17 @@ class SmbBenchResult(BaseModel):
     unknowns: list[str] = Field(default_factory=list, description="What the NAS could not see of these copies, "
                                 "each with why (smbd's CPU without smbd in sight, as in an app without the "
                                 "host's PID namespace; the session without smbstatus).")
+    dataset: str | None = Field(None, description="The dataset the copies went to: the run's scratch dataset in "
+                                "the share, which inherits the share's sync and dedup (None: the share's directory "
+                                "is no dataset tengig found).")
+    dataset_properties: dict[str, str] = Field(default_factory=dict, description="That dataset's properties that "
+                                               "set how fast it takes data (backends/scratch.SPEED_PROPERTIES).")
+
+    def facts(self) -> dict[str, Any]:
+        """What the verdict (verdict.models.Facts) reads of where the copies went and how they were read back:
+        compared with the pool's when SMB passed more than the pool's figure (verdict/overrun.py)."""
+        return {"smb_dataset": self.dataset, "smb_dataset_properties": self.dataset_properties,
+                "smb_write_back": self.read.write_back, "smb_read_arc_hit_ratio": self.read.arc_hit_ratio}
 
     def ceilings(self) -> list[Ceiling]:
         return [Ceiling(component="smb", direction=d.direction, bytes_per_s=d.bytes_per_s.median,

@@ -60,7 +60,7 @@ def _client_lines(c: ClientReport) -> list[str]:
     for m in c.network:
         pct = f", {m.percent_of_ceiling:.1f}% of the {m.ceiling_bps / 1e9:.3g} Gb/s ceiling" if m.percent_of_ceiling else ""
         out.append(f"  iperf3 {m.direction:5} {m.streams} stream(s): {m.goodput_bps / 1e9:.3f} Gb/s "
-                   f"({mb(m.goodput_bps / 8)}){pct}, retransmits {m.retransmits}")
+                   f"({mb(m.goodput_bps / 8)}){pct}, {m.retransmits_text()}")
     out += [f"  iperf3 {line}" for line in c.network_skipped]
     if c.smb:
         s = c.smb

@@ -20,7 +20,7 @@ from ..context import BenchContext
 from ..hosts import Hosts
 from ..phases.nas_port import NasPort
 from ..phases.nas_share import TRUENAS_SMB_CONFIG
-from ..phases.network import LinkUnderTest, NetMeasurement
+from ..phases.network import LinkUnderTest, NetMeasurement, path_retransmits
 from ..join.own_disk import OwnDisk, own_disk_target
 from ..phases.pool import PoolBenchRequest, PoolBenchResult, pool_facts, run_pool_bench
 from ..phases.pool_presets import PresetName
@@ -233,6 +233,7 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         mtus=mtus,
         net_single_stream_bps=max(single) if single else None,
         net_multi_stream_bps=max(multi) if multi else None,
+        net_retransmits=path_retransmits(report.network),
         smb_signing=session.signing if session else None,
         smb_encryption=session.encryption if session else None,
         smbd_cpu_percent=max(cpu) if cpu else None,
@@ -242,6 +243,7 @@ def facts_from(report: ClientReport, mtus: dict[str, int]) -> Facts:
         link_downs=report.link_downs,
         **_small_files_facts(report.small_files),
         **_multichannel_facts(report),
+        **(report.smb.facts() if report.smb else {}),
     )
 
 
