@@ -1,6 +1,6 @@
 # tengig: two commands on a fresh Debian 12 machine, as root:
-#   make demo   set up, then run the main flow on the embedded lab
-#   make test   set up, then run every test (Python and panel) and print "N passed, N failed"
+#   make demo   set up what the demo runs, then run the main flow on the embedded lab
+#   make test   set up everything, then run every test (Python and panel) and print "N passed, N failed"
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
 # make wheel: dist/tengig-<version>-py3-none-any.whl, the panel inside (to install tengig elsewhere with pip)
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
@@ -13,13 +13,19 @@
 # make app-image: the SCALE app's image tengig:VERSION (mmdebstrap + podman import) and
 #   dist/app-image/tengig-<version>.docker.tar (cached in /var/cache/tengig-app-image by a hash of its inputs: an
 #   unchanged tree builds nothing), then run once with podman and checked (not a test); plugin/app/README.md
-.PHONY: setup demo test bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
+.PHONY: setup setup-base demo test bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
 
+# Setup by need (scripts/setup.sh): the demo and the targets that run the lab, the wheel or the panel need
+# only the base part; the tests and `make bench` also need chromium, shellcheck, Mono, strace, smbnetfs,
+# qemu and the VM lab's image (the full setup).
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh full
+
+setup-base:
+	@bash scripts/setup.sh base
 
 # The lab is one per machine: the demo waits for anyone else using it (tests, another demo).
-demo: setup
+demo: setup-base
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/tengig demo
 
 # The SCALE app's image the lab test runs (tests/lab/test_app_image_lab.py) is built first, outside the tests:
@@ -40,28 +46,28 @@ bench: setup
 	@.venv/bin/python scripts/bench_arc.py
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/bench_vm_bond.py
 
-parser-fixtures: setup
+parser-fixtures: setup-base
 	@PYTHONPATH=middleware .venv/bin/python scripts/record_parser_fixtures.py
 
-results-fixture: setup
+results-fixture: setup-base
 	@PYTHONPATH=middleware .venv/bin/python scripts/record_results_fixture.py
 
 # setuptools reuses build/ between builds: a module deleted since would end up in the wheel, so start clean.
-wheel: setup
+wheel: setup-base
 	@rm -rf build dist/tengig-*.whl
 	@.venv/bin/pip wheel -q --no-deps --disable-pip-version-check -w dist .
 	@ls dist/tengig-*-py3-none-any.whl
 
 IOCAGE_DIR ?= /mnt/tank/tengig-iocage
-iocage-artifact: setup
+iocage-artifact: setup-base
 	@.venv/bin/python scripts/iocage_artifact.py --out dist/iocage --nas-dir "$(IOCAGE_DIR)"
 
-app-image: setup
+app-image: setup-base
 	@bash scripts/build_app_image.sh
 	@bash scripts/check_app_image.sh
 
-ui-fixtures: setup
+ui-fixtures: setup-base
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/python scripts/record_ui_fixtures.py
 
-clean-lab: setup
+clean-lab: setup-base
 	@.venv/bin/tengig lab down

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCANNED = ("middleware", "ui/src", "ui/e2e", "plugin", "README.md", "docs")
+SCANNED = ("middleware", "ui/src", "ui/e2e", "ui/README.md", "plugin", "README.md", "CONTRIBUTING.md", "docs")
 SKIPPED_DIRS = {"__pycache__", "node_modules", ".pytest_cache", ".hypothesis"}
 
 # Citations tolerated while they are being replaced (none today). An entry that is gone must leave

@@ -162,8 +162,8 @@ def test_the_pause_after_early_nulls_is_bounded():
     assert pauses[0] == nas_pace.NULL_PAUSE_S and pauses == sorted(pauses) and pauses[-1] == nas_pace.NULL_PAUSE_MAX_S
 
 
-def test_the_readme_states_the_limits_the_code_uses():
-    text = " ".join((REPO / "README.md").read_text().split())
+def test_the_desktops_page_states_the_limits_the_code_uses():
+    text = " ".join((REPO / "docs" / "desktops.md").read_text().split())
     assert f"answers nothing for {nas_pace.NAS_SILENCE_S:g} s (it answers within {nas_pace.NEXT_WAIT_S:g} s" in text
     assert f"doubles up to {nas_pace.NULL_PAUSE_MAX_S:g} s" in text
     assert f"server stopped {LISTEN_SLACK_S:g} s after that at the latest" in text
