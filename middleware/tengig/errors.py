@@ -13,6 +13,7 @@ subprocess, JSON) are translated into these at one boundary with ``raise ... fro
     +-- ToolOutputError        a tool ran but its output says it did not do the work (e.g. iperf3 "error" key)
     +-- BenchRefused           a measurement that could not be honest is refused before it starts
     +-- Aborted                the caller cancelled the work (a job abort, Ctrl-C); what ran was stopped
+    |   +-- Stopped            (desk/stop_signals) a desktop's part ended by a signal (SIGINT, SIGTERM, SIGHUP)
     +-- NotConfirmed           (checkin) a change nobody confirmed in time: it was rolled back
     +-- ClientError            (client/errors) what a TrueNAS or tengig API answered instead of a result
     +-- TrueNASError           (backends/truenas/caller) a call inside middlewared failed
