@@ -57,8 +57,8 @@ def _plan(request_file: str | None, prefix: str | None, mtu: int | None) -> Mesh
 
 
 def _where(local: str | None) -> dict[str, Any]:
-    """Where to act: the lab's hosts, or this machine as the plan host ``local``."""
-    return {"system": "local", "hosts": [local]} if local else {"system": "lab", "hosts": []}
+    """Where to act: every plan host the lab reaches, or this machine as the plan host ``local``."""
+    return {"system": "local", "hosts": [local]} if local else {"system": "lab"}
 
 
 def _source(f):
@@ -105,7 +105,7 @@ def plan_command(request_file, prefix, mtu, as_json):
 def render_command(request_file, prefix, mtu, host, flavour):
     """One host's configuration, ready to install (files) or to send (TrueNAS API calls)."""
     request, flags = _from_flags(request_file, prefix, mtu)
-    rendered = RenderedConfig.model_validate(call("tengig.mesh.render", request, host, flavour,
+    rendered = RenderedConfig.model_validate(call("tengig.mesh.render", request, host, *([flavour] if flavour else []),
                                                   flags={**flags, "host": "HOST", "flavour": "--flavour"}))
     for f in rendered.files:
         click.echo(f"# --- {f.path} ---")
