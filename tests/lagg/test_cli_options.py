@@ -12,10 +12,10 @@ from .layouts import inventory
 
 @pytest.fixture
 def nics(monkeypatch):
-    """This machine's ports as the planner sees them: seed 001's two dual-port cards."""
-    from tengig.cli import lagg_commands
+    """This machine's ports as tengig.nic.query reads them (Linux's tools): seed 001's two dual-port cards."""
+    from tengig.backends.linux import nics as linux
     from tengig.nic.models import Nic
-    monkeypatch.setattr(lagg_commands, "linux_nics", lambda: [Nic.model_validate(n) for n in inventory("linux")])
+    monkeypatch.setattr(linux, "linux_nics", lambda *_, **__: [Nic.model_validate(n) for n in inventory("linux")])
 
 
 def test_address_and_protocol_flags_reach_the_plan(nics, capsys):

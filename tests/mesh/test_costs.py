@@ -65,3 +65,20 @@ def test_free_ports_and_cables_mean_no_break_even():
 def test_expensive_switch_break_even_is_still_found():
     # 20 n(n-1) > 10000 + 25 n first at n = 24 (11040 vs 10600); n = 23: 10120 vs 10575.
     assert break_even(3, MeshPrices(switch=10_000, switch_ports=48)).switch_cheaper_from == 24
+
+
+@pytest.mark.parametrize("given, estimated", [(None, ["nic_port", "dac_cable", "switch"]),
+                                              ({"nic_port": 20, "currency": "EUR"}, ["dac_cable", "switch"])])
+def test_prices_left_out_stay_estimates_through_the_api(api_with, given, estimated):
+    """The API hands a service its params with every default filled in (as middlewared does): a price the
+    request left out must still be labelled tengig's estimate in the plan tengig.mesh.plan answers (the panel
+    shows "(estimated prices)" from it), as plan_mesh labels it."""
+    request = seed000_scale()
+    if given is not None:
+        request["options"]["prices"] = given
+    plan = api_with(None).call("tengig.mesh.plan", request)
+    assert plan["cost"]["estimated_prices"] == estimated == plan_mesh(request).cost.estimated_prices
+    assert ("Estimated prices" in plan["break_even"]["summary"]) is bool(estimated)
+    # what the plan says it was made from still shows every figure, the estimates too
+    assert {"nic_port": 20.0 if given else 15.0, "dac_cable": 10.0, "switch": 270.0}.items() \
+        <= plan["options"]["prices"].items()

@@ -1,6 +1,7 @@
 """tengig's own API hosted in this process for one command (server/in_thread.py), and a client of it over a
-private unix socket: how `tengig bench` and `tengig results` use the very services the panel and `tengig call`
-use. ``host``/``port``: also listen there (bench --join: the desktops join over the network)."""
+private unix socket: how `tengig bench`, `tengig results`, `tengig mesh`, `tengig lagg` and `tengig nic` use
+the very services the panel and `tengig call` use (front_door.py). ``host``/``port``: also listen there
+(bench --join: the desktops join over the network)."""
 from __future__ import annotations
 
 import contextlib

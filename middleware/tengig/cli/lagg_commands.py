@@ -1,57 +1,69 @@
-"""`tengig lagg plan|validate|apply`: link aggregation from this machine's NIC inventory (or a
-request file), with the reasons and what to expect per direction."""
+"""`tengig lagg plan|validate|apply|verify`: link aggregation from this machine's NIC inventory (or a
+request file), with the reasons and what to expect per direction. Every one calls tengig.lagg.* (and
+tengig.nic.query for the ports) through the front door (front_door.py): the services decide where to act
+and what to refuse; this module builds the request from the flags and prints the answer."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
 from ..api.models.base import default_of
-from ..api.models.lagg import TenGigLaggVerifyOptions
-from ..backends.linux.bond import apply_bond, bonding_support
-from ..backends.linux.nics import linux_nics
+from ..api.models.lagg import TenGigLaggApplied, TenGigLaggValidation, TenGigLaggVerifyOptions
 from ..errors import ValidationError
-from ..bench.context import BenchContext
-from ..lab.nics import lab_nics
-from ..lagg import analyse, plan_lagg, render
-from ..bench.run.over_api import run_over_api
 from ..lagg.joined import JoinedLaggVerification
-from ..lagg.measure import choose_endpoints, verify_on
-from ..lagg.request import LaggRequest
-from ..lagg.validate import parse_request
-from ..systems.local import truenas_here
-from ..systems.resolve import lagg_system, refuse_iproute2_on_truenas
-from ..runner import Runner
-from .joined_host import JOIN_PORT, run_hosted
-from .progress import with_ctrl_c
+from ..lagg.measure import LaggVerification
+from ..lagg.models import LaggPlan
+from ..lagg.verify import LaggVerdict
+from .front_door import REQUEST_FILE, Flags, call, front_door, hosted, job
+from .joined_host import JOIN_PORT
 from .request_file import read_request_file
 
+# The API's fields as this command's flags (errors name them). With a request file its fields are the file's.
+SOURCE_FLAGS = {**REQUEST_FILE, "request.platform": "--platform", "request.topology": "--topology",
+                "request.goal": "--goal", "request.client_count": "--clients", "request.options.members": "--member",
+                "request.options.clear_member_config": "--clear-member-config",
+                "request.options.address": "--address", "request.options.protocol": "--protocol"}
+VERIFY_FLAGS = {"options.client": "--client", "options.seconds": "--seconds", "options.join": "--join",
+                "options.streams": "--streams", "options.join_timeout": "--join-timeout", "options.system": "--join",
+                "request.members": "--member", "measurements": "--measurements", "measurements.": ""}
 
-LAGG_THROUGH_TRUENAS = ("system: truenas, with the tengig plugin in its middlewared (tengig plugin install): "
-                        "midclt call -j tengig.lagg.apply REQUEST '{\"system\": \"truenas\", \"probe_address\": "
-                        "\"PEER\"}'")
+
+def _flags(source: dict[str, Any], more: Flags | None = None) -> Flags:
+    return {**(REQUEST_FILE if source["request_file"] else SOURCE_FLAGS), **(more or {})}
+
+
+def _nics(system: str, api) -> list[dict[str, Any]]:
+    """The physical ports of this machine ('local') or of the lab's NAS ('lab'): tengig.nic.query."""
+    found = call("tengig.nic.query", {"system": system}, api=api)
+    return [n for n in found if n["kind"] == "physical"]
 
 
 def _request(request_file, platform, topology, goal, clients, members, clear_member_config=False,
-             nics=None, address=None, protocol=None) -> LaggRequest:
+             address=None, protocol=None, *, api, nics: list[dict[str, Any]] | None = None) -> Any:
+    """The LaggRequest the flags give, as the API takes it (the service checks it); without a request file
+    from ``nics``, else this machine's ports (asked of ``api``)."""
     if request_file:
         for flag, given in (("--address", address), ("--protocol", protocol), ("--member", members)):
             if given:
                 raise ValidationError.one(flag, f"{flag} is taken from the request file (--request): set it there")
-        doc = read_request_file(request_file)
-    else:
-        nics = linux_nics() if nics is None else nics
-        doc = {"nics": [n.model_dump() for n in nics if n.kind == "physical"], "platform": platform,
-               "topology": topology, "goal": goal, "client_count": clients, "options": {}}
-        if members:
-            doc["options"]["members"] = list(members)
-        if clear_member_config:
-            doc["options"]["clear_member_config"] = True
-        if address:
-            doc["options"]["address"] = address
-        if protocol:
-            doc["options"]["protocol"] = protocol
-    return parse_request(doc)
+        return read_request_file(request_file)
+    doc = {"nics": _nics("local", api) if nics is None else nics, "platform": platform, "topology": topology,
+           "goal": goal, "client_count": clients, "options": {}}
+    if members:
+        doc["options"]["members"] = list(members)
+    if clear_member_config:
+        doc["options"]["clear_member_config"] = True
+    if address:
+        doc["options"]["address"] = address
+    if protocol:
+        doc["options"]["protocol"] = protocol
+    return doc
+
+
+def _plan(request, api) -> LaggPlan:
+    return LaggPlan.model_validate(call("tengig.lagg.plan", request, api=api))
 
 
 def _source(f):
@@ -85,7 +97,8 @@ def lagg_group() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def plan_command(as_json, **source):
     """Protocol, members, hash policy and what to expect per direction, with alternatives."""
-    plan = plan_lagg(_request(**source))
+    with front_door(_flags(source)) as api:
+        plan = _plan(_request(**source, api=api), api)
     if as_json:
         click.echo(plan.model_dump_json(indent=1))
         return
@@ -104,9 +117,11 @@ def plan_command(as_json, **source):
 @_source
 def validate_command(**source):
     """Check the request as TrueNAS would, and print what apply would run."""
-    rendered = render(plan_lagg(_request(**source)))
-    for call in rendered.api_calls:
-        click.echo(f"midclt call {call.method} " + " ".join(f"'{json.dumps(p)}'" for p in call.params))
+    with front_door(_flags(source)) as api:
+        validation = call("tengig.lagg.validate", _request(**source, api=api), api=api)
+    rendered = TenGigLaggValidation.model_validate(validation).rendered
+    for api_call in rendered.api_calls:
+        click.echo(f"midclt call {api_call.method} " + " ".join(f"'{json.dumps(p)}'" for p in api_call.params))
     for argv in rendered.commands:
         click.echo(" ".join(argv))
     for f in rendered.files:
@@ -119,12 +134,13 @@ def validate_command(**source):
 @click.option("--json", "as_json", is_flag=True, help="Print the applied plan as JSON (what to verify it against).")
 def apply_command(as_json, **source):
     """Create the bond on this Linux machine (refused where the kernel has no bonding driver, and on a TrueNAS)."""
-    refuse_iproute2_on_truenas(truenas_here(), field="apply", instead=LAGG_THROUGH_TRUENAS)
-    plan = plan_lagg(_request(**source))
-    if plan.platform != "linux":
-        raise ValidationError.one("--platform", "apply on this machine takes a Linux plan")
-    ran = apply_bond(render(plan), Runner(), support=bonding_support())
-    click.echo(plan.model_dump_json(indent=1) if as_json else f"{plan.name} created ({len(ran)} commands)")
+    def run(api, on_session, bar, cancel):
+        request = _request(**source, api=api)
+        applied = TenGigLaggApplied.model_validate(job(api, "tengig.lagg.apply", request, {"system": "local"},
+                                                       on_session=on_session, bar=bar, cancel=cancel))
+        return applied, _plan(request, api) if as_json else None
+    applied, plan = hosted(run, label="lagg apply", flags=_flags(source, {"options.system": "apply"}))
+    click.echo(plan.model_dump_json(indent=1) if as_json else f"{applied.name} created ({len(applied.ran)} commands)")
 
 
 @lagg_group.command("verify")
@@ -154,10 +170,7 @@ def verify_command(measurements_file, client, seconds, join, port, join_timeout,
         if client or measurements_file:
             raise ValidationError.one("--client" if client else "--measurements", "with --join the desktops that "
                                       "join are the far end and measure now; leave it out")
-        request = _request(**{**source, "clear_member_config": source["clear_member_config"]
-                              or not source["request_file"]})
-        plan = plan_lagg(request)
-        result = _verify_joined(request, join, join_timeout, streams, seconds, port)
+        plan, result = _verify_joined(source, join, join_timeout, streams, seconds, port)
         if as_json:
             click.echo(result.model_dump_json(indent=1))
             return
@@ -168,21 +181,13 @@ def verify_command(measurements_file, client, seconds, join, port, join_timeout,
         click.echo(result.summary)
         return
     if measurements_file:
-        plan = plan_lagg(_request(**source))
-        verdict = analyse(plan, read_request_file(measurements_file))
+        measurements = read_request_file(measurements_file, "--measurements")
+        with front_door(_flags(source, VERIFY_FLAGS)) as api:
+            verdict = LaggVerdict.model_validate(call("tengig.lagg.analyse", _request(**source, api=api),
+                                                      measurements, api=api))
         click.echo(verdict.model_dump_json(indent=1) if as_json else verdict.summary)
         return
-    system = lagg_system()
-    nics = None if source["request_file"] else lab_nics(system.lab, system.nas)
-    # The lab's ports carry the lab's own addresses; verify changes nothing, so plan as if cleared.
-    plan = plan_lagg(_request(**{**source, "clear_member_config": source["clear_member_config"]
-                                 or not source["request_file"]}, nics=nics))
-    endpoints = choose_endpoints(system, plan, client=client)
-
-    def work(bar, cancel):
-        return verify_on(system, plan, BenchContext(system.hosts, progress=bar, cancel=cancel), endpoints,
-                         seconds=seconds, omit=default_of(TenGigLaggVerifyOptions, "omit"))
-    result = with_ctrl_c(f"lagg verify {endpoints.client} -> {system.nas} {endpoints.lagg_address}", work)
+    plan, result = _verify_on_the_lab(source, client, seconds)
     if as_json:
         click.echo(result.model_dump_json(indent=1))
         return
@@ -191,17 +196,38 @@ def verify_command(measurements_file, client, seconds, join, port, join_timeout,
     click.echo(result.verdict.summary)
 
 
-JOIN_FLAGS = {"options.join": "--join", "options.streams": "--streams", "options.seconds": "--seconds",
-              "options.join_timeout": "--join-timeout", "request.members": "--member", "request.options.members": "--member"}
+def _verify_on_the_lab(source: dict[str, Any], client: str | None, seconds: int) -> tuple[LaggPlan, LaggVerification]:
+    """tengig.lagg.verify on the lab (system lab: it drives both ends). Without a request file the plan is made
+    from the lab NAS's ports (tengig.nic.query): they carry the lab's own addresses, and verify changes
+    nothing, so it plans as if they were cleared."""
+    options = {"seconds": seconds, **({"client": client} if client else {})}
+
+    def run(api, on_session, bar, cancel):
+        nics = None if source["request_file"] else _nics("lab", api)
+        request = _request(**_as_if_cleared(source), api=api, nics=nics)
+        plan = _plan(request, api)
+        return plan, LaggVerification.model_validate(job(api, "tengig.lagg.verify", request, options,
+                                                          on_session=on_session, bar=bar, cancel=cancel))
+    return hosted(run, label=f"lagg verify on the lab{f' from {client}' if client else ''}",
+                  flags=_flags(source, VERIFY_FLAGS))
 
 
-def _verify_joined(request: LaggRequest, join: int, join_timeout: int, streams: int | None, seconds: int, port: int):
+def _as_if_cleared(source: dict[str, Any]) -> dict[str, Any]:
+    """Without a request file, the ports' own addresses are cleared in the plan (verify changes nothing)."""
+    return {**source, "clear_member_config": source["clear_member_config"] or not source["request_file"]}
+
+
+def _verify_joined(source: dict[str, Any], join: int, join_timeout: int, streams: int | None, seconds: int,
+                   port: int) -> tuple[LaggPlan, JoinedLaggVerification]:
     """tengig.lagg.verify on this machine, the NAS, hosted here: the desktops join it on ``port``; errors
     name this command's flags."""
     options = {"system": "local", "join": join, "join_timeout": join_timeout, "seconds": seconds,
                **({"streams": streams} if streams else {})}
-    result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
-        api, request.model_dump(mode="json"), method="tengig.lagg.verify", options=options, on_session=show_join,
-        progress=bar, cancel=cancel, field_prefix=""), label=f"lagg verify, {join} desktop(s) to join", port=port,
-        listen=True, flags=JOIN_FLAGS)
-    return JoinedLaggVerification.model_validate(result)
+
+    def run(api, show_join, bar, cancel):
+        request = _request(**_as_if_cleared(source), api=api)
+        plan = _plan(request, api)
+        return plan, JoinedLaggVerification.model_validate(job(api, "tengig.lagg.verify", request, options,
+                                                                on_session=show_join, bar=bar, cancel=cancel))
+    return hosted(run, label=f"lagg verify, {join} desktop(s) to join", port=port, listen=True,
+                  flags=_flags(source, VERIFY_FLAGS))

@@ -1,47 +1,64 @@
 """`tengig mesh plan|render|labels|apply|verify` and `tengig nic`: the mesh on the lab (the embedded
 default: `--lab` plans from the lab's hosts and cables) or from a request file, applied on the lab's
-hosts or on this machine (`--local HOST`)."""
+hosts or on this machine (`--local HOST`). Every one calls tengig.mesh.* (tengig.nic.query) through the
+front door (front_door.py): the services decide where to act and what to refuse; this module builds the
+request from the flags and prints the answer."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
 from ..api.models.base import default_of
 from ..api.models.mesh import TenGigMeshVerifyOptions
-from ..backends.linux.nics import linux_nics
 from ..errors import ValidationError
 from ..lab import Lab
-from ..lab.nics import lab_nics
-from ..lab.mesh_adapter import LabMeshSystem, lab_mesh_request
-from ..mesh import plan_mesh, render_host
-from ..bench.run.over_api import run_over_api
-from ..mesh.orchestrate import apply_mesh, verify_on
+from ..lab.mesh_adapter import lab_mesh_request
+from ..mesh.apply_linux import MeshApplyResult
+from ..mesh.models import MeshPlan
+from ..mesh.render import RenderedConfig
 from ..mesh.verify import MeshVerifyResult
-from ..mesh.request import MeshRequest
-from ..mesh.systems import LocalMeshSystem
-from ..mesh.validate import parse_request
-from ..systems.local import truenas_here
-from ..systems.resolve import refuse_iproute2_on_truenas
-from .joined_host import JOIN_PORT, run_hosted
-from .progress import with_ctrl_c
+from ..nic.models import Nic
+from .front_door import REQUEST_FILE, call, hosted, job, run_job
+from .joined_host import JOIN_PORT
 from .request_file import read_request_file
 
+# The API's fields as this command's flags (errors name them).
+WHERE_FLAGS = {"options.system": "--local", "options.hosts": "--local"}
+VERIFY_FLAGS = {**WHERE_FLAGS, "options.measure_throughput": "--no-throughput", "options.seconds": "--seconds",
+                "options.min_percent": "--min-percent", "options.join": "--join",
+                "options.join_timeout": "--join-timeout"}
 
-MESH_THROUGH_TRUENAS = ("system: truenas, with the tengig plugin in its middlewared (tengig plugin install): "
-                        "midclt call -j tengig.mesh.apply REQUEST '{\"system\": \"truenas\", \"hosts\": "
-                        "[\"HOST\"]}'")
 
-
-def _request(request_file: str | None, prefix: int | None, mtu: int | None) -> MeshRequest:
+def _from_flags(request_file: str | None, prefix: str | None, mtu: int | None) -> tuple[Any, dict[str, str]]:
+    """The MeshRequest the flags give, as the API takes it (the service checks it), and the flags its
+    fields are named by in errors: a request file's as the file spells them, but for what a flag set."""
+    flags = dict(REQUEST_FILE)
+    for flag, given, field in (("--prefix", prefix, "prefix"), ("--mtu", mtu, "mtu")):
+        if given is not None or request_file is None:
+            flags[f"request.options.{field}"] = flag
     if request_file is None:  # the lab is the embedded default
-        return lab_mesh_request(Lab(), prefix=prefix or 30, mtu=mtu)
+        # only what it sets: a price it leaves out is said to be tengig's estimate
+        request = lab_mesh_request(Lab(), prefix=int(prefix or 30), mtu=mtu)
+        return request.model_dump(mode="json", exclude_unset=True), flags
     doc = read_request_file(request_file)
-    if prefix is not None:
-        doc.setdefault("options", {})["prefix"] = prefix
-    if mtu is not None:
-        doc.setdefault("options", {})["mtu"] = mtu
-    return parse_request(doc)
+    if isinstance(doc, dict) and isinstance(doc.setdefault("options", {}), dict):
+        if prefix is not None:
+            doc["options"]["prefix"] = int(prefix)
+        if mtu is not None:
+            doc["options"]["mtu"] = mtu
+    return doc, flags
+
+
+def _plan(request_file: str | None, prefix: str | None, mtu: int | None) -> MeshPlan:
+    request, flags = _from_flags(request_file, prefix, mtu)
+    return MeshPlan.model_validate(call("tengig.mesh.plan", request, flags=flags))
+
+
+def _where(local: str | None) -> dict[str, Any]:
+    """Where to act: every plan host the lab reaches, or this machine as the plan host ``local``."""
+    return {"system": "local", "hosts": [local]} if local else {"system": "lab"}
 
 
 def _source(f):
@@ -55,10 +72,6 @@ def _source(f):
     return f
 
 
-def _system(local: str | None):
-    return LocalMeshSystem(local) if local else LabMeshSystem()
-
-
 @click.group("mesh")
 def mesh_group() -> None:
     """Switchless direct-attach mesh: plan, render, labels, apply, verify."""
@@ -69,7 +82,7 @@ def mesh_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the whole plan as JSON.")
 def plan_command(request_file, prefix, mtu, as_json):
     """Cables, subnets and addresses, hosts entries, counts, cost and the switch break-even."""
-    plan = plan_mesh(_request(request_file, int(prefix) if prefix else None, mtu))
+    plan = _plan(request_file, prefix, mtu)
     if as_json:
         click.echo(plan.model_dump_json(indent=1))
         return
@@ -91,15 +104,14 @@ def plan_command(request_file, prefix, mtu, as_json):
 @click.option("--flavour", default=None, help="netplan, networkd, ifupdown, freebsd-rc, powershell, truenas-api.")
 def render_command(request_file, prefix, mtu, host, flavour):
     """One host's configuration, ready to install (files) or to send (TrueNAS API calls)."""
-    plan = plan_mesh(_request(request_file, int(prefix) if prefix else None, mtu))
-    if host not in [h.name for h in plan.hosts]:
-        raise ValidationError.one("HOST", f"{host!r} is not a host of the plan")
-    rendered = render_host(plan, host, flavour)
+    request, flags = _from_flags(request_file, prefix, mtu)
+    rendered = RenderedConfig.model_validate(call("tengig.mesh.render", request, host, *([flavour] if flavour else []),
+                                                  flags={**flags, "host": "HOST", "flavour": "--flavour"}))
     for f in rendered.files:
         click.echo(f"# --- {f.path} ---")
         click.echo(f.content, nl=False)
-    for call in rendered.api_calls:
-        click.echo(f"midclt call {call.method} " + " ".join(f"'{json.dumps(p)}'" for p in call.params))
+    for api_call in rendered.api_calls:
+        click.echo(f"midclt call {api_call.method} " + " ".join(f"'{json.dumps(p)}'" for p in api_call.params))
     for w in rendered.warnings:
         click.echo(f"warning: {w}", err=True)
 
@@ -109,7 +121,7 @@ def render_command(request_file, prefix, mtu, host, flavour):
 @click.option("--csv", "as_csv", is_flag=True, help="CSV for label-printer software.")
 def labels_command(request_file, prefix, mtu, as_csv):
     """Port and cable-end labels, printable."""
-    plan = plan_mesh(_request(request_file, int(prefix) if prefix else None, mtu))
+    plan = _plan(request_file, prefix, mtu)
     click.echo(plan.labels_csv if as_csv else plan.labels_text, nl=False)
 
 
@@ -119,11 +131,9 @@ def labels_command(request_file, prefix, mtu, as_csv):
 def apply_command(request_file, prefix, mtu, local):
     """Apply the plan (iproute2 + hosts block): all hosts change or none; re-applying changes nothing.
     Refused on a TrueNAS, whose network only TrueNAS changes (tengig.mesh.apply with system: truenas)."""
-    if local:
-        refuse_iproute2_on_truenas(truenas_here(), field="--local", instead=MESH_THROUGH_TRUENAS)
-    request = _request(request_file, int(prefix) if prefix else None, mtu)
-    system = _system(local)
-    results = with_ctrl_c("mesh apply", lambda bar, cancel: apply_mesh(system, request, progress=bar, cancel=cancel))
+    request, flags = _from_flags(request_file, prefix, mtu)
+    results = [MeshApplyResult.model_validate(r) for r in run_job(
+        "tengig.mesh.apply", request, _where(local), label="mesh apply", flags={**flags, **WHERE_FLAGS})]
     for r in results:
         click.echo(f"{r.host}: " + ("; ".join(r.changes) if r.changed else "already as planned, nothing changed"))
     if any(not r.persistent for r in results):
@@ -155,14 +165,15 @@ def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min
     and the peers' cables between themselves (each run by its two ends)."""
     if join is not None and not local:
         raise ValidationError.one("--local", "with --join, name the plan host this machine is (--local HOST)")
-    request = _request(request_file, int(prefix) if prefix else None, mtu)
+    request, flags = _from_flags(request_file, prefix, mtu)
     if join is not None:
-        result = _verify_joined(request, local, join, join_timeout, seconds, min_percent, port)
+        result = _verify_joined(request, local, join, join_timeout, seconds, min_percent, port,
+                                {**flags, **VERIFY_FLAGS})
     else:
-        system = _system(local)
-        result = with_ctrl_c("mesh verify", lambda bar, cancel: verify_on(
-            system, request, measure_throughput=not no_throughput, seconds=seconds, min_percent=min_percent,
-            progress=bar, cancel=cancel))
+        options = {**_where(local), "measure_throughput": not no_throughput, "seconds": seconds,
+                   "min_percent": min_percent}
+        result = MeshVerifyResult.model_validate(run_job("tengig.mesh.verify", request, options, label="mesh verify",
+                                                         flags={**flags, **VERIFY_FLAGS}))
     if as_json:
         click.echo(result.model_dump_json(indent=1))
     else:
@@ -184,20 +195,16 @@ def verify_command(request_file, prefix, mtu, local, no_throughput, seconds, min
         click.get_current_context().exit(1)
 
 
-JOIN_FLAGS = {"options.join": "--join", "options.hosts": "--local", "options.seconds": "--seconds",
-              "options.join_timeout": "--join-timeout", "options.min_percent": "--min-percent"}
-
-
-def _verify_joined(request: MeshRequest, local: str, join: int, join_timeout: int, seconds: int,
-                   min_percent: float, port: int) -> MeshVerifyResult:
+def _verify_joined(request: Any, local: str, join: int, join_timeout: int, seconds: int,
+                   min_percent: float, port: int, flags: dict[str, str]) -> MeshVerifyResult:
     """tengig.mesh.verify from this machine (plan host ``local``), hosted here: its peers join on ``port``
     with --name HOST; errors name this command's flags."""
     options = {"system": "local", "hosts": [local], "join": join, "join_timeout": join_timeout, "seconds": seconds,
                "min_percent": min_percent}
-    result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
-        api, request.model_dump(mode="json"), method="tengig.mesh.verify", options=options, on_session=show_join,
-        progress=bar, cancel=cancel, field_prefix=""), label=f"mesh verify from {local}, {join} peer(s) to join",
-        port=port, listen=True, flags=JOIN_FLAGS, extra=" --name HOST")
+    result = hosted(lambda api, show_join, bar, cancel: job(
+        api, "tengig.mesh.verify", request, options, on_session=show_join, bar=bar, cancel=cancel),
+        label=f"mesh verify from {local}, {join} peer(s) to join", port=port, listen=True, flags=flags,
+        extra=" --name HOST")
     return MeshVerifyResult.model_validate(result)
 
 
@@ -206,10 +213,9 @@ def _verify_joined(request: MeshRequest, local: str, join: int, join_timeout: in
 @click.option("--json", "as_json", is_flag=True)
 def nic_command(lab_host, as_json):
     """Ports: link, speed, duplex, MTU, driver, card (PCI slot), link flaps."""
-    if lab_host:
-        nics = lab_nics(Lab(), lab_host)
-    else:
-        nics = linux_nics()
+    options = {"system": "lab", "host": lab_host} if lab_host else {"system": "local"}
+    nics = [Nic.model_validate(n) for n in call("tengig.nic.query", options,
+                                                  flags={"options.host": "--lab-host", "options.system": "--lab-host"})]
     if as_json:
         click.echo(json.dumps([n.model_dump() for n in nics], indent=1))
         return

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel, ConfigDict, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer,
+)
 
 from ..units import LineRate
 
@@ -70,6 +72,17 @@ class MeshPrices(_Input):
     def defaulted(self) -> list[str]:
         """Prices the user did not set: the plan labels them as tengig's estimates."""
         return [name for name in ("nic_port", "dac_cable", "switch") if name not in self.model_fields_set]
+
+    @model_serializer(mode="wrap")
+    def _estimates_left_out(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict:
+        """A Python dump is how a request is handed on inside tengig (an API host hands a service its params
+        so, every default filled in): the prices the user did not set are left out of it, so the plan made
+        from it again still labels them estimates. JSON (the wire, files, the panel) shows every figure."""
+        data = handler(self)
+        if not info.mode_is_json():
+            for name in self.defaulted():
+                data.pop(name, None)
+        return data
 
 
 class MeshOptions(_Input):

@@ -27,6 +27,12 @@ from ..params import typed
 from ..service import Service
 
 
+# What a caller on a TrueNAS does instead of system local (the refusal says it)
+THROUGH_TRUENAS = ("system: truenas (its interface.create, with TrueNAS's rollback), with the tengig plugin in its "
+                   "middlewared (tengig plugin install): midclt call -j tengig.lagg.apply REQUEST "
+                   "'{\"system\": \"truenas\", \"probe_address\": \"PEER\"}'")
+
+
 class TenGigLaggService(Service):
     """Link aggregation that knows seeds 001/002: members across cards, honest per-direction estimates.
     A TrueNAS apply proves the new LAGG answers with ``self.seams.lagg_probe`` (a ping through it from
@@ -57,7 +63,7 @@ class TenGigLaggService(Service):
         if options.system == "local":
             with api_errors():
                 refuse_iproute2_on_truenas(self.seams.truenas_here(), field="options.system",
-                                           instead="system: truenas (its interface.create, with TrueNAS's rollback)")
+                                           instead=THROUGH_TRUENAS)
         with api_errors(prefix="request"):
             plan = plan_lagg(request)
         if options.system == "truenas":

@@ -23,6 +23,12 @@ from ..params import typed
 from ..service import Service
 
 
+# What a caller on a TrueNAS does instead of system local (the refusal says it)
+THROUGH_TRUENAS = ("system: truenas, hosts: [the plan host this TrueNAS is], with the tengig plugin in its "
+                   "middlewared (tengig plugin install): midclt call -j tengig.mesh.apply REQUEST "
+                   "'{\"system\": \"truenas\", \"hosts\": [\"HOST\"]}'")
+
+
 class TenGigMeshService(Service):
     """Switchless direct-attach meshes: plan, render, apply, verify. Where: ``self.seams.mesh_system``
     (system, hosts) for Linux and the lab; on a TrueNAS (``self.seams.truenas``), its API, with the pings
@@ -63,7 +69,7 @@ class TenGigMeshService(Service):
         if options.system == "local":
             with api_errors():
                 refuse_iproute2_on_truenas(self.seams.truenas_here(), field="options.system",
-                                           instead="system: truenas, hosts: [the plan host this TrueNAS is]")
+                                           instead=THROUGH_TRUENAS)
         req, system, hosts = self._prepare(request, options)
         with api_errors(prefix="request"):
             return apply_mesh(system, req, hosts, cancel=cancel, progress=progress_callback(job),
