@@ -109,3 +109,32 @@ def smbd_cpu_capped(lab, name: str, quota_us: int):
         for pid in (held / "cgroup.procs").read_text().split():
             (CPU_CGROUPS / "cgroup.procs").write_text(pid)
         held.rmdir()
+
+
+def family_of(pid: int) -> list[int]:
+    """``pid`` and every process below it (from /proc's parent links)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended while we looked
+        parents[int(stat.parent.name)] = int(fields[1])
+    family, grew = {pid}, True
+    while grew:
+        grew = False
+        for child, parent in parents.items():
+            if parent in family and child not in family:
+                family.add(child)
+                grew = True
+    return sorted(family)
+
+
+def commands_of(pids: list[int]) -> list[str]:
+    out = []
+    for pid in pids:
+        try:
+            out.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            pass
+    return out

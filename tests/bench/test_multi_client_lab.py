@@ -6,7 +6,6 @@ import os
 import re
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,7 @@ from tengig.lab import Lab, build_spec
 from tengig.server.apikeys import ApiKeyStore
 
 from ..ui.browser import UI_DIST, require_browser, run_scenario
-from .joined_harness import join, nas_api, start_run
+from .joined_harness import commands_of, family_of, join, nas_api, start_run
 
 pytestmark = pytest.mark.lab
 ONE_LINK = 117.7e6  # TCP goodput of 1 Gb/s at MTU 1500, bytes/s
@@ -90,35 +89,6 @@ def test_desk_and_lab_join_at_once(two_links_lab, tmp_path):
     assert page["clientSummaries"] == [c["verdict"]["summary"] for c in report["clients"]]
 
 
-def _family(pid: int) -> list[int]:
-    """``pid`` and every process below it (from /proc's parent links)."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # it ended while we looked
-        parents[int(stat.parent.name)] = int(fields[1])
-    family, grew = {pid}, True
-    while grew:
-        grew = False
-        for child, parent in parents.items():
-            if parent in family and child not in family:
-                family.add(child)
-                grew = True
-    return sorted(family)
-
-
-def _commands(pids: list[int]) -> list[str]:
-    out = []
-    for pid in pids:
-        try:
-            out.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
-        except OSError:
-            pass
-    return out
-
-
 def test_a_desktop_killed_during_its_copies_leaves_the_others_figures(two_links_lab, tmp_path):
     """desk's client is killed (as a laptop closed mid-copy) during its SMB copies: the run ends naming desk,
     the stored run keeps lab's figures and verdict, and nothing is left on the pool or the share."""
@@ -130,8 +100,8 @@ def test_a_desktop_killed_during_its_copies_leaves_the_others_figures(two_links_
         desk, other = (join(lab, host, urls[host], outcome["token"]) for host in ("desk", "lab"))
         killed = []
         while thread.is_alive() and not killed:
-            family = _family(desk.pid)
-            if any("smbclient" in c for c in _commands(family)):  # desk is copying
+            family = family_of(desk.pid)
+            if any("smbclient" in c for c in commands_of(family)):  # desk is copying
                 for pid in family:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)

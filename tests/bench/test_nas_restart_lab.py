@@ -14,8 +14,7 @@ from tengig.lab import Lab, build_spec
 from tengig.lab.nas_tengig import join_url, nas_tengig, start_join
 from tengig.units import MiB
 
-from .joined_harness import PORT, start_run
-from .test_multi_client_lab import _family
+from .joined_harness import PORT, family_of, start_run
 
 pytestmark = pytest.mark.lab
 REQUEST = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 1, "net_seconds": 2,
@@ -44,7 +43,7 @@ def test_a_nas_killed_mid_run_then_started_again(lab, tmp_path):
         desk = start_join(lab, "desk", url, outcome["token"], log_name="test-restart-desk.log")
         while not _scratch(lab) and thread.is_alive():  # the pool is being measured on its scratch dataset
             time.sleep(0.1)
-        for pid in _family(nas.pid):
+        for pid in family_of(nas.pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         nas.wait(30)
