@@ -18,13 +18,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ToolOutputError
+from ...join_protocol.limits import BASE_PORT
 from ...verdict.ceilings import tcp_goodput_bps, tcp_header_bytes
 from ...verdict.models import PathRetransmits
 from ..context import BenchContext
 from ..parse.iperf3_parse import Iperf3Result, Iperf3Served, parse_iperf3_json, parse_iperf3_server
-
-BASE_PORT = 5201
-
 
 class LinkUnderTest(BaseModel):
     name: str = Field(description="Link name, e.g. desk-nas.")
