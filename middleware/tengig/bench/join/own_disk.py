@@ -17,7 +17,7 @@ from pydantic import ValidationError as PydanticError
 from ...errors import ToolOutputError
 from ...join_protocol.lines import OWN_COPY
 from ...join_protocol.naming import DESK_FOLDER, KIT_FOLDER, fio_path
-from ...units import MB
+from ...units import format_mb_s
 from ...verdict.models import Target
 from ..parse.copy_parse import parse_own_copy, tool_of
 from ..parse.fio_parse import parse_fio_json, require_io
@@ -98,8 +98,8 @@ def _parsed(argv: list[str], stdout: str, stderr: str, *, size: int) -> OwnDisk:
 def own_disk_target(client: str, disk: OwnDisk) -> Target:
     """The desktop's measured disk as a target to beat (its name unique per client)."""
     return Target(name=f"own-disk-{client}"[:40].rstrip("-"),
-                  title=(f"{client}'s own disk ({disk.path}), measured here: {disk.read_bytes_per_s / MB:.1f} MB/s "
-                         f"read, {disk.write_bytes_per_s / MB:.1f} MB/s write"),
+                  title=(f"{client}'s own disk ({disk.path}), measured here: {format_mb_s(disk.read_bytes_per_s)} "
+                         f"read, {format_mb_s(disk.write_bytes_per_s)} write"),
                   read_bytes_per_s=disk.read_bytes_per_s, write_bytes_per_s=disk.write_bytes_per_s,
                   source=f"{disk.method} on {client}: {disk.file_size} bytes written then read sequentially, one "
                          f"block at a time, {disk.how}",
