@@ -167,9 +167,9 @@ def _type_checking_only(tree: ast.AST) -> set[ast.AST]:
     return skipped
 
 
-def imports_between_modules(root: Path) -> list[tuple[str, str]]:
+def imports_between_modules(root: Path, *, type_checking: bool = False) -> list[tuple[str, str]]:
     """(importing module, imported module) as dotted names under tengig, for every import of a tengig
-    module anywhere in a file (functions too, not the ones for type checkers only). ``from .x import y``
+    module anywhere in a file (functions too; the ones for type checkers only when ``type_checking``). ``from .x import y``
     names module x.y when y is a module, else x; a package stands for its ``__init__``."""
     def exists(parts: list[str]) -> bool:
         path = root.joinpath(*parts[1:])
@@ -183,7 +183,7 @@ def imports_between_modules(root: Path) -> list[tuple[str, str]]:
             module = module[:-1]
         package = module if path.name == "__init__.py" else module[:-1]
         tree = ast.parse(path.read_text(), filename=str(path))
-        skipped = _type_checking_only(tree)
+        skipped = set() if type_checking else _type_checking_only(tree)
         for node in ast.walk(tree):
             if node in skipped:
                 continue
@@ -206,9 +206,9 @@ def imports_between_modules(root: Path) -> list[tuple[str, str]]:
     return found
 
 
-def module_cycles(root: Path) -> list[list[str]]:
+def module_cycles(root: Path, *, type_checking: bool = False) -> list[list[str]]:
     edges: dict[str, set[str]] = defaultdict(set)
-    for src, dst in imports_between_modules(root):
+    for src, dst in imports_between_modules(root, type_checking=type_checking):
         edges[src].add(dst)
     return cycles_in(edges)
 
@@ -238,6 +238,12 @@ def test_no_cycle_between_modules():
     """No module imports one that imports it back, directly or around a longer circle, even from inside
     a function: a circle forces the late import that hides it."""
     assert module_cycles(PACKAGE) == []
+
+
+def test_no_two_modules_need_each_other_even_for_types_only():
+    """A circle drawn only for a type checker (an import under TYPE_CHECKING) still ties two modules together:
+    neither can be read, moved or tested without the other. What both need lives in one of them, or below."""
+    assert module_cycles(PACKAGE, type_checking=True) == []
 
 
 def test_bench_modules_all_sit_in_a_layer():
