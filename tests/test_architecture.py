@@ -6,6 +6,9 @@ Layers, low to high (a package may import its own layer's core and anything lowe
   0 core        errors, units, names, runner, nic (the NIC model), checkin, panel_files, __version__,
                 changes (a change as data), hostsblock (tengig's lines in hosts files), ping (probe),
                 text (remote text as it may be printed)
+  0.5 join_protocol  the contract between the NAS's run and a joining desktop (messages, limits, names, the
+                lines a desktop prints, answers in parts): bench/ and desk/ both import it, and desk/
+                imports nothing of bench/ (test_the_desktop_client_imports_nothing_of_bench)
   1 client      the TrueNAS protocol client (backends use it)
   2 backends    what acts on a system: Linux, TrueNAS, FreeBSD
   3 capabilities, in this order: verdict < results < bench < mesh < lagg
@@ -27,6 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "middleware" / "tengig"
 RANKS = {
     "(root)": 0, "__version__": 0, "errors": 0, "units": 0, "names": 0, "runner": 0, "nic": 0, "checkin": 0,
     "panel_files": 0, "changes": 0, "hostsblock": 0, "ping": 0, "text": 0,
+    "join_protocol": 0.5,
     "client": 1,
     "backends": 2,
     "verdict": 3.0, "results": 3.1, "bench": 3.2, "mesh": 3.3, "lagg": 3.4,
@@ -148,7 +152,7 @@ def test_a_deliberately_added_upward_import_fails(tmp_path):
 # Inside bench/, subpackages by what changes together, low to high: a subpackage imports its own modules
 # and lower ones only. The tool-output parsers import nothing else of bench; bench's own modules (context,
 # hosts, stats: what every measurement is run with) sit above them; the measurement phases on the NAS use
-# both; the join session and its protocol use the phases; the run (the suite, its report, the run over the
+# both; the NAS's side of the join session uses the phases; the run (the suite, its report, the run over the
 # API) uses everything.
 BENCH_RANKS = {"parse": 0, "(bench)": 1, "phases": 2, "join": 3, "run": 4}
 
@@ -163,9 +167,9 @@ def _type_checking_only(tree: ast.AST) -> set[ast.AST]:
     return skipped
 
 
-def imports_between_modules(root: Path) -> list[tuple[str, str]]:
+def imports_between_modules(root: Path, *, type_checking: bool = False) -> list[tuple[str, str]]:
     """(importing module, imported module) as dotted names under tengig, for every import of a tengig
-    module anywhere in a file (functions too, not the ones for type checkers only). ``from .x import y``
+    module anywhere in a file (functions too; the ones for type checkers only when ``type_checking``). ``from .x import y``
     names module x.y when y is a module, else x; a package stands for its ``__init__``."""
     def exists(parts: list[str]) -> bool:
         path = root.joinpath(*parts[1:])
@@ -179,7 +183,7 @@ def imports_between_modules(root: Path) -> list[tuple[str, str]]:
             module = module[:-1]
         package = module if path.name == "__init__.py" else module[:-1]
         tree = ast.parse(path.read_text(), filename=str(path))
-        skipped = _type_checking_only(tree)
+        skipped = set() if type_checking else _type_checking_only(tree)
         for node in ast.walk(tree):
             if node in skipped:
                 continue
@@ -202,9 +206,9 @@ def imports_between_modules(root: Path) -> list[tuple[str, str]]:
     return found
 
 
-def module_cycles(root: Path) -> list[list[str]]:
+def module_cycles(root: Path, *, type_checking: bool = False) -> list[list[str]]:
     edges: dict[str, set[str]] = defaultdict(set)
-    for src, dst in imports_between_modules(root):
+    for src, dst in imports_between_modules(root, type_checking=type_checking):
         edges[src].add(dst)
     return cycles_in(edges)
 
@@ -236,6 +240,12 @@ def test_no_cycle_between_modules():
     assert module_cycles(PACKAGE) == []
 
 
+def test_no_two_modules_need_each_other_even_for_types_only():
+    """A circle drawn only for a type checker (an import under TYPE_CHECKING) still ties two modules together:
+    neither can be read, moved or tested without the other. What both need lives in one of them, or below."""
+    assert module_cycles(PACKAGE, type_checking=True) == []
+
+
 def test_bench_modules_all_sit_in_a_layer():
     parts = {_bench_part(".".join(["tengig", *p.relative_to(PACKAGE).with_suffix("").parts]))
              for p in (PACKAGE / "bench").rglob("*.py")}
@@ -254,3 +264,26 @@ def test_a_deliberately_added_circle_and_upward_bench_import_fail(tmp_path):
     target.write_text(target.read_text() + "\n\ndef _late():\n    from ..run import record  # noqa\n")
     assert bench_layer_breaches(copy) == {("tengig.bench.parse.fio_parse", "tengig.bench.run.record")}
     assert any("tengig.bench.parse.fio_parse" in cycle for cycle in module_cycles(copy))
+
+
+# The desktop's side of a joined run: its client (desk/, the Windows kit it renders) and the CLI that starts it.
+DESKTOP_SIDE = ("tengig.desk", "tengig.cli.client_commands")
+
+
+def desktop_imports_of_bench(root: Path) -> set[tuple[str, str]]:
+    """(module of the desktop's side, module of bench/ it imports): what the two share lives in join_protocol."""
+    return {(src, dst) for src, dst in imports_between_modules(root)
+            if (src in DESKTOP_SIDE or src.startswith("tengig.desk.")) and dst.split(".")[:2] == ["tengig", "bench"]}
+
+
+def test_the_desktop_client_imports_nothing_of_bench():
+    assert sorted(desktop_imports_of_bench(PACKAGE)) == []
+
+
+def test_a_deliberately_added_bench_import_in_desk_fails(tmp_path):
+    """The check itself: the desktop's client reaching into bench/ again, even late inside a function, is reported."""
+    copy = tmp_path / "tengig"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "panel"))
+    target = copy / "desk" / "peer_rule.py"
+    target.write_text(target.read_text() + "\n\ndef _late():\n    from ..bench.phases.network import wait_listening  # noqa\n")
+    assert desktop_imports_of_bench(copy) == {("tengig.desk.peer_rule", "tengig.bench.phases.network")}

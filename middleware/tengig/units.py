@@ -2,6 +2,11 @@
 
 Rates inside tengig are bits per second (int or float) for links and bytes per second for
 storage; these helpers convert and print them with the unit always written out.
+
+A rate in bytes/s is printed in one place, format_mb_s, by one rule, in every view (the verdict and its advice,
+the terminal and Markdown reports, the run list, a metric): MB/s with two decimals below 100 MB/s (11.77 MB/s:
+a 100 Mb/s link's goodput, told apart from 11.8) and one decimal from 100 up (117.7 MB/s, 1176.9 MB/s at
+10 Gb/s), as the value rounds; "-" for one not measured.
 """
 from __future__ import annotations
 
@@ -64,6 +69,14 @@ def format_rate(bps: float) -> str:
     if bps >= 10**6:
         return f"{bps / 10**6:.4g} Mb/s"
     return f"{bps / 10**3:.4g} kb/s"
+
+
+def format_mb_s(bytes_per_s: float | None) -> str:
+    """Bytes per second as MB/s (10^6 bytes/s), by the rule above: 11.77 MB/s, 117.7 MB/s; None: '-'."""
+    if bytes_per_s is None:
+        return "-"
+    value = bytes_per_s / MB
+    return f"{value:.2f} MB/s" if round(value, 2) < 100 else f"{value:.1f} MB/s"
 
 
 def format_size(n: float) -> str:

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from tengig.bench.join.client_cpu import ACCOUNTING_SLACK_SECONDS, checked_cpu
 from tengig.bench.phases.client_cpu_results import over_copies
-from tengig.bench.join.session import Submission
+from tengig.join_protocol.messages import Submission
 from tengig.errors import ToolOutputError
 
 pytestmark = pytest.mark.abuse  # pure: no lab

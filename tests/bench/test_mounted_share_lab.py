@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tengig.bench.parse.smallfiles_parse import OWN_TIMER
+from tengig.join_protocol.lines import OWN_TIMER
 from tengig.lab.nas_tengig import join_argv
 from tengig.units import MiB
 

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from tengig.bench.join import joined_disk
-from tengig.bench.join.own_disk import MAX_OWN_DISK_BYTES_PER_S, fio_filename, fio_path, measured_in, parse_own_disk
-from tengig.bench.join.session import Submission
+from tengig.bench.join.own_disk import MAX_OWN_DISK_BYTES_PER_S, measured_in, parse_own_disk
+from tengig.join_protocol.messages import Submission
+from tengig.join_protocol.naming import fio_filename, fio_path
 from tengig.errors import ToolOutputError
 from tengig.units import MiB
 

@@ -5,7 +5,8 @@ import pytest
 
 from tengig.backends.linux.zfs import parse_ratio
 from tengig.backends.freebsd.arc import arcstats_from_text
-from tengig.bench.phases.arc import ArcDelta, parse_grep_values
+from tengig.backends.linux.arcstats import parse_kstat_grep
+from tengig.bench.phases.arc import ArcDelta
 from tengig.bench.phases.cache_policy import LARGER_THAN_ARC, CachePolicy, file_size, keep_arc_out, reading
 from tengig.bench.phases.pool import fio_argv
 from tengig.bench.phases.pool_presets import PRESETS, RND4K_Q32T1, SEQ1M_Q8T1
@@ -92,7 +93,7 @@ def test_eighty_percent_rule_arithmetic():
 
 
 def test_arc_sources_and_ratio():
-    assert parse_grep_values("/zfs-kstat/zfs/arcstats/hits:9\n/zfs-kstat/zfs/arcstats/c_max:104857600\n") == {
+    assert parse_kstat_grep("/zfs-kstat/zfs/arcstats/hits:9\n/zfs-kstat/zfs/arcstats/c_max:104857600\n") == {
         "hits": 9, "c_max": 104857600}
     assert arcstats_from_text("kstat.zfs.misc.arcstats.misses: 4124\n") == {"misses": 4124}
     assert ArcDelta(hits=1, misses=3).hit_ratio == 0.25 and ArcDelta(hits=0, misses=0).hit_ratio is None

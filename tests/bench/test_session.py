@@ -9,7 +9,8 @@ import tracemalloc
 
 import pytest
 
-from tengig.bench.join.session import SESSIONS, ClientGone, JoinInfo, SessionEnded, SessionRegistry, Submission
+from tengig.bench.join.session import SESSIONS, ClientGone, SessionEnded, SessionRegistry
+from tengig.join_protocol.messages import JoinInfo, Submission
 from tengig.errors import Aborted, ValidationError
 
 INFO = JoinInfo(hostname="desk.example.lan", os="linux")
@@ -288,7 +289,7 @@ def test_a_session_holds_at_most_its_bytes_in_parts_whatever_the_number_of_deskt
 
 @pytest.mark.abuse
 def test_one_submission_is_bounded_in_bytes_not_characters():
-    from tengig.bench.join.session import MAX_OUTPUT_BYTES
+    from tengig.join_protocol.messages import MAX_OUTPUT_BYTES
 
     _, session, _ = _session()
     client = session.join(INFO, peer="a", local="b")

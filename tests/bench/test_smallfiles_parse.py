@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tengig.bench.parse.smallfiles_parse import parse_smallfiles
-from tengig.bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS
+from tengig.join_protocol.limits import SMALL_COUNT_LIMITS
 from tengig.bench.phases.smallfiles_results import op_result, percentiles
 from tengig.bench.run.suite import BenchRunRequest
 from tengig.desk.instructions import smallfiles_op

@@ -10,7 +10,8 @@ import pytest
 from tengig.bench.join.nas_witness import (
     SMB2_HEADER_BYTES, SMB_START_SLACK_S, small_batch_bounds, small_batch_on_nas_clock,
 )
-from tengig.bench.parse.smallfiles_parse import parse_smallfiles, stamped
+from tengig.bench.parse.smallfiles_parse import parse_smallfiles
+from tengig.join_protocol.lines import stamped
 from tengig.bench.phases.nas_port import NasPort
 from tengig.bench.phases.smallfiles_results import op_result
 from tengig.errors import ToolOutputError

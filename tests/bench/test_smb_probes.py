@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.phases.smb_probes import (
-    parse_cpu_ticks, parse_link_counters, parse_smbd_pids, parse_smbstatus_session,
+    parse_cpu_ticks, parse_smbd_pids, parse_smbstatus_session,
 )
 from tengig.bench.parse.smbclient_parse import parse_transfer
 from tengig.errors import ToolOutputError
@@ -28,14 +28,6 @@ def test_no_sessions_and_broken_output():
         parse_smbstatus_session("smbstatus: cannot open", "10.250.12.2")
 
 
-def test_link_counters():
-    doc = [{"ifname": "eth-nas", "stats64": {"rx": {"bytes": 268716911, "packets": 1}, "tx": {"bytes": 42}}}]
-    c = parse_link_counters(json.dumps(doc))
-    assert (c.rx_bytes, c.tx_bytes) == (268716911, 42)
-    with pytest.raises(ToolOutputError):
-        parse_link_counters("[]")
-
-
 def test_smbd_cpu_ticks_include_ended_children():
     # comm with a space and parentheses; fields 14-17 are utime stime cutime cstime
     stat = ("1340 (smbd) S 1 1340 1340 0 -1 4194560 100 0 0 0 11 7 250 40 20 0 1 0 5 0 0\n"
@@ -53,10 +45,31 @@ def test_share_full_and_missing_share_are_errors():
         parse_transfer((FIX / "smbclient" / "missing-share.txt").read_text(), direction="read", expected_bytes=1)
 
 
+def test_a_ports_counters_read_by_the_one_ip_link_parser():
+    from tengig.bench.phases.nas_port import NasPort, counters
+    from tengig.runner import Completed
+
+    class Answers:
+        def __init__(self, stdout):
+            self.stdout = stdout
+
+        def run(self, host, argv, *, timeout, tool=None, record=True, check=True):
+            return Completed(tuple(argv), 0, self.stdout, "", 0.01)
+
+    port = NasPort(ifname="eth-nas", address="10.0.0.1", mtu=1500, speed_bps=None, shaper_bps=None)
+    doc = [{"ifname": "eth-nas", "stats64": {"rx": {"bytes": 268716911, "packets": 1}, "tx": {"bytes": 42}}}]
+    c = counters(Answers(json.dumps(doc)), "nas", port)
+    assert (c.rx_bytes, c.tx_bytes) == (268716911, 42)
+    with pytest.raises(ToolOutputError):
+        counters(Answers("[]"), "nas", port)
+    with pytest.raises(ToolOutputError, match="no counters of eth-nas"):
+        counters(Answers(json.dumps([{**doc[0], "ifname": "eth-other"}])), "nas", port)
+
+
 def test_carrier_changes_from_recorded_ip_output_and_what_is_not_there():
     from pathlib import Path
 
-    from tengig.bench.phases.nas_port import parse_carrier_changes
+    from tengig.backends.linux.link_stats import parse_carrier_changes
 
     recorded = (Path(__file__).resolve().parents[1] / "fixtures" / "ip" / "link-stats-detailed.json").read_text()
     assert parse_carrier_changes(recorded) == 0  # lo never lost its carrier

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.phases.smbd_cpu_limit import (
-    CpuCgroup, cpu_cgroup_of, over_copies, parse_cfs_quota, parse_cpu_max, parse_cpu_stat,
-)
+from tengig.backends.linux.cgroup_cpu import CpuCgroup, cpu_cgroup_of, parse_cfs_quota, parse_cpu_max, parse_cpu_stat
+from tengig.bench.phases.smbd_cpu_limit import over_copies
 from tengig.errors import ToolOutputError
 from tengig.verdict.advice import smb_cause
 from tengig.verdict.models import Facts

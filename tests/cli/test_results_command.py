@@ -47,7 +47,7 @@ def test_list_is_one_line_per_run_with_units(capsys, db):
     assert code == 0 and len(lines) == 3, out
     assert lines[0].split() [:4] == ["RUN", "STARTED", "(UTC)", "KIND"] and "SMB READ" in lines[0]
     assert lines[1].startswith("2 ") and "136.9 MB/s" in lines[1] and "read loses by 38.7%" in lines[1]
-    assert lines[2].startswith("1 ") and "23.2 MB/s" in lines[2] and "read loses by 89.6%" in lines[2]
+    assert lines[2].startswith("1 ") and "23.18 MB/s" in lines[2] and "read loses by 89.6%" in lines[2]
     code, out, _ = run(capsys, "results", "list", "--db", str(db), "--json")
     rows = json.loads(out)
     assert [r["id"] for r in rows] == [2, 1] and rows[0]["smb_read_bytes_per_s"] == pytest.approx(136.9e6, rel=1e-3)
@@ -72,7 +72,7 @@ def test_compare_says_which_ceiling_moved(capsys, db):
     assert "  aggregate write: link 129.5 -> 235.4 MB/s (+81.8%), the bottleneck in b only\n" in out
     assert not any(line.startswith("  desk read: link") for line in out.splitlines())  # 1 Gb/s in both
     figure = next(line for line in out.splitlines() if line.startswith("smb_concurrent.read.aggregate.median "))
-    assert figure.split()[1:] == ["23.2", "MB/s", "136.9", "MB/s", "+490.7%"]
+    assert figure.split()[1:] == ["23.18", "MB/s", "136.9", "MB/s", "+490.7%"]
     code, out, _ = run(capsys, "results", "compare", "1", "2", "--db", str(db), "--csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     moved = {r["name"] for r in rows if r["section"] == "ceiling (moved)"}

@@ -12,7 +12,7 @@ from typing import Any
 import aiohttp
 
 from tengig import __version__
-from tengig.bench.parse.smallfiles_parse import OWN_TIMER
+from tengig.join_protocol.lines import OWN_TIMER
 
 from .kit_replay import KitConversation, join_info
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from tengig.client.client import Client
-from tengig.desk.instructions import MAX_FILE_BYTES
+from tengig.join_protocol.limits import MAX_FILE_BYTES
 from tengig.units import GiB, MiB
 
 from .hostile_nas import HostileNas, programs

@@ -14,12 +14,15 @@ import pytest
 from tengig.bench.parse.copy_parse import exit_ok, parse_copy
 from tengig.bench.join.joined import _net_result, checked, link_of
 from tengig.bench.phases.nas_port import NasPort
-from tengig.bench.join.session import JoinedClient, JoinInfo, Submission
+from tengig.bench.join.session import JoinedClient
+from tengig.join_protocol.messages import JoinInfo, Submission
 from tengig.bench.phases.smb_probes import LinkCounters
 from tengig.cli.main import main
 from tengig.api import Registry, ValidationErrors
 from tengig.api.host import Middleware
-from tengig.desk.instructions import FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, MAX_FILE_BYTES, REMOTE_RE, iperf3_argv
+from tengig.desk.instructions import FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, iperf3_argv
+from tengig.join_protocol.limits import MAX_FILE_BYTES
+from tengig.join_protocol.naming import REMOTE_RE
 from tengig.desk.kit import FIRST_SLICE, MESSAGE_LIMIT, ps_quote, render_kit
 from tengig.desk.peer_rule import connect_argv
 from tengig.errors import ToolOutputError, ValidationError

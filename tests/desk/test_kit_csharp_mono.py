@@ -12,7 +12,8 @@ import subprocess
 
 import pytest
 
-from tengig.bench.parse.smallfiles_parse import OWN_TIMER, parse_smallfiles
+from tengig.bench.parse.smallfiles_parse import parse_smallfiles
+from tengig.join_protocol.lines import OWN_TIMER
 from tengig.desk.kit import render_kit
 
 from .powershell import csharp_of

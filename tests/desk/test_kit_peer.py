@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from tengig.desk.kit import ps_quote, render_kit
-from tengig.desk.peer_rule import NARROWEST_PREFIX, PEER_LIMITS, PEER_OPS, PEER_PORTS
+from tengig.desk.peer_rule import NARROWEST_PREFIX
+from tengig.join_protocol.limits import PEER_LIMITS, PEER_OPS, PEER_PORTS
 from tengig.desk.peer_server import CONNECT_PAUSE_S, CONNECT_TRIES, REFUSED
 
 from .powershell import commands, functions, parse, text

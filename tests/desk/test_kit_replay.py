@@ -11,7 +11,9 @@ import threading
 import pytest
 
 from tengig.bench.join.joined_smallfiles import _parsed
-from tengig.bench.join.session import SESSIONS, JoinedClient, JoinInfo, Submission, _client_name
+from tengig.bench.join.session import SESSIONS, JoinedClient
+from tengig.join_protocol.messages import JoinInfo, Submission
+from tengig.join_protocol.naming import client_name
 from tengig.bench.parse.smb_multichannel_parse import parse_multichannel_connections
 from tengig.desk.kit import MESSAGE_LIMIT
 from tengig.errors import ToolOutputError
@@ -54,7 +56,7 @@ def test_the_kits_messages_as_windows_powershell_51_writes_them_are_taken_whole_
 
 def check_replay(seen: dict) -> None:
     """What a replay on either host must show."""
-    assert seen["joined"]["name"] == _client_name(NAME) and seen["info"]["hostname"] == NAME
+    assert seen["joined"]["name"] == client_name(NAME) and seen["info"]["hostname"] == NAME
     assert seen["info"]["interface"] == "Ethernet 2" and seen["info"]["os"] == "windows"
     assert seen["end"]["kind"] == "done"
     for got, sent in zip(seen["received"], results(), strict=True):

@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.join.joined_smallfiles import _engine, small_tool
-from tengig.bench.parse.smallfiles_parse import OWN_TIMER, SMALL_OPS, own_file_line, parse_smallfiles, stamped
-from tengig.bench.phases.smallfiles_plan import (LONGEST_SECONDS, SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS,
-                                                 SMALL_TOTAL_BYTES)
+from tengig.bench.parse.smallfiles_parse import parse_smallfiles
+from tengig.join_protocol.limits import LONGEST_SECONDS, SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS, SMALL_TOTAL_BYTES
+from tengig.join_protocol.lines import OWN_TIMER, own_file_line, stamped
+from tengig.join_protocol.lines import SMALL_BATCH_OPS as SMALL_OPS
 from tengig.bench.phases.smallfiles_results import op_result
-from tengig.desk.instructions import CLIENT_DIR_RE, small_dir
-from tengig.desk.instructions import SMALL_OPS as DESK_OPS
+from tengig.desk.instructions import small_dir
+from tengig.join_protocol.limits import SMALLFILES_OPS as DESK_OPS
+from tengig.join_protocol.naming import CLIENT_DIR_RE
 from tengig.desk.kit import ps_quote, render_kit
 from tengig.desk.smallfiles import file_names
 from tengig.errors import ToolOutputError
@@ -223,7 +225,7 @@ def test_the_fixture_is_what_the_kits_format_strings_print():
 
 
 def test_the_kits_longest_line_is_the_one_the_count_bound_is_computed_from():
-    # bench/phases/smallfiles_plan.py bounds the count by the longest line tengig client join sends for a file;
+    # join_protocol/limits.py bounds the count by the longest line tengig client join sends for a file;
     # the kit sends the same line, byte for byte, so its own-disk answer fits as well.
     t, longest, size = _templates(_kit()), LONGEST_SECONDS, SMALL_SIZE_LIMITS[1]
     kit = _net_format(t["stamp"], longest, _net_format(t["line"], OWN_TIMER, _net_format(t["name"], 99999), size,

@@ -16,9 +16,10 @@ import pytest
 
 from tengig.api import Registry, ValidationErrors
 from tengig.api.host import Middleware
-from tengig.bench.parse.copy_parse import format_own_copy, parse_copy
+from tengig.bench.parse.copy_parse import parse_copy
+from tengig.join_protocol.lines import format_own_copy
 from tengig.bench.join.own_disk import parse_own_disk
-from tengig.bench.phases.pool_presets import SMB_MIN_COPY
+from tengig.join_protocol.limits import SMB_MIN_COPY
 from tengig.cli.main import main
 from tengig.desk.kit import how_to_run, make_kit, render_kit
 from tengig.errors import ValidationError

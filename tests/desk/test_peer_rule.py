@@ -10,7 +10,8 @@ import pytest
 
 from tengig.desk.join import Joiner
 from tengig.backends.linux.proc_route import parse_proc_route_attached
-from tengig.desk.peer_rule import PEER_PORTS, connect_argv, listen_argv, parse_attached_ifconfig
+from tengig.join_protocol.limits import PEER_PORTS
+from tengig.desk.peer_rule import connect_argv, listen_argv, parse_attached_ifconfig
 from tengig.desk.peer_server import PeerServer, connect
 from tengig.errors import ValidationError
 from tengig.runner import Runner

@@ -9,7 +9,8 @@ import pytest
 from pydantic import ValidationError as PydanticError
 
 from tengig.bench.run.report_text import report_text
-from tengig.bench.join.session import SESSIONS, JoinInfo
+from tengig.bench.join.session import SESSIONS
+from tengig.join_protocol.messages import JoinInfo
 from tengig.bench.run.suite import BenchReport, ClientReport
 from tengig.cli.main import main
 from tengig.cli.progress import ProgressBar

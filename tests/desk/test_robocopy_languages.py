@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tengig.bench.parse.copy_parse import format_own_copy, parse_copy
+from tengig.bench.parse.copy_parse import parse_copy
+from tengig.join_protocol.lines import format_own_copy
 from tengig.errors import ToolOutputError
 
 FIX = Path(__file__).parent / "fixtures"

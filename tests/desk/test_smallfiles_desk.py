@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import threading
 
-from tengig.bench.join.session import BenchSession, JoinInfo, Submission
-from tengig.bench.parse.smallfiles_parse import SMALL_OPS, parse_smallfiles
-from tengig.bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS
+from tengig.bench.join.session import BenchSession
+from tengig.bench.parse.smallfiles_parse import parse_smallfiles
+from tengig.join_protocol.limits import SMALL_COUNT_LIMITS
+from tengig.join_protocol.lines import SMALL_BATCH_OPS as SMALL_OPS
+from tengig.join_protocol.messages import JoinInfo, Submission
 from tengig.desk.beneath import Beneath
 from tengig.desk.smallfiles import SmallSet, own_run, smbclient_commands, timed_run
-from tengig.desk.submit_parts import submission_parts
+from tengig.join_protocol.parts import submission_parts
 
 
 def test_the_own_timer_times_every_file_of_every_batch_and_leaves_nothing(tmp_path):

@@ -10,7 +10,7 @@ import socket
 import subprocess
 from pathlib import Path
 
-from tengig.bench.phases.smbd_cpu_limit import locate_cpu_cgroup
+from tengig.backends.linux.cgroup_cpu import locate_cpu_cgroup
 from tengig.desk.tool_cpu import children_cpu, cpus_available, thread_cpu
 from tengig.runner import Runner
 from tengig.units import MiB

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tengig.app_compose import MIDDLEWARE_RUN_DIR, AppSettings, render_compose
-from tengig.bench.phases.arc import ZFS_FUSE_KSTAT
+from tengig.backends.linux.arcstats import ZFS_FUSE_KSTAT
 from tengig.client.client import Client
 from tengig.lab.nas_tengig import join_url, start_join
 from tengig.lab.plan import POOL_NAME, SHARE_NAME, netns_name

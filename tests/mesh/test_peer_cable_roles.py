@@ -12,7 +12,8 @@ import threading
 import pytest
 
 from tengig.bench.context import BenchContext
-from tengig.bench.join.session import JoinInfo, SessionRegistry, Submission
+from tengig.bench.join.session import SessionRegistry
+from tengig.join_protocol.messages import JoinInfo, Submission
 from tengig.desk.peer_server import PeerServer, connect
 from tengig.mesh import plan_mesh
 from tengig.runner import Runner

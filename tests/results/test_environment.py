@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tengig.backends.linux.arcstats import parse_arcstats, read_kstat_dir
 from tengig.errors import ToolOutputError, ValidationError
 from tengig.results.environment import (
     collect_environment,
-    parse_arcstats,
     parse_ip_links,
     parse_os_release,
     parse_sysfs_grep,
@@ -24,7 +24,6 @@ from tengig.results.environment import (
     parse_zfs_get,
     parse_zfs_version,
     parse_zpool_layout,
-    read_kstat_dir,
 )
 from tengig.runner import Runner
 

@@ -14,7 +14,7 @@ import pytest
 from tengig.bench.join.session import SESSIONS, ClientGone
 from tengig.client.client import Client
 from tengig.client.errors import ClientError
-from tengig.desk.submit_parts import MESSAGE_LIMIT, message_bytes, submission_parts
+from tengig.join_protocol.parts import MESSAGE_LIMIT, message_bytes, submission_parts
 
 from .harness import running_server
 

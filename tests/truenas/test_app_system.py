@@ -102,7 +102,7 @@ def test_a_dataset_the_pool_cannot_make_is_said_with_what_to_change(app):
 
 def test_what_the_app_cannot_see_of_smbd_is_named_not_blank():
     from tengig.bench.join.joined import smb_unknowns
-    from tengig.bench.phases.smbd_cpu_limit import CpuCgroup
+    from tengig.backends.linux.cgroup_cpu import CpuCgroup
 
     without_pid_host = smb_unknowns(None, None, None)
     assert any("smbd's CPU" in u and "pid: host" in u for u in without_pid_host)

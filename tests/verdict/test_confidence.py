@@ -50,7 +50,7 @@ def test_smb_runs_straddling_the_target_do_not_claim_a_win_or_a_loss_for_sure():
 def test_smb_runs_reaching_the_far_below_line_are_a_close_call():
     # 70% of the link's 117.7 MB/s is 82.4 MB/s: SMB's runs 78-86 MB/s sit on that line
     v = judge(HDD, [runs("pool", [400, 410]), link(), runs("smb", [78, 86])], Facts())
-    assert any(c.startswith("SMB itself or the link: SMB's runs (78.0-86.0 MB/s over 2 runs) reach 70% of the "
+    assert any(c.startswith("SMB itself or the link: SMB's runs (78.00-86.00 MB/s over 2 runs) reach 70% of the "
                             "link's 117.7 MB/s") for c in read(v).close_calls), read(v).close_calls
 
 

@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..text import shown
+from ..units import format_mb_s
 
-MB = 1e6
 ERROR_WIDTH = 70  # a failed run's error in the list: its first words (`tengig results show` has all of it)
 
 
@@ -74,8 +74,8 @@ LIST_COLUMNS = (  # (row key, table head, how the table shows it)
     ("status", "STATUS", str),
     ("system", "SYSTEM", str),
     ("clients", "CLIENTS", str),
-    ("smb_read_bytes_per_s", "SMB READ", lambda v: "-" if v is None else f"{v / MB:.1f} MB/s"),
-    ("smb_write_bytes_per_s", "SMB WRITE", lambda v: "-" if v is None else f"{v / MB:.1f} MB/s"),
+    ("smb_read_bytes_per_s", "SMB READ", format_mb_s),
+    ("smb_write_bytes_per_s", "SMB WRITE", format_mb_s),
     ("target", "TARGET", str),
     ("result", "RESULT", str),
     ("bottleneck", "BOTTLENECK", str),
@@ -112,7 +112,7 @@ def figure(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
     if unit == "B/s":
-        return f"{value / MB:.1f} MB/s"
+        return format_mb_s(value)
     if unit == "bit/s":
         return f"{value / 1e9:.3f} Gb/s"
     return f"{value:g}" + (f" {unit}" if unit else "")

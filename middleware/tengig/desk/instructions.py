@@ -10,35 +10,24 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import re
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bench.phases.pool_presets import SMB_MIN_COPY
-from ..bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS, small_total_error
 from ..errors import ValidationError
+from ..join_protocol.limits import (IPERF3_LIMITS, MAX_FILE_BYTES, MIN_FILE_BYTES, SMALL_COUNT_LIMITS,
+                                    SMALL_SIZE_LIMITS, SMALLFILES_OPS, SMB_MIN_COPY, SMB_OPS, small_total_error)
+from ..join_protocol.naming import CLIENT_DIR_RE, REMOTE_RE
 from ..names import SHARE_RE
 from ..units import GiB, format_size
 from .nas_url import ZONE_RE
 
-# A run's directory in the share: a plain one (tengig-bench-...), or a client's inside the run's scratch
-# dataset (tengig-scratch-...\CLIENT); then optionally one of its files.
-REMOTE_RE = re.compile(r"(tengig-bench-[A-Za-z0-9-]{1,80}|tengig-scratch-[A-Za-z0-9-]{1,64}\\[a-z0-9][a-z0-9-]{0,62})"
-                       r"(\\(f\d{1,2}|evict)\.dat)?")
-MIN_FILE_BYTES = 1024 * 1024
-# The NAS asks for 64 MiB to 1 GiB per copy (its presets), or 2 x its ARC where it cannot keep the ARC out
-# (cache_policy.py): 64 GiB covers an ARC of 32 GiB, and is already minutes per copy at 10 Gb/s. A NAS that
-# asks for more gets a refusal, not a desktop's disk filled.
-MAX_FILE_BYTES = 64 * GiB
 # Before joining, a desktop that copies checks it has room for the smallest file a run copies.
 SMALLEST_COPY_BYTES = SMB_MIN_COPY
 # A file to copy leaves this much of the desktop's disk free (whichever is more).
 FREE_MARGIN_BYTES = 1 * GiB
 FREE_MARGIN_SHARE = 20  # 1/20 of the disk
-# The bounds of every whole number an iperf3 instruction carries (the Windows kit reads them from here too).
-IPERF3_LIMITS = {"port": (1, 65535), "seconds": (1, 600), "omit": (0, 60), "streams": (1, 64)}
 
 
 def _int(params: dict[str, Any], name: str, lo: int, hi: int) -> int:
@@ -102,8 +91,8 @@ def iperf3_argv(params: dict[str, Any], nas: frozenset[str]) -> list[str]:
 def smb_op(params: dict[str, Any], nas: frozenset[str]) -> tuple[str, str, str, str, int]:
     """(op, server, share, remote, size) of an SMB instruction, validated; ``nas`` as for iperf3_argv."""
     op = params.get("op")
-    if op not in ("prepare", "put", "get"):
-        raise ValidationError.one("instruction.op", f"{op!r} is not prepare, put or get")
+    if op not in SMB_OPS:
+        raise ValidationError.one("instruction.op", f"{op!r} is not {', '.join(SMB_OPS[:-1])} or {SMB_OPS[-1]}")
     share = params.get("share")
     if not isinstance(share, str) or not SHARE_RE.fullmatch(share):
         raise ValidationError.one("instruction.share", f"{share!r} is not a share name")
@@ -111,10 +100,6 @@ def smb_op(params: dict[str, Any], nas: frozenset[str]) -> tuple[str, str, str, 
     if not isinstance(remote, str) or not REMOTE_RE.fullmatch(remote):
         raise ValidationError.one("instruction.remote", f"{remote!r} is not a tengig scratch name")
     return op, _address(params, nas), share, remote, _int(params, "size", MIN_FILE_BYTES, MAX_FILE_BYTES)
-
-
-SMALL_OPS = ("prepare", "write", "stat", "read", "delete", "disk")
-CLIENT_DIR_RE = re.compile(REMOTE_RE.pattern.split(r")(\\(f")[0] + ")")
 
 
 def small_files(params: dict[str, Any]) -> tuple[int, int]:
@@ -129,8 +114,8 @@ def smallfiles_op(params: dict[str, Any], nas: frozenset[str]) -> tuple[str, str
     """(op, server, share, client directory, size, count) of a small-file instruction, validated; ``nas`` as
     for iperf3_argv. The files go in the directory's ``small-SIZE`` (small_dir)."""
     op = params.get("op")
-    if op not in SMALL_OPS:
-        raise ValidationError.one("instruction.op", f"{op!r} is not one of {', '.join(SMALL_OPS)}")
+    if op not in SMALLFILES_OPS:
+        raise ValidationError.one("instruction.op", f"{op!r} is not one of {', '.join(SMALLFILES_OPS)}")
     share = params.get("share")
     if not isinstance(share, str) or not SHARE_RE.fullmatch(share):
         raise ValidationError.one("instruction.share", f"{share!r} is not a share name")

@@ -4,7 +4,7 @@ It connects to the NAS's API (opening no port of its own but, in a mesh verify, 
 its own cable for another desktop: desk/peer_rule.py), joins with the run's token (no login: the
 same protocol with tengig's own host and with TrueNAS's middlewared), says what it is, then runs what
 the NAS asks, one instruction at a time, and sends back what the tool printed, in parts of at most
-8 KiB (desk/submit_parts.py):
+8 KiB (join_protocol/parts.py):
 iperf3 to the NAS's address (1 and N streams, both ways) and timed copies through this desktop's own
 SMB client (Samba's smbclient). The NAS parses the output and checks the bytes on its own port.
 
@@ -36,8 +36,10 @@ from .. import __version__
 from ..client.client import Client
 from ..client.errors import ClientError
 from ..errors import CommandNotFound, CommandTimeout, TengigError, ValidationError
+from ..join_protocol.lines import OWN_COPY
+from ..join_protocol.messages import JOIN_METHOD, NEXT_METHOD, SUBMIT_METHOD
+from ..join_protocol.parts import FRAME_BUDGET, submission_parts
 from ..runner import Runner
-from ..bench.parse.copy_parse import OWN_COPY
 from ..text import shown
 from . import own_disk
 from .beneath import Beneath, said, shared_why
@@ -51,11 +53,9 @@ from .nas_pace import NAS_SILENCE_S, EarlyNulls, checked_silence, next_wait
 from .nas_url import join_uri
 from .smallfiles import STDBUF, SmallSet, own_disk_run, own_run, smbclient_commands, timed_run
 from .stop_signals import held
-from .submit_parts import submission_parts
 from .tool_cpu import children_cpu, cpus_available, thread_cpu
 
 MiB = 1024 * 1024
-FRAME_BUDGET = 48 * 1024  # output sent per tool at most (in 8 KiB parts): big iperf3 outputs lose their intervals
 
 
 class JoinError(TengigError):
@@ -173,7 +173,7 @@ class Joiner:
         self.nas = resolved | nas_addresses(reached) | self.listed
         try:
             with connection as client:
-                joined = _shaped(self._ask(client, "tengig.bench.session.join", self.token, self._info()),
+                joined = _shaped(self._ask(client, JOIN_METHOD, self.token, self._info()),
                                  {"session": int, "name": str, "nas_address": str}, "its join")
                 over = f", over the NAS's address {joined['nas_address']}" if joined["nas_address"] else ""
                 self.say(f"joined run {joined['session']} as {joined['name']}{over}")
@@ -218,7 +218,7 @@ class Joiner:
         early = EarlyNulls(self.next_wait)
         while True:
             asked = time.monotonic()
-            instruction = self._ask(client, "tengig.bench.session.next", self.next_wait)
+            instruction = self._ask(client, NEXT_METHOD, self.next_wait)
             self._peer.expire()
             if instruction is None:  # ask again: at once after the NAS waited, later and later when it did not
                 time.sleep(early.pause_after(time.monotonic() - asked))
@@ -235,7 +235,7 @@ class Joiner:
             if params.get("cpu") is not True:  # a NAS of an earlier tengig refuses keys it does not know
                 result = {k: v for k, v in result.items() if k not in ("cpu_seconds", "cpus")}
             for part in submission_parts({"instruction": instruction["id"], **result}):
-                self._ask(client, "tengig.bench.session.submit", part)
+                self._ask(client, SUBMIT_METHOD, part)
 
     def _execute(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
         try:

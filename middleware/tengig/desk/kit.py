@@ -15,7 +15,6 @@ PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page (the panel saves
 both without a BOM)."""
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -24,18 +23,18 @@ from .. import __version__
 from ..errors import TengigError, ValidationError
 from ..names import DESKTOP_IFNAME_RE, SHARE_RE
 from ..text import CONTROL_CLASS
-from ..bench.parse.smallfiles_parse import OWN_TIMER, SMALL_OPS as SMALL_BATCH_OPS
-from ..bench.phases.smallfiles_plan import SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS, SMALL_TOTAL_BYTES
-from .instructions import (CLIENT_DIR_RE, FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, IPERF3_LIMITS, MAX_FILE_BYTES,
-                           MIN_FILE_BYTES, REMOTE_RE, SMALL_OPS, SMALLEST_COPY_BYTES)
-from .join import FRAME_BUDGET
-from .peer_rule import NARROWEST_PREFIX, PEER_LIMITS, PEER_OPS, PEER_PORTS
+from ..join_protocol.limits import (IPERF3_LIMITS, MAX_FILE_BYTES, MIN_FILE_BYTES, PEER_LIMITS, PEER_OPS, PEER_PORTS,
+                                    SMALL_COUNT_LIMITS, SMALL_SIZE_LIMITS, SMALL_TOTAL_BYTES)
+from ..join_protocol.limits import SMALLFILES_OPS as SMALL_OPS
+from ..join_protocol.lines import OWN_TIMER, SMALL_BATCH_OPS
+from ..join_protocol.naming import CLIENT_DIR_RE, REMOTE_RE, TOKEN_RE
+from .instructions import FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, SMALLEST_COPY_BYTES
+from .peer_rule import NARROWEST_PREFIX
 from .peer_server import CONNECT_PAUSE_S, CONNECT_TRIES, REFUSED
 from .certificate import FINGERPRINT_RE, listener_fingerprint
 from .nas_url import nas_uri, no_control
-from .submit_parts import FIRST_SLICE, MESSAGE_LIMIT  # the kit splits its submissions as tengig client join does
+from ..join_protocol.parts import FIRST_SLICE, FRAME_BUDGET, MESSAGE_LIMIT  # the kit splits as tengig client join does
 
-TOKEN_RE = re.compile(r"^tgb-[0-9a-f]{48}$")
 KIT_OSES = ("windows",)
 DEFAULT_OUT = "tengig-join.ps1"
 # PowerShell ends a single-quoted string at any of these, not only at the ASCII quote.

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import TengigError
-from ..bench.parse.copy_parse import format_own_copy
+from ..join_protocol.lines import format_own_copy
 from .beneath import Beneath, said
 
 CHUNK = 4 * 1024 * 1024  # a multiple of every sector and page size O_DIRECT asks buffers to be aligned to

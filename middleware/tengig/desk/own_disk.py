@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..bench.join.own_disk import DESK_FOLDER, DISK_FILE, fio_filename
-from ..bench.parse.copy_parse import OWN_COPY
 from ..errors import CommandNotFound, CommandTimeout
+from ..join_protocol.lines import OWN_COPY
+from ..join_protocol.naming import DESK_FOLDER, DISK_FILE, fio_filename
 from ..runner import Runner
 from .beneath import Beneath, private_dir, remove_private, said
 from .mounted_copy import MountedCopyError, get, put

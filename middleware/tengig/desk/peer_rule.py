@@ -22,13 +22,10 @@ from typing import Any
 
 from ..backends.freebsd.ifconfig import parse_ifconfig
 from ..backends.linux.proc_route import parse_proc_route_attached
-from ..bench.phases.network import BASE_PORT
 from ..errors import CommandNotFound, CommandTimeout, ValidationError
+from ..join_protocol.limits import PEER_LIMITS, PEER_OPS, PEER_PORTS
 from ..runner import Runner
 
-PEER_PORTS = (BASE_PORT, BASE_PORT + 63)  # tengig's iperf3 ports (the NAS's own tests use them too)
-PEER_LIMITS = {"seconds": (1, 60), "omit": (0, 10), "streams": (1, 16)}
-PEER_OPS = ("listen", "connect", "served")
 LISTEN_SLACK_S = 30  # a server lives this much past its test: the other desktop's instruction and iperf3 starting
 NARROWEST_PREFIX = 24  # a subnet of at most 256 addresses
 PROC_ROUTE = Path("/proc/net/route")

@@ -30,12 +30,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bench.parse.smallfiles_parse import OWN_TIMER, own_file_line, stamped
+from ..join_protocol.lines import OWN_TIMER, own_file_line, stamped
 from .beneath import NOFOLLOW, Beneath, open_dir_at, open_file_at, private_dir, refused, regular, why_not
 from .instructions import check_room
 
 OUTPUT_BUDGET = 768 * 1024  # a batch's smbclient lines (the most files a run asks, about 100 characters each)
-STDERR_BUDGET = 4096  # why an own-timer run failed and what it could not remove (bench/phases/smallfiles_plan.py)
+STDERR_BUDGET = 4096  # why an own-timer run failed and what it could not remove (join_protocol/limits.py)
 STDBUF = ["stdbuf", "-oL", "-eL"]  # smbclient's own lines, each as it is printed
 SMALL_PREFIX = "tengig-small-"  # this desktop's directories of small files (in --workdir, in --disk)
 

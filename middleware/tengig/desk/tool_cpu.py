@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..bench.phases.smbd_cpu_limit import locate_cpu_cgroup
+from ..backends.linux.cgroup_cpu import locate_cpu_cgroup
 from ..errors import ToolOutputError
 
 try:

@@ -24,7 +24,8 @@ from ..bench.context import BenchContext
 from ..bench.join.joined import measure_joined_link, parsed_iperf3
 from ..bench.join.nas_witness import check_iperf3_served
 from ..bench.phases.nas_port import NasPort, address_towards, find_port, proxied
-from ..bench.phases.network import BASE_PORT, server_report, wait_listening
+from ..bench.phases.network import server_report, wait_listening
+from ..join_protocol.limits import BASE_PORT
 from ..bench.join.session import BenchSession, JoinedClient
 from ..errors import ToolOutputError, ValidationError
 from ..results.models import RawOutput

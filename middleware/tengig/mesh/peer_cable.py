@@ -15,9 +15,10 @@ from ..bench.context import BenchContext
 from ..bench.join.asking import ask
 from ..bench.join.joined import parsed_iperf3
 from ..bench.join.nas_witness import check_iperf3_served
-from ..bench.join.session import BenchSession, JoinedClient, Submission
+from ..bench.join.session import BenchSession, JoinedClient
 from ..bench.parse.iperf3_parse import parse_iperf3_server
-from ..bench.phases.network import BASE_PORT
+from ..join_protocol.limits import BASE_PORT
+from ..join_protocol.messages import Submission
 from ..errors import ToolOutputError
 from .models import CableEnd, MeshCable
 from .verify import PairThroughput, pair_throughput

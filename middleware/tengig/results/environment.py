@@ -4,7 +4,8 @@ properties, NICs.
 Best-effort but honest: a probe that cannot answer leaves None (or leaves the entry out) and
 says why in ``Environment.probe_errors``; nothing is guessed and nothing here raises for a
 missing tool. Every program runs through the runner as an argv list with a timeout. The
-``parse_*`` functions are pure (text -> values) and tested on recorded output."""
+``parse_*`` functions are pure (text -> values) and tested on recorded output; the ARC's statistics are read
+by backends/linux/arcstats.py, as the benchmark reads the NAS's."""
 from __future__ import annotations
 
 import json
@@ -14,12 +15,11 @@ import sys
 from pathlib import Path
 
 from .. import names
+from ..backends.linux.arcstats import PROC_ARCSTATS, ZFS_FUSE_KSTAT, parse_arcstats, read_kstat_dir
 from ..errors import CommandError, ToolOutputError
 from ..runner import Completed, Runner
 from .models import Environment, Nic
 
-PROC_ARCSTATS = Path("/proc/spl/kstat/zfs/arcstats")  # OpenZFS on Linux: one "name type data" table
-ZFS_FUSE_ARCSTATS = Path("/zfs-kstat/zfs/arcstats")  # zfs-fuse's kstat mount: one file per value
 OS_RELEASE = Path("/etc/os-release")
 TRUENAS_VERSION = Path("/etc/version")  # TrueNAS SCALE: '25.04.2.6'; CORE: 'TrueNAS-13.0-U6.1'; absent elsewhere
 POOL_SECTIONS = ("logs", "cache", "spares", "special", "dedup")  # zpool status's headings besides the data vdevs
@@ -38,7 +38,6 @@ VERSION_PROBES: dict[str, tuple[tuple[str, ...], re.Pattern[str]]] = {
 }
 _ZFS_VERSION_RE = re.compile(r"^(zfs-\S+)", re.M)  # `zfs version`: zfs-2.1.11-1 / zfs-kmod-2.1.11-1
 _POOL_VERSION_RE = re.compile(r"running ZFS pool version (\d+)")  # `zpool upgrade -v` (zfs-fuse, old ZFS)
-_ARCSTATS_LINE_RE = re.compile(r"^(\w+)\s+(\d+)\s+(-?\d+)\s*$")
 
 
 # -- pure parsers ---------------------------------------------------------------------------------
@@ -47,27 +46,6 @@ def parse_tool_version(tool: str, text: str) -> str | None:
     """The version a tool printed for --version, or None if the text is not recognised."""
     m = VERSION_PROBES[tool][1].search(text)
     return m.group(1) if m else None
-
-
-def parse_arcstats(text: str) -> dict[str, int]:
-    """/proc/spl/kstat/zfs/arcstats (OpenZFS on Linux) -> {name: value}. Its first line is the
-    kstat header, then 'name type data' and one 'c_max 4 4294967296' line per value."""
-    stats = {m.group(1): int(m.group(3)) for m in map(_ARCSTATS_LINE_RE.match, text.splitlines()) if m}
-    if not stats:
-        raise ToolOutputError(f"arcstats has no 'name type data' lines: {text.strip()[:200] or '(empty)'}")
-    return stats
-
-
-def read_kstat_dir(path: Path) -> dict[str, int]:
-    """zfs-fuse's kstat layout: one file per value (arcstats/c_max holds just '104857600')."""
-    stats: dict[str, int] = {}
-    for entry in sorted(path.iterdir()):
-        text = entry.read_text().strip() if entry.is_file() else ""
-        if re.fullmatch(r"-?\d+", text):
-            stats[entry.name] = int(text)
-    if not stats:
-        raise ToolOutputError(f"{path} holds no numeric kstat files")
-    return stats
 
 
 def parse_zfs_version(text: str) -> str | None:
@@ -173,8 +151,8 @@ def collect_environment(
     *,
     dataset: str | None = None,
     netns: str | None = None,
-    proc_arcstats: Path = PROC_ARCSTATS,
-    kstat_dir: Path = ZFS_FUSE_ARCSTATS,
+    proc_arcstats: Path = Path(PROC_ARCSTATS),
+    kstat_dir: Path = Path(ZFS_FUSE_KSTAT),
     os_release: Path = OS_RELEASE,
     truenas_version: Path = TRUENAS_VERSION,
     timeout: float = PROBE_TIMEOUT_S,

@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import ValidationError
-from ..verdict.advice import CHAIN_ORDER, best, mb_s
+from ..units import format_mb_s
+from ..verdict.advice import CHAIN_ORDER, best
 from ..verdict.models import Verdict
 from .models import Environment, RunRecord
 from .redact import redacted
@@ -162,8 +163,8 @@ def moved_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
                 (False, True): ", the bottleneck in b only"}.get((r["bottleneck_a"], r["bottleneck_b"]), "")
         if not r["moved"] and neck not in (", the bottleneck in a only", ", the bottleneck in b only"):
             continue
-        x = "-" if r["a"] is None else mb_s(r["a"]).removesuffix(" MB/s")
-        y = "- MB/s" if r["b"] is None else mb_s(r["b"])
+        x = "-" if r["a"] is None else format_mb_s(r["a"]).removesuffix(" MB/s")
+        y = "- MB/s" if r["b"] is None else format_mb_s(r["b"])
         pct = f" ({r['delta_percent']:+.1f}%)" if r["delta_percent"] is not None else ""
         out.append(f"{r['scope']} {r['direction']}: {r['component']} {x} -> {y}{pct}{neck}")
     return out

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from ..units import MiB
+from ..units import MiB, format_mb_s
 from ..verdict.confidence import how_sure
 from ..verdict.models import Verdict
 from .export import iso, numeric_leaves, unit_for
@@ -39,10 +39,6 @@ def table(head: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     return lines
 
 
-def mb(bytes_per_s: float | None) -> str:
-    return "-" if bytes_per_s is None else f"{bytes_per_s / 1e6:.1f} MB/s"
-
-
 def _median(repeated: Mapping[str, Any] | None) -> float | None:
     return None if not repeated else repeated.get("median")
 
@@ -60,7 +56,7 @@ def _cell(ceilings: Sequence[Any], component: str) -> str:
     if not found:
         return "-"
     best = max(found, key=lambda c: c.bytes_per_s)
-    return mb(best.bytes_per_s) + (" (est)" if best.provenance == "estimated" else "")
+    return format_mb_s(best.bytes_per_s) + (" (est)" if best.provenance == "estimated" else "")
 
 
 def _result(d: Any) -> str:
@@ -77,7 +73,7 @@ def verdict_line(verdict: Verdict) -> str:
 def verdict_section(title: str, verdict: Verdict, level: int = 3) -> list[str]:
     out = [f"{'#' * level} {md(title)}", "", f"Against **{md(verdict.target.title)}** ({md(verdict.target.name)}).", ""]
     out += table(["direction", "pool", "link", "network", "SMB", "target", "result", "bottleneck"],
-                 [[d.direction, *(_cell(d.ceilings, c) for c in COMPONENTS), mb(d.target_bytes_per_s), _result(d),
+                 [[d.direction, *(_cell(d.ceilings, c) for c in COMPONENTS), format_mb_s(d.target_bytes_per_s), _result(d),
                    d.bottleneck or "-"] for d in verdict.directions])
     out += ["", md(verdict.summary), "", f"**{md(how_sure(verdict.directions))}**", ""]
     if verdict.advice:
@@ -106,7 +102,7 @@ def _client_section(client: Mapping[str, Any]) -> list[str]:
     network = client.get("network") or []
     if network:
         out += table(["iperf3", "streams", "goodput", "MB/s", "retransmits", "of the link's ceiling"],
-                     [[m["direction"], m["streams"], f"{m['goodput_bps'] / 1e9:.3f} Gb/s", mb(m["goodput_bps"] / 8),
+                     [[m["direction"], m["streams"], f"{m['goodput_bps'] / 1e9:.3f} Gb/s", format_mb_s(m["goodput_bps"] / 8),
                        "-" if m.get("retransmits") is None else m["retransmits"],
                        "-" if m.get("percent_of_ceiling") is None else f"{m['percent_of_ceiling']:.1f}%"]
                       for m in network]) + [""]
@@ -116,7 +112,7 @@ def _client_section(client: Mapping[str, Any]) -> list[str]:
         for d in (smb["read"], smb["write"]):
             cpu = d.get("smbd_cpu_percent")
             arc = d.get("arc_hit_ratio")
-            rows.append([d["direction"], mb(_median(d["bytes_per_s"])), _runs(d["bytes_per_s"]),
+            rows.append([d["direction"], format_mb_s(_median(d["bytes_per_s"])), _runs(d["bytes_per_s"]),
                          "-" if cpu is None else f"{cpu:.0f}% of a core", "-" if arc is None else f"{100 * arc:.1f}%"])
         out += table([f"SMB ({smb.get('engine', 'smbclient')}, {smb['file_size'] // MiB} MiB files)", "median", "runs",
                       "smbd CPU", "ARC hits"], rows) + [""]
@@ -132,8 +128,8 @@ def _client_section(client: Mapping[str, Any]) -> list[str]:
         out += verdict_section(f"Verdict of {name}", verdict)
     own = client.get("own_disk")
     if own:
-        out += [f"Own disk of {md(name)}: {mb(own.get('read_bytes_per_s'))} read, "
-                f"{mb(own.get('write_bytes_per_s'))} write ({md(own.get('method', '-'))}).", ""]
+        out += [f"Own disk of {md(name)}: {format_mb_s(own.get('read_bytes_per_s'))} read, "
+                f"{format_mb_s(own.get('write_bytes_per_s'))} write ({md(own.get('method', '-'))}).", ""]
     own_verdict = _verdict(client.get("own_disk_verdict"))
     if own_verdict:
         out += [md(own_verdict.summary), ""]
@@ -144,8 +140,8 @@ def _concurrent_section(sc: Mapping[str, Any]) -> list[str]:
     clients = sc.get("clients") or []
     out = [f"## SMB, {len(clients)} clients at once", "",
            f"{md(sc.get('engine', ''))}, {sc['file_size'] // MiB} MiB each.", ""]
-    rows = [[d["direction"], mb(_median(d["aggregate"])), _runs(d["aggregate"]),
-             *(mb(_median((d.get("per_client") or {}).get(c))) for c in clients)]
+    rows = [[d["direction"], format_mb_s(_median(d["aggregate"])), _runs(d["aggregate"]),
+             *(format_mb_s(_median((d.get("per_client") or {}).get(c))) for c in clients)]
             for d in (sc["read"], sc["write"])]
     return out + table(["direction", "aggregate", "runs", *clients], rows) + [""]
 
@@ -159,7 +155,7 @@ def _pool_section(pool: Mapping[str, Any]) -> list[str]:
            f"Working set {pool['working_set_bytes'] // MiB} MiB per run, ARC max {_arc_max(pool)}, "
            f"recordsize {pool['recordsize_bytes'] // 1024} KiB, compressratio {pool['compressratio']:.2f}x.", ""]
     out += [f"Unknown: {md(what)}." for what in pool.get("unknowns") or []] + ([""] if pool.get("unknowns") else [])
-    rows = [[ph["test"], ph["direction"], mb(_median(ph["bytes_per_s"])), f"{_median(ph['iops']) or 0:.0f}",
+    rows = [[ph["test"], ph["direction"], format_mb_s(_median(ph["bytes_per_s"])), f"{_median(ph['iops']) or 0:.0f}",
              _runs(ph["bytes_per_s"]), "-" if ph.get("arc_hit_ratio") is None else f"{100 * ph['arc_hit_ratio']:.1f}%"]
             for ph in pool.get("phases") or []]
     out += table(["fio test", "direction", "median", "IOPS", "runs", "ARC hits"], rows) + [""]
@@ -173,7 +169,7 @@ def _scaling_section(scaling: Mapping[str, Any]) -> list[str]:
     counts = sorted({s["threads"] for sweep in sweeps for s in sweep["steps"]})
     out = [f"### Threads ({md(scaling.get('test', 'SEQ1M Q8'))} each, up to the NAS's {scaling['cores']} cores)", ""]
     out += table(["direction", *(f"{n} thread{'s' * (n > 1)}" for n in counts), "stopped", "the verdict uses"],
-                 [[sweep["direction"], *(mb(next((s["bytes_per_s"] for s in sweep["steps"] if s["threads"] == n), None))
+                 [[sweep["direction"], *(format_mb_s(next((s["bytes_per_s"] for s in sweep["steps"] if s["threads"] == n), None))
                                          for n in counts), sweep["stopped"], sweep["best_threads"]]
                   for sweep in sweeps]) + [""]
     members = scaling.get("members") or []
@@ -184,7 +180,7 @@ def _scaling_section(scaling: Mapping[str, Any]) -> list[str]:
     if scaling.get("dragging"):
         out += [f"Stands out: {md(scaling['dragging'])}.", ""]
     for r in scaling.get("member_reads") or []:
-        out += [f"{md(r['device'])} read alone: {mb(r['bytes_per_s'])} ({r['bytes'] // MiB} MiB).", ""]
+        out += [f"{md(r['device'])} read alone: {format_mb_s(r['bytes_per_s'])} ({r['bytes'] // MiB} MiB).", ""]
     return out
 
 

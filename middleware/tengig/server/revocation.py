@@ -32,12 +32,11 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import TengigError
 
 if TYPE_CHECKING:
-    from .apikeys import ApiKeyStore
     from .events import EventHub
 
 logger = logging.getLogger(__name__)
@@ -50,6 +49,15 @@ UNIX_PATH_MAX = 108  # bytes of an AF_UNIX address on Linux, the final NUL inclu
 ANSWER_RE = re.compile(rb"ended ([0-9]{1,9})\n")
 
 
+class KeyFile(Protocol):
+    """What a listener needs of the key file (apikeys.ApiKeyStore, which imports this module: the arrow
+    points one way): where it is, and the ids of the keys it holds now."""
+
+    path: Path
+
+    def ids(self) -> set[int]: ...
+
+
 def servers_dir(keys_path: Path) -> Path:
     """Where the servers using the key file ``keys_path`` listen for deletes."""
     return keys_path.with_name(keys_path.name + ".servers")
@@ -58,7 +66,7 @@ def servers_dir(keys_path: Path) -> Path:
 class RevocationListener:
     """A server's end: told of a delete, it ends the sessions whose key is gone, then answers."""
 
-    def __init__(self, keys: ApiKeyStore, sessions: EventHub):
+    def __init__(self, keys: KeyFile, sessions: EventHub):
         self.keys, self.sessions = keys, sessions
         self.generation = 0  # sweeps so far
         self.revoked_sessions = 0

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from ..units import MB, format_rate, format_size
+from ..units import format_rate, format_size
+from ..units import format_mb_s as mb_s  # the one rate formatter, under the name the rules use
 from .ceilings import tcp_goodput_bps
 from .loss import loss_advice
 from .members import dragging_text
@@ -50,12 +51,6 @@ Rule = Callable[[Target, ByDirection, Facts], Advice | None]
 
 
 # ---- shared chain arithmetic (judge.py uses these too) ----
-
-def mb_s(bytes_per_s: float) -> str:
-    """MB/s (10^6 bytes/s) with enough digits to tell 11.77 from 11.8 on a 100 Mb/s link."""
-    value = bytes_per_s / MB
-    return f"{value:.2f} MB/s" if value < 100 else f"{value:.1f} MB/s"
-
 
 def ceiling_text(ceiling: Ceiling) -> str:
     """'117.7 MB/s (estimated)': estimated numbers are always labelled, measured ones speak for themselves."""

@@ -29,7 +29,7 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
 def _runs_text(c: Ceiling) -> str:
     lo, hi = c.spread
     if len(c.runs) > 1:
-        return f"{lo / 1e6:.1f}-{hi / 1e6:.1f} MB/s over {len(c.runs)} runs"
+        return f"{mb_s(lo).removesuffix(' MB/s')}-{mb_s(hi)} over {len(c.runs)} runs"
     return ceiling_text(c)
 
 

@@ -7,7 +7,7 @@ ROUND_TRIP_SHARE of a file's measured time, the link's latency is the cause; whe
 batch, smbd is; otherwise the time is spent in the NAS's or the desktop's own per-file work."""
 from __future__ import annotations
 
-from ..units import MB, format_size
+from ..units import format_mb_s, format_size
 from .models import Facts
 
 ROUND_TRIPS_PER_FILE = 3  # create, write, close: each a request the NAS answers before the next file
@@ -44,7 +44,7 @@ def small_files_line(facts: Facts) -> str | None:
         return None
     rate = facts.small_files_per_s
     line = (f"copying {format_size(facts.small_file_size)} files: {files_per_s(rate)} "
-            f"({rate * facts.small_file_size / MB:.2f} MB/s)")
+            f"({format_mb_s(rate * facts.small_file_size)})")
     if facts.small_files_local_per_s:
         line += f" vs {files_per_s(facts.small_files_local_per_s)} on your own disk"
     if latency_bound(facts):

@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from ...bench.join.session import JoinInfo, Submission
+from ...join_protocol.messages import JoinInfo, Submission
 from ...bench.phases.smallfiles_plan import SmallFilesSize
 from ...verdict.targets import DEFAULT_TARGET
 from .base import ApiInput, ApiOutput

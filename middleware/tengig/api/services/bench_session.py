@@ -18,7 +18,9 @@ import time
 from typing import Any
 
 from ...bench.phases.nas_port import proxied
-from ...bench.join.session import SESSIONS, JoinInfo, SessionEnded, Submission, token_label
+from ...bench.join.session import SESSIONS, SessionEnded
+from ...join_protocol.messages import JoinInfo, Submission
+from ...join_protocol.naming import token_label
 from ..decorators import api_method
 from ..exceptions import CallError, api_errors
 from ..models.bench import (

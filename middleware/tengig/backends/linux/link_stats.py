@@ -1,5 +1,7 @@
-"""Each port's byte counters on Linux: `ip -s -j link show` (iproute2's JSON, stats64), the counterpart of
-FreeBSD's netstat.py. LinuxHost.port_bytes reads the NAS's with it; the lab's LAGG system and VMs too."""
+"""Each port's counters on Linux: `ip -s -j link show` (iproute2's JSON, stats64), the counterpart of
+FreeBSD's netstat.py, read here only (tested on recorded output, tests/fixtures/ip/): the byte counters
+(LinuxHost.port_bytes, a joined run's port before and after each test, the lab's LAGG system and VMs) and,
+with `-s -s`, the carrier changes (how often a port lost its link)."""
 from __future__ import annotations
 
 import json
@@ -29,6 +31,17 @@ def parse_ip_link_stats(text: str) -> dict[str, tuple[int, int]]:
     if not out:
         raise ToolOutputError("`ip -s -j link` output has no interface with byte counters (was -s given?)")
     return out
+
+
+def parse_carrier_changes(text: str) -> int | None:
+    """`ip -s -s -j link show dev IF` -> the kernel's count of carrier changes (each loss of the link and
+    each return is one), or None where iproute2 or the kernel does not report it."""
+    try:
+        links = json.loads(text or "[]")
+        value = links[0]["stats64"]["tx"].get("carrier_changes")
+    except (json.JSONDecodeError, IndexError, KeyError, TypeError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
 
 
 def ip_link_bytes(ctx: "Context", host: str, *, timeout: float = COUNTER_TIMEOUT) -> dict[str, tuple[int, int]]:

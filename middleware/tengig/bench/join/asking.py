@@ -5,7 +5,8 @@ import time
 
 from ...results.models import RawOutput
 from ..context import BenchContext
-from .session import BenchSession, JoinedClient, Submission
+from ...join_protocol.messages import Submission
+from .session import BenchSession, JoinedClient
 
 
 def record(ctx: BenchContext, client: JoinedClient, tool: str, sub: Submission, started: float) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...errors import ToolOutputError
 from ..phases.client_cpu_results import CpuOfCopy
-from .session import Submission
+from ...join_protocol.messages import Submission
 
 # CPU time is accounted per scheduler tick and a cgroup's quota per period: a busy tool may show this much more
 # than its wall time times its CPUs.

@@ -24,14 +24,16 @@ from ..parse.iperf3_parse import Iperf3Result, parse_iperf3_json
 from ..phases.nas_port import NasPort, counters
 from ..phases.nas_share import NasShare
 from .nas_witness import check_copy_on_nas_clock, check_copy_on_port_timeline, check_iperf3_served
-from ..phases.network import BASE_PORT, LinkUnderTest, NetMeasurement, server_report, to_measurement, wait_listening
+from ...join_protocol.limits import BASE_PORT
+from ..phases.network import LinkUnderTest, NetMeasurement, server_report, to_measurement, wait_listening
 from ..phases.cache_policy import file_size, reading
 from ..phases.pool_presets import PRESETS, PresetName, smb_copy_size
 from ..phases.client_cpu_results import CpuOfCopy, over_copies as client_cpu_over
 from .client_cpu import checked_cpu
 from .port_timeline import PortTimeline, busy_seconds, carrying_seconds
 from .asking import ask, asked
-from .session import BenchSession, JoinedClient, Submission
+from ...join_protocol.messages import Submission
+from .session import BenchSession, JoinedClient
 from .session_probe import SessionProbe
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..parse.smb_multichannel_parse import parse_multichannel_connections

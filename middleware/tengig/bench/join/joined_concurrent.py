@@ -29,7 +29,8 @@ from ..phases.nas_share import NasShare
 from .nas_witness import check_copy_on_nas_clock
 from ..phases.cache_policy import file_size, reading
 from ..phases.pool_presets import PRESETS, PresetName
-from .session import BenchSession, JoinedClient, Submission
+from ...join_protocol.messages import Submission
+from .session import BenchSession, JoinedClient
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..phases.smb_results import ConcurrentDirection, SmbConcurrentResult
 from ...backends.host_os import HostOs

@@ -20,7 +20,8 @@ from ...ping import parse_ping
 from ...units import format_size
 from ..context import BenchContext
 from ..parse.copy_parse import tool_of
-from ..parse.smallfiles_parse import OWN_TIMER, SMALL_OPS, SmallOp, parse_smallfiles
+from ...join_protocol.lines import OWN_TIMER, SMALL_BATCH_OPS, SmallOp
+from ..parse.smallfiles_parse import parse_smallfiles
 from ..phases.nas_port import NasPort, counters
 from ..phases.nas_share import NasShare
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
@@ -29,7 +30,8 @@ from ..phases.smb_probes import smbd_ticks_on
 from .asking import ask, asked
 from .joined import SMB_MIN_WIRE_RATIO
 from .nas_witness import small_batch_bounds, small_batch_on_nas_clock
-from .session import BenchSession, JoinedClient, Submission
+from ...join_protocol.messages import Submission
+from .session import BenchSession, JoinedClient
 from .session_probe import SessionProbe
 
 PING_COUNT = 5
@@ -95,7 +97,7 @@ def measure_joined_smallfiles(ctx: BenchContext, session: BenchSession, client: 
                                       f"(exit {made.exit_code}): {output[-300:]}")
             ops: list[SmallOpResult] = []
             found, write_back = (0, 0), None
-            for i, op in enumerate(SMALL_OPS):
+            for i, op in enumerate(SMALL_BATCH_OPS):
                 part.report(10 + 20 * i, f"small files {op}: {count} x {format_size(size)} {client.name}")
                 probe = (SessionProbe(ctx, nas, share, client.peer_address, channels=False)
                          if op == "write" and not n else None)
@@ -189,6 +191,6 @@ def _own_disk(ctx: BenchContext, session: BenchSession, client: JoinedClient, pa
                      f"{sub.stderr.strip()[-300:]}"
     try:
         return [op_result(parse_smallfiles(OWN_TIMER if small_tool(sub.argv) == OWN_TIMER else "", sub.stdout, op,
-                                           expected=count), size) for op in SMALL_OPS], None
+                                           expected=count), size) for op in SMALL_BATCH_OPS], None
     except ToolOutputError as exc:
         return None, f"{client.name}'s own disk: {exc.message}"

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import ToolOutputError
-from ...units import MB, format_rate, format_size
+from ...units import format_mb_s, format_rate, format_size
 from ..parse.iperf3_parse import Iperf3Result, Iperf3Served, parse_iperf3_server
 from ..parse.smallfiles_parse import OpTiming
 from ..phases.nas_port import NasPort
@@ -88,7 +88,7 @@ def check_copy_on_nas_clock(client: str, direction: str, size: int, bytes_per_s:
     if window is None or window <= 0:
         raise ToolOutputError(f"the NAS did not see {client} take its SMB {direction} and answer: no window "
                               "of its own to check the copy against")
-    said = f"{client} reports an SMB {direction} at {bytes_per_s / MB:.1f} MB/s"
+    said = f"{client} reports an SMB {direction} at {format_mb_s(bytes_per_s)}"
     if size / bytes_per_s > window * (1 + SMB_CLOCK_TOLERANCE):
         raise ToolOutputError(f"{said}: {format_size(size)} would take {size / bytes_per_s:.2f} s, longer than the "
                               f"{window:.2f} s from when it took the copy to its answer on the NAS's clock (the "
@@ -114,9 +114,9 @@ def copy_rate_limits(seen: int, window: float, port: NasPort,
         allowing = f"in the {carrying:.2f} s its port was seen carrying the copy"
     limits = []
     if copying > 0:
-        limits.append((seen / copying, f"{seen / copying / MB:.1f} MB/s {allowing}"))
+        limits.append((seen / copying, f"{format_mb_s(seen / copying)} {allowing}"))
     if port.line_rate_bps:
-        limits.append((port.line_rate_bps / 8, f"{port.line_rate_bps / 8 / MB:.1f} MB/s, its line rate"))
+        limits.append((port.line_rate_bps / 8, f"{format_mb_s(port.line_rate_bps / 8)}, its line rate"))
     return limits
 
 
@@ -129,9 +129,9 @@ def check_copy_on_port_timeline(client: str, direction: str, size: int, bytes_pe
     said = size / bytes_per_s
     if said < busy * (1 - SMB_CLOCK_TOLERANCE):
         raise ToolOutputError(
-            f"{client} reports an SMB {direction} of {format_size(size)} at {bytes_per_s / MB:.1f} MB/s "
+            f"{client} reports an SMB {direction} of {format_size(size)} at {format_mb_s(bytes_per_s)} "
             f"({said:.2f} s), but the NAS's port {port.ifname} was still carrying it {busy:.2f} s after it "
-            f"had begun, on the NAS's own clock: at most {size / busy / MB:.1f} MB/s (the run is not trusted)")
+            f"had begun, on the NAS's own clock: at most {format_mb_s(size / busy)} (the run is not trusted)")
 
 
 # Small files (bench/join/joined_smallfiles.py): a batch's time is the desktop's clock between two marks, and the
@@ -181,11 +181,11 @@ def small_batch_bounds(op: str, files: int, size: int, seen: int, window: float 
             most, why = min(limits)
             least, least_why = moved / most, f"{format_size(moved)} at most {why} (its port {port.ifname})"
         if line:
-            per_file, per_file_why = size / line, (f"{format_size(size)} at the {line / MB:.1f} MB/s line rate of "
+            per_file, per_file_why = size / line, (f"{format_size(size)} at the {format_mb_s(line)} line rate of "
                                                    f"the NAS's port {port.ifname}")
     elif op == "delete" and line:
         per_file = SMB2_HEADER_BYTES / line
-        per_file_why = (f"one SMB2 request of at least {SMB2_HEADER_BYTES} bytes at the {line / MB:.1f} MB/s line "
+        per_file_why = (f"one SMB2 request of at least {SMB2_HEADER_BYTES} bytes at the {format_mb_s(line)} line "
                         f"rate of the NAS's port {port.ifname}")
         if files * per_file > least:
             least, least_why = files * per_file, f"{files} x {per_file_why}"

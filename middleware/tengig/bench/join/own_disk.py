@@ -15,9 +15,11 @@ from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticError
 
 from ...errors import ToolOutputError
-from ...units import MB
+from ...join_protocol.lines import OWN_COPY
+from ...join_protocol.naming import DESK_FOLDER, KIT_FOLDER, fio_path
+from ...units import format_mb_s
 from ...verdict.models import Target
-from ..parse.copy_parse import OWN_COPY, parse_own_copy, tool_of
+from ..parse.copy_parse import parse_own_copy, tool_of
 from ..parse.fio_parse import parse_fio_json, require_io
 
 Method = Literal["fio", "timed copy"]
@@ -37,22 +39,6 @@ class OwnDisk(BaseModel):
     how: str = Field(description="How the cache was kept out, as the desktop said.")
     write_bytes_per_s: float = Field(gt=0)
     read_bytes_per_s: float = Field(gt=0)
-
-
-KIT_FOLDER = "tengig-kit-disk-"  # the Windows kit's own folder inside -Disk
-DESK_FOLDER = "tengig-own-disk-"  # tengig client join's own folder inside --disk (desk/own_disk.py)
-DISK_FILE = "disk.dat"  # the file it measures with, in that folder
-
-
-def fio_filename(path: str) -> str:
-    """``path`` as fio's --filename takes it for exactly that file: ':' separates file names for fio, and
-    `\\:` is one ':' of the name (fio's only escape; a '\\' before any other character is itself)."""
-    return path.replace(":", "\\:")
-
-
-def fio_path(filename: str) -> str:
-    """The path fio's --filename means (fio_filename undone, as fio reads it)."""
-    return filename.replace("\\:", ":")
 
 
 def measured_in(file: str) -> str:
@@ -112,8 +98,8 @@ def _parsed(argv: list[str], stdout: str, stderr: str, *, size: int) -> OwnDisk:
 def own_disk_target(client: str, disk: OwnDisk) -> Target:
     """The desktop's measured disk as a target to beat (its name unique per client)."""
     return Target(name=f"own-disk-{client}"[:40].rstrip("-"),
-                  title=(f"{client}'s own disk ({disk.path}), measured here: {disk.read_bytes_per_s / MB:.1f} MB/s "
-                         f"read, {disk.write_bytes_per_s / MB:.1f} MB/s write"),
+                  title=(f"{client}'s own disk ({disk.path}), measured here: {format_mb_s(disk.read_bytes_per_s)} "
+                         f"read, {format_mb_s(disk.write_bytes_per_s)} write"),
                   read_bytes_per_s=disk.read_bytes_per_s, write_bytes_per_s=disk.write_bytes_per_s,
                   source=f"{disk.method} on {client}: {disk.file_size} bytes written then read sequentially, one "
                          f"block at a time, {disk.how}",

@@ -28,32 +28,25 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
-import re
 import secrets
 import threading
 import time
 from collections import deque
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from ...errors import Aborted, TengigError, ValidationError
-from ...names import DESKTOP_IFNAME_RE
-from ..answer_limit import MAX_OUTPUT_BYTES
+from ...join_protocol.messages import MAX_OUTPUT_BYTES, Instruction, JoinInfo, Submission
+from ...join_protocol.naming import CLIENT_NAME_CHARS, LABEL_HEX, SECRET_HEX, client_name, token_label
 
 REANNOUNCE_S = 10.0  # how often a run waiting for its desktops says so again, with the time left
 ENDED_KEPT_SECONDS = 3600
 # MAX_OUTPUT_BYTES: what one tool's answer may hold (stdout, stderr and argv, UTF-8). tengig's client and the
-# Windows kit send at most 48 KiB per tool (iperf3 -J of 64 streams without its per-second intervals: ~100 KB),
-# and a desktop's own disk's small files one line per file of each batch (bench/phases/smallfiles_plan.py).
+# Windows kit send at most FRAME_BUDGET (48 KiB) per tool (iperf3 -J of 64 streams without its per-second
+# intervals: ~100 KB), and a desktop's own disk's small files one line per file of each batch
+# (join_protocol/limits.py sizes their counts by it).
 PARTS_BYTES_PER_CLIENT = MAX_OUTPUT_BYTES  # all a desktop's answers the run has not taken yet, together
 PARTS_BYTES_PER_SESSION = 4 * 1024 * 1024  # and all its desktops' (16 honest ones: under 1 MiB)
-MAX_SECONDS = 7 * 24 * 3600.0  # a command's wall time: longer than any instruction is waited for
 MAX_CLIENTS = 16
-MAX_CPUS = 4096.0  # CPUs a desktop may say its tools have (Linux's most)
-LABEL_HEX, SECRET_HEX = 8, 40  # a join token: tgb- + a public label (which run) + the secret
-TOKEN_RE = re.compile(rf"tgb-[0-9a-f]{{{LABEL_HEX + SECRET_HEX}}}")
-CLIENT_NAME_CHARS = 32
 
 
 class ClientGone(TengigError):
@@ -62,57 +55,6 @@ class ClientGone(TengigError):
 
 class SessionEnded(TengigError):
     pass
-
-
-class JoinInfo(BaseModel):
-    """What a desktop says about itself when it joins (its own facts, measured on it)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    hostname: str = Field(min_length=1, max_length=253, description="The client's host name.")
-    os: Literal["linux", "macos", "windows", "freebsd"] = Field(description="The client's operating system.")
-    tengig: str = Field("", max_length=40, description="tengig (or kit) version on the client.")
-    interface: str | None = Field(None, max_length=64, pattern=DESKTOP_IFNAME_RE.pattern,
-                                  description="The client's interface towards the NAS: a Linux or macOS interface "
-                                  "name or a Windows adapter alias (ASCII letters, digits, blanks inside and "
-                                  "()#*+.:@_-).")
-    mtu: int | None = Field(None, ge=68, le=65536, description="That interface's MTU, bytes.")
-    speed_bps: int | None = Field(None, ge=0, le=10**13, description="That interface's negotiated speed, bits/s.")
-    smb: bool = Field(True, description="The client can run the SMB copy (it has an SMB client and credentials).")
-    disk: bool = Field(False, description="The client measures its own disk when asked (--disk): the target to beat.")
-
-
-class Instruction(BaseModel):
-    id: int
-    kind: Literal["iperf3", "smb", "disk", "smallfiles", "peer", "done", "abort"]
-    params: dict[str, Any] = Field(default_factory=dict)
-
-
-class Submission(BaseModel):
-    """What a client ran and what its tool printed (the NAS parses it)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    instruction: int = Field(ge=1, le=2**31, description="The instruction this answers.")
-    exit_code: int = Field(ge=-2**31, lt=2**32, description="The tool's exit code (Windows: up to 0xFFFFFFFF).")
-    stdout: str = Field("", max_length=MAX_OUTPUT_BYTES, description="What the tool printed (parsed on the NAS); "
-                        f"with stderr and argv at most {MAX_OUTPUT_BYTES} bytes in UTF-8, all parts together.")
-    stderr: str = Field("", max_length=MAX_OUTPUT_BYTES, description="What the tool printed on stderr.")
-    argv: list[str] = Field(default_factory=list, max_length=200, description="The command the client ran.")
-    seconds: float = Field(0.0, ge=0, le=MAX_SECONDS, allow_inf_nan=False,
-                           description="Wall time of the command on the client, s (a finite number; the NAS "
-                           "times what it uses on its own clock).")
-    cpu_seconds: float | None = Field(None, ge=0, le=MAX_SECONDS * MAX_CPUS, allow_inf_nan=False,
-                                      description="CPU time (user + system) the tool used on the client, s: its "
-                                      "process and what it waited for (rusage), the copying thread's own for a "
-                                      "copy through a mounted share, the process's in the Windows kit; sent when "
-                                      "the instruction asks (its params' cpu); None: not measured.")
-    cpus: float | None = Field(None, gt=0, le=MAX_CPUS, allow_inf_nan=False,
-                               description="CPUs' worth the client's tools may use: its CPUs, or its cgroup's CPU "
-                               "limit when lower (bounds cpu_seconds; None: unknown).")
-    more: bool = Field(False, description="More parts follow (a message of a client that has not logged in holds "
-                       "at most 8 KiB): their stdout and stderr are appended; exit_code, argv, seconds, "
-                       "cpu_seconds and cpus are taken from the last part.")
 
 
 class JoinedClient:
@@ -167,7 +109,7 @@ class BenchSession:
             if len(self.clients) >= self.expected:
                 raise SessionEnded(f"bench session {self.id} expected {self.expected} client(s) and all have joined; "
                                    "this desktop joined late: start a run that expects it")
-            name = self._unique(_client_name(info.hostname))
+            name = self._unique(client_name(info.hostname))
             client = JoinedClient(name, info, peer, local)
             self.clients.append(client)
             self._cond.notify_all()
@@ -430,13 +372,6 @@ def _drop_answers(client: JoinedClient) -> None:
     client.held = 0
 
 
-def _client_name(hostname: str) -> str:
-    """A short, safe label from what the client calls itself: ASCII letters, digits and dashes (it ends up in
-    reports and names the client's directory in the share, checked again by desk.instructions.REMOTE_RE)."""
-    label = "".join(ch if (ch.isascii() and ch.isalnum()) or ch == "-" else "-" for ch in hostname.split(".")[0].lower()).strip("-")
-    return (label or "client")[:CLIENT_NAME_CHARS]
-
-
 class SessionRegistry:
     """Every open session of this process, and the ended ones for an hour."""
 
@@ -484,11 +419,6 @@ class SessionRegistry:
         now = time.time()
         for sid in [s.id for s in self._sessions.values() if s.ended_at and now - s.ended_at > ENDED_KEPT_SECONDS]:
             del self._sessions[sid]
-
-
-def token_label(token: str) -> str | None:
-    """The public part of a join token (which run it names), or None if it is not a token's shape."""
-    return token[4:4 + LABEL_HEX] if TOKEN_RE.fullmatch(token) else None
 
 
 def _digest(token: str) -> bytes:

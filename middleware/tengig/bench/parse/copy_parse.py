@@ -13,11 +13,11 @@ import re
 from pydantic import ValidationError as PydanticError
 
 from ...errors import ToolOutputError
+from ...join_protocol.lines import OWN_COPY
 from .robocopy_parse import ROBOCOPY_FAILED, parse_robocopy
 from .smbclient_parse import SmbTransfer, parse_transfer
 
 MAX_BYTES_PER_S = 10.0**13 / 8  # 10 Tb/s: more than any link tengig measures
-OWN_COPY = "tengig-copy"
 # "tengig-copy: get 268435456 bytes in 2.285312 s (unbuffered, read into memory and discarded)"
 _OWN_LINE = re.compile(r"^tengig-copy: (get|put) (\d+) bytes in (\d+(?:\.\d+)?(?:[eE][-+]?\d+)?) s\b(.*)$",
                        re.MULTILINE)
@@ -38,13 +38,8 @@ def exit_ok(argv: list[str], exit_code: int) -> bool:
     return exit_code == 0
 
 
-def format_own_copy(op: str, size: int, seconds: float, how: str) -> str:
-    """The line a desktop prints for a copy it timed itself (what parse_own_copy reads)."""
-    return f"{OWN_COPY}: {op} {size} bytes in {seconds:.6f} s ({how})"
-
-
 def parse_own_copy(output: str, *, direction: str, expected_bytes: int) -> SmbTransfer:
-    """The last line of the op ``direction`` means (get: read, put: write)."""
+    """A copy the desktop timed itself (join_protocol.lines.format_own_copy's line): the last line of the op ``direction`` means (get: read, put: write)."""
     found = list(_OWN_LINE.finditer(output))
     if not found:
         raise ToolOutputError(f"the desktop's copy printed no '{OWN_COPY}: OP N bytes in S s' line: "

@@ -12,20 +12,17 @@ Two tools:
   close, its round trips included. ``ls`` and ``del *`` print nothing per file: only their batch is timed.
 - tengig's own per-file timer (a mounted share, the desktop's own disk): ``tengig-small: start OP`` and
   ``tengig-small: end OP`` around the batch, and per file ``tengig-small: file NAME BYTES open=S io=S
-  close=S``, each call timed by itself."""
+  close=S``, each call timed by itself.
+
+The lines' format is the join protocol's (join_protocol/lines.py), where the desktop's side writes them."""
 from __future__ import annotations
 
 import math
 import re
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ToolOutputError
-
-SmallOp = Literal["write", "read", "stat", "delete"]
-SMALL_OPS: tuple[SmallOp, ...] = ("write", "stat", "read", "delete")
-OWN_TIMER = "tengig-small"
+from ...join_protocol.lines import OWN_TIMER, SmallOp
 
 _TIMED = re.compile(r"^(\d+\.\d+) (.*)$")
 _PWD = "Current directory is "
@@ -50,16 +47,6 @@ class OpTiming(BaseModel):
                                "timer only).")
     closes: list[float] = Field(default_factory=list, description="Each file's close alone, s (tengig's own timer).")
     bytes_read: int | None = Field(None, description="Bytes the tool said it read (reads).")
-
-
-def stamped(seconds: float, line: str) -> str:
-    """A line as the desktop sends it: the seconds since its tool started in front."""
-    return f"{seconds:.6f} {line}"
-
-
-def own_file_line(name: str, moved: int, t_open: float, t_io: float, t_close: float) -> str:
-    """tengig's own timer's line for one file (the Windows kit prints the same)."""
-    return f"{OWN_TIMER}: file {name} {moved} open={t_open:.6f} io={t_io:.6f} close={t_close:.6f}"
 
 
 def timed_lines(text: str) -> list[tuple[float, str]]:

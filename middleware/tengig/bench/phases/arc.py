@@ -2,7 +2,7 @@
 hit/miss counters (to show the reads came from the disks, docs/physics.md §6).
 
 Read on a Linux NAS host here, from whichever source its ZFS offers: OpenZFS's /proc/spl/kstat/zfs/arcstats
-or zfs-fuse's kstat mount (one file per value). A FreeBSD NAS's counters come through the sysctl seam
+or zfs-fuse's kstat mount (one file per value), parsed by backends/linux/arcstats.py. A FreeBSD NAS's counters come through the sysctl seam
 (backends.freebsd.arc); systems/host_os.py picks which, by the NAS's OS."""
 from __future__ import annotations
 
@@ -11,17 +11,13 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from ...backends.arcstats import NEEDED, ArcSample
+from ...backends.linux.arcstats import PROC_ARCSTATS, ZFS_FUSE_KSTAT, parse_arcstats, parse_kstat_grep
 from ...errors import BenchRefused, ToolOutputError
-from ...results.environment import parse_arcstats
 from ..context import BenchContext
 from .cache_policy import CachePolicy
 
 if TYPE_CHECKING:
     from ...backends.host_os import HostOs
-
-PROC_ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
-ZFS_FUSE_KSTAT = "/zfs-kstat/zfs/arcstats"
-
 
 class ArcDelta(BaseModel):
     hits: int
@@ -34,16 +30,6 @@ class ArcDelta(BaseModel):
     def hit_ratio(self) -> float | None:
         total = self.hits + self.misses
         return self.hits / total if total else None
-
-
-def parse_grep_values(text: str) -> dict[str, int]:
-    """`grep -H "" DIR/hits DIR/misses` -> {"hits": N, ...} (zfs-fuse: one value per file)."""
-    out = {}
-    for line in text.splitlines():
-        path, _, value = line.rpartition(":")
-        if path and value.strip().lstrip("-").isdigit():
-            out[path.rsplit("/", 1)[-1]] = int(value)
-    return out
 
 
 def _complete(stats: dict[str, int], source: str) -> ArcSample | None:
@@ -63,7 +49,7 @@ def read_arc(ctx: BenchContext, host: str) -> ArcSample:
     tried.append(PROC_ARCSTATS)
     files = [f"{ZFS_FUSE_KSTAT}/{k}" for k in NEEDED]
     done = ctx.run(host, ["grep", "-H", "", *files], timeout=10, check=False, record=False)
-    if done.returncode == 0 and (sample := _complete(parse_grep_values(done.stdout), ZFS_FUSE_KSTAT)):
+    if done.returncode == 0 and (sample := _complete(parse_kstat_grep(done.stdout), ZFS_FUSE_KSTAT)):
         return sample
     tried.append(ZFS_FUSE_KSTAT)
     raise ToolOutputError(

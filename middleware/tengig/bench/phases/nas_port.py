@@ -9,11 +9,12 @@ import json
 from pydantic import BaseModel, Field
 
 from ...backends.linux.ip import parse_ip_addr_json, parse_route_get
+from ...backends.linux.link_stats import parse_carrier_changes, parse_ip_link_stats
 from ...backends.linux.nics import parse_ethtool
 from ...errors import ToolOutputError
 from ...verdict.ceilings import ethernet_rate_of_tbf
 from ..context import BenchContext
-from .smb_probes import LinkCounters, parse_link_counters
+from .smb_probes import LinkCounters
 
 T = 10
 
@@ -121,17 +122,6 @@ def find_port(ctx: BenchContext, nas: str, address: str) -> NasPort:
     return port
 
 
-def parse_carrier_changes(text: str) -> int | None:
-    """`ip -s -s -j link show dev IF` -> the kernel's count of carrier changes (each loss of the link and
-    each return is one), or None where iproute2 or the kernel does not report it."""
-    try:
-        links = json.loads(text or "[]")
-        value = links[0]["stats64"]["tx"].get("carrier_changes")
-    except (json.JSONDecodeError, IndexError, KeyError, TypeError, AttributeError):
-        return None
-    return value if isinstance(value, int) else None
-
-
 def carrier_downs(ctx: BenchContext, nas: str, port: NasPort) -> int | None:
     """Times the port has lost its link since boot: half its carrier changes, rounded up (a loss and its
     return are two); through netlink, so it reads the NAS's own interfaces wherever /sys is mounted."""
@@ -143,4 +133,9 @@ def carrier_downs(ctx: BenchContext, nas: str, port: NasPort) -> int | None:
 
 def counters(ctx: BenchContext, nas: str, port: NasPort) -> LinkCounters:
     done = ctx.run(nas, ["ip", "-s", "-j", "link", "show", "dev", port.ifname], timeout=T, record=False)
-    return parse_link_counters(done.stdout)
+    counted = parse_ip_link_stats(done.stdout)
+    if port.ifname not in counted:
+        raise ToolOutputError(f"`ip -s -j link show dev {port.ifname}` printed no counters of {port.ifname}: "
+                              f"{', '.join(sorted(counted))}")
+    rx, tx = counted[port.ifname]
+    return LinkCounters(rx_bytes=rx, tx_bytes=tx)

@@ -18,13 +18,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ToolOutputError
+from ...join_protocol.limits import BASE_PORT
 from ...verdict.ceilings import tcp_goodput_bps, tcp_header_bytes
 from ...verdict.models import PathRetransmits
 from ..context import BenchContext
 from ..parse.iperf3_parse import Iperf3Result, Iperf3Served, parse_iperf3_json, parse_iperf3_server
-
-BASE_PORT = 5201
-
 
 class LinkUnderTest(BaseModel):
     name: str = Field(description="Link name, e.g. desk-nas.")
@@ -71,8 +69,11 @@ class NetMeasurement(BaseModel):
         if self.retransmits is None:
             return "retransmits unknown (the sender's count was not read)"
         share = self.retransmit_share
-        of = f" of {self.segments_sent:,} segments sent ({100 * share:.2f}%, " if share is not None else " ("
-        return f"retransmits {self.retransmits:,}{of}counted by {self.retransmits_by}, the sender)"
+        said = [f"{100 * share:.2f}%"] if share is not None else []
+        if self.retransmits_by:  # a run recorded before the counter was named has none: its count as it printed
+            said.append(f"counted by {self.retransmits_by}, the sender")
+        of = f" of {self.segments_sent:,} segments sent" if share is not None else ""
+        return f"retransmits {self.retransmits:,}{of}" + (f" ({', '.join(said)})" if said else "")
 
 
 def client_argv(link: LinkUnderTest, *, port: int, seconds: int, omit: int, streams: int, reverse: bool) -> list[str]:

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ...join_protocol.limits import SMB_MIN_COPY
 from ...units import MiB, GiB
 
 PresetName = Literal["quick", "full"]
@@ -27,7 +28,6 @@ RND4K_Q1T1 = PoolTest(name="RND4K Q1T1", key="rnd4k-q1t1", block_size=4096, queu
 ALL_TESTS = (SEQ1M_Q8T1, SEQ1M_Q1T1, RND4K_Q32T1, RND4K_Q1T1)
 # The test whose read and write are the pool's ceilings in the verdict (what a big SMB copy does).
 CEILING_TEST = SEQ1M_Q8T1
-SMB_MIN_COPY = 64 * MiB  # the smallest file an SMB copy moves (quick on a slow link: smb_copy_size)
 
 
 class PoolPreset(BaseModel):

@@ -16,13 +16,11 @@ from pydantic import BaseModel
 
 from ...backends.scratch import ScratchStorage, speed_properties
 from ...errors import TengigError
+from ...join_protocol.naming import PLAIN_PREFIX
 from .cache_policy import LARGER_THAN_ARC, CachePolicy, keep_arc_out
 from ..context import BenchContext
 from ..leftovers import remove_scratch, sweep_scratch
 from .nas_share import NasShare
-
-PLAIN_PREFIX = "tengig-bench-"
-
 
 class ShareScratch(BaseModel):
     share: NasShare

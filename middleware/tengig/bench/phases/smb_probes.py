@@ -1,6 +1,7 @@
 """What an SMB benchmark reads besides the transfer itself (pure parsers): the session's dialect,
-signing and encryption from `smbstatus --json`; the interface byte counters from `ip -s -j link`
-(to prove the bytes crossed the wire); smbd's CPU time from /proc/PID/stat."""
+signing and encryption from `smbstatus --json`; the interface byte counters (LinkCounters, read from
+`ip -s -j link` by backends/linux/link_stats.py: they prove the bytes crossed the wire); smbd's CPU time from
+/proc/PID/stat."""
 from __future__ import annotations
 
 import json
@@ -52,16 +53,6 @@ def parse_smbstatus_session(text: str, client_address: str) -> SmbSession | None
 class LinkCounters(BaseModel):
     rx_bytes: int
     tx_bytes: int
-
-
-def parse_link_counters(text: str) -> LinkCounters:
-    """`ip -s -j link show dev IF` -> its byte counters."""
-    try:
-        links = json.loads(text)
-        stats = links[0]["stats64"]
-        return LinkCounters(rx_bytes=int(stats["rx"]["bytes"]), tx_bytes=int(stats["tx"]["bytes"]))
-    except (ValueError, LookupError, TypeError) as exc:
-        raise ToolOutputError(f"`ip -s -j link` printed no byte counters: {text.strip()[:200]!r}") from exc
 
 
 def parse_smbd_pids(text: str) -> list[int]:

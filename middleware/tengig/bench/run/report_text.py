@@ -5,7 +5,7 @@ Names and words from desktops (an interface in the MTU advice, a tool's output) 
 from __future__ import annotations
 
 from ...text import shown
-from ...units import MiB, format_size
+from ...units import MiB, format_mb_s, format_size
 from ...verdict.models import Ceiling, DirectionVerdict, Verdict
 from ..phases.scaling import ScalingResult
 from ..phases.smallfiles_results import Percentiles, SmallFilesResult
@@ -16,16 +16,12 @@ from .suite import BenchReport, ClientReport
 COMPONENTS = ("pool", "link", "network", "smb")
 
 
-def mb(bytes_per_s: float | None) -> str:
-    return "-" if bytes_per_s is None else f"{bytes_per_s / 1e6:.1f} MB/s"
-
-
 def _cell(ceilings: list[Ceiling], component: str) -> str:
     cs = [c for c in ceilings if c.component == component]
     if not cs:
         return "-"
     c = max(cs, key=lambda c: c.bytes_per_s)
-    return mb(c.bytes_per_s) + (" (est)" if c.provenance == "estimated" else "")
+    return format_mb_s(c.bytes_per_s) + (" (est)" if c.provenance == "estimated" else "")
 
 
 def _result(d: DirectionVerdict) -> str:
@@ -40,7 +36,7 @@ def verdict_table(verdict: Verdict) -> list[str]:
     rows = [head]
     for d in verdict.directions:
         rows.append([d.direction] + [_cell(d.ceilings, c) for c in COMPONENTS]
-                    + [mb(d.target_bytes_per_s), _result(d), d.bottleneck or "-"])
+                    + [format_mb_s(d.target_bytes_per_s), _result(d), d.bottleneck or "-"])
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
 
@@ -60,7 +56,7 @@ def _client_lines(c: ClientReport) -> list[str]:
     for m in c.network:
         pct = f", {m.percent_of_ceiling:.1f}% of the {m.ceiling_bps / 1e9:.3g} Gb/s ceiling" if m.percent_of_ceiling else ""
         out.append(f"  iperf3 {m.direction:5} {m.streams} stream(s): {m.goodput_bps / 1e9:.3f} Gb/s "
-                   f"({mb(m.goodput_bps / 8)}){pct}, {m.retransmits_text()}")
+                   f"({format_mb_s(m.goodput_bps / 8)}){pct}, {m.retransmits_text()}")
     out += [f"  iperf3 {line}" for line in c.network_skipped]
     if c.smb:
         s = c.smb
@@ -77,7 +73,7 @@ def _client_lines(c: ClientReport) -> list[str]:
             if d.client_cpu is not None:
                 cpu += f", {c.client}'s SMB client {d.client_cpu.cores:.2f} of a core (it may use {d.client_cpu.cpus:.2g})"
             arc = f", ARC hits {100 * d.arc_hit_ratio:.1f}%" if d.arc_hit_ratio is not None else ""
-            out.append(f"  SMB {d.direction:5} {mb(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
+            out.append(f"  SMB {d.direction:5} {format_mb_s(d.bytes_per_s.median)} = {d.bytes_per_s.median / MiB:.1f} MiB/s "
                        f"(median of {len(d.bytes_per_s.values)} x {s.file_size // MiB} MiB{cv}{cpu}{arc})")
         if s.read.write_back:
             out.append(f"  SMB reads started once the pool had finished writing the copies: {s.read.write_back}")
@@ -95,7 +91,7 @@ def _client_lines(c: ClientReport) -> list[str]:
             out.append(f"  - [{a.severity}] {a.text}")
     if c.own_disk:
         d = c.own_disk
-        out += ["", f"  Own disk of {c.client} ({d.path}): {mb(d.read_bytes_per_s)} read, {mb(d.write_bytes_per_s)} "
+        out += ["", f"  Own disk of {c.client} ({d.path}): {format_mb_s(d.read_bytes_per_s)} read, {format_mb_s(d.write_bytes_per_s)} "
                 f"write ({d.method}, {d.file_size // MiB} MiB, {d.how})"]
     if c.own_disk_verdict:
         out.append("  " + c.own_disk_verdict.summary)
@@ -110,7 +106,7 @@ def scaling_lines(scaling: ScalingResult) -> list[str]:
     """The thread sweep per direction (MB/s per thread count, where it stopped and why) and each disk."""
     out = [f"  threads (SEQ1M Q8 each, up to the NAS's {scaling.cores} cores):"]
     for sweep in scaling.sweeps:
-        steps = ", ".join(f"{s.threads}: {mb(s.bytes_per_s)}" for s in sweep.steps)
+        steps = ", ".join(f"{s.threads}: {format_mb_s(s.bytes_per_s)}" for s in sweep.steps)
         out.append(f"    {sweep.direction:5} {steps}; {sweep.stopped}; the verdict uses {sweep.best_threads}")
     for m in scaling.members:
         wait = f"{m.wait_ms:.1f} ms average wait" if m.wait_ms is not None else "wait unknown"
@@ -119,7 +115,7 @@ def scaling_lines(scaling: ScalingResult) -> list[str]:
     if scaling.dragging:
         out.append(f"    stands out: {scaling.dragging}")
     for r in scaling.member_reads:
-        out.append(f"    {r.device} read alone: {mb(r.bytes_per_s)} ({r.bytes // MiB} MiB)")
+        out.append(f"    {r.device} read alone: {format_mb_s(r.bytes_per_s)} ({r.bytes // MiB} MiB)")
     return out
 
 
@@ -133,7 +129,7 @@ def _small_files_lines(small: SmallFilesResult) -> list[str]:
     for s in small.sizes:
         for where, ops in (("share", s.ops), ("own disk", s.own_disk or [])):
             for o in ops:
-                rate = f", {mb(o.bytes_per_s)}" if o.op in ("write", "read") else ""
+                rate = f", {format_mb_s(o.bytes_per_s)}" if o.op in ("write", "read") else ""
                 each = f", per file {_ms(o.per_file)}" if o.per_file else ""
                 each += f", open {_ms(o.open)}, close {_ms(o.close)}" if o.open and o.close else ""
                 cpu = f", smbd {o.smbd_cpu_percent:.0f}% of a core" if o.smbd_cpu_percent is not None else ""
@@ -162,7 +158,7 @@ def report_text(report: BenchReport) -> str:
             cv = f"CV {ph.bytes_per_s.cv_percent:.1f}%" if ph.bytes_per_s.cv_percent is not None else "1 run"
             cv += _early(ph.bytes_per_s)
             arc = f", ARC hits {100 * ph.arc_hit_ratio:.1f}%" if ph.arc_hit_ratio is not None else ""
-            out.append(f"  {ph.test:12} {ph.direction:5} {mb(ph.bytes_per_s.median):>12} {ph.iops.median:9.0f} IOPS "
+            out.append(f"  {ph.test:12} {ph.direction:5} {format_mb_s(ph.bytes_per_s.median):>12} {ph.iops.median:9.0f} IOPS "
                        f"({cv}{arc})")
         if p.scaling:
             out += scaling_lines(p.scaling)
@@ -174,10 +170,10 @@ def report_text(report: BenchReport) -> str:
         for d in (sc.read, sc.write):
             # in the run's order of clients: a stored run's JSON keeps its keys sorted
             order = [c for c in sc.clients if c in d.per_client] + [c for c in d.per_client if c not in sc.clients]
-            each = ", ".join(f"{c} {mb(d.per_client[c].median)}" for c in order)
+            each = ", ".join(f"{c} {format_mb_s(d.per_client[c].median)}" for c in order)
             spread = (f", started within {1000 * max(d.start_spread_seconds):.0f} ms of each other"
                       if d.start_spread_seconds else "")
-            out.append(f"  {d.direction:5} aggregate {mb(d.aggregate.median)} ({each}{spread})")
+            out.append(f"  {d.direction:5} aggregate {format_mb_s(d.aggregate.median)} ({each}{spread})")
         out += [f"  unknown: {what}" for what in sc.unknowns]
     if report.aggregate_verdict:
         v = report.aggregate_verdict

@@ -26,7 +26,8 @@ from ..phases.pool import PoolBenchRequest, PoolBenchResult, pool_facts, run_poo
 from ..phases.pool_presets import PresetName
 from ..phases.scaling import MEMBER_READ_MAX, ScalingMode
 from ...backends.scratch import ScratchStorage
-from ..phases.smallfiles_plan import SMALL_FILES, SmallFilesSize, small_count_error, small_total_error
+from ...join_protocol.limits import small_count_error, small_total_error
+from ..phases.smallfiles_plan import SMALL_FILES, SmallFilesSize
 from ..phases.smallfiles_results import SmallFilesResult
 from ..phases.smb_probes import SmbSession
 from ..phases.smb_results import SmbBenchResult, SmbConcurrentResult

@@ -1,6 +1,7 @@
-"""A submission in parts that each fit one message of a connection that has not logged in.
+"""The rule for a long answer: a submission in parts that each fit one message of a connection that has not
+logged in.
 
-A joined desktop never logs in (its token goes to tengig.bench.session.join), and both API hosts take
+A joined desktop never logs in (its token goes to JOIN_METHOD), and both API hosts take
 at most 8 KiB per message from such a connection (middlewared's MsgSizeLimit.UNAUTHENTICATED; tengig's
 host mirrors it). A tool's output can be longer (iperf3 -J of many streams), so it goes in parts:
 consecutive slices of stdout, then of stderr, each part with ``more`` true but the last. The NAS
@@ -12,15 +13,19 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from .messages import SUBMIT_METHOD
+
 MESSAGE_LIMIT = 8192  # bytes of one websocket message from a connection that has not logged in
 FIRST_SLICE = 3000  # characters of output per part to try first; halved while the message is too long
-METHOD = "tengig.bench.session.submit"
+# Output a desktop sends per tool at most (in parts): a bigger iperf3 -J (many streams) goes without its
+# per-second intervals (the NAS reads only its start and end).
+FRAME_BUDGET = 48 * 1024
 
 
 def message_bytes(part: dict[str, Any]) -> int:
     """The size of the JSON-RPC message that carries ``part`` (as tengig's client encodes it, with the
     widest call id it uses)."""
-    frame = {"jsonrpc": "2.0", "id": 2**31, "method": METHOD, "params": [part]}
+    frame = {"jsonrpc": "2.0", "id": 2**31, "method": SUBMIT_METHOD, "params": [part]}
     return len(json.dumps(frame).encode())
 
 
