@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.no_lab  # reads files only
 
 ROOT = Path(__file__).resolve().parents[1]
 README_MAX_LINES = 200

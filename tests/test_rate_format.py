@@ -12,7 +12,6 @@ from tengig.units import MB, format_mb_s
 from tengig.verdict.advice import mb_s
 from tengig.verdict.models import Ceiling, DirectionVerdict, Target, Verdict
 
-pytestmark = pytest.mark.no_lab  # pure
 
 
 @pytest.mark.parametrize("bytes_per_s, shown", [

@@ -13,7 +13,6 @@ import pytest
 from tengig.backends.linux.arcstats import parse_arcstats, parse_kstat_files, parse_kstat_grep, read_kstat_dir
 from tengig.backends.linux.link_stats import parse_carrier_changes, parse_ip_link_stats
 
-pytestmark = pytest.mark.no_lab  # pure
 
 PACKAGE = Path(__file__).resolve().parents[2] / "middleware" / "tengig"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -11,7 +11,6 @@ from tengig.backends.scratch import SPEED_PROPERTIES
 from tengig.errors import ToolOutputError
 from tengig.runner import Completed
 
-pytestmark = pytest.mark.no_lab
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "environment"
 ZFS_FUSE = (FIX / "zfs-get-zfs-fuse.txt").read_text()

@@ -16,7 +16,6 @@ from tengig.bench.phases.nas_port import NasPort
 from tengig.bench.phases.smallfiles_results import op_result
 from tengig.errors import ToolOutputError
 
-pytestmark = [pytest.mark.no_lab]  # pure: no lab
 
 PORT = NasPort(ifname="nas-desk", address="10.0.0.1", mtu=1500, speed_bps=10**9, shaper_bps=None)  # 125 MB/s
 LINE = 125e6
