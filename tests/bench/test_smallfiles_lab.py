@@ -29,13 +29,19 @@ def test_small_files_from_desk_per_size_with_latency_and_the_nas_counting_them(s
         assert (s["nas_files"], s["nas_bytes"], s["nas_files_left"]) == (s["count"], s["count"] * s["size"], 0)
         ops = {o["op"]: o for o in s["ops"]}
         assert list(ops) == ["write", "stat", "read", "delete"]
-        assert [o["nas_note"] for o in s["ops"]] == [None] * 4  # an honest desktop's times stand as it timed them
+        # an honest desktop's batch times stand as it timed them; its times of single files may be left out, the
+        # NAS saying why, where a busy desktop read smbclient's lines in bunches (stamps microseconds apart)
+        notes = [o["nas_note"] for o in s["ops"]]
+        assert all(n is None or n.endswith("its times of single files are left out") for n in notes), notes
         for name in ("write", "read"):
             o = ops[name]
             assert o["files"] == s["count"] and o["bytes"] == s["count"] * s["size"]
             assert o["files_per_s"] == pytest.approx(o["files"] / o["seconds"])
-            assert o["per_file"]["count"] == s["count"]
-            assert 0 < o["per_file"]["p50_ms"] <= o["per_file"]["p95_ms"] <= o["per_file"]["p99_ms"]
+            if o["nas_note"] is None:
+                assert o["per_file"]["count"] == s["count"]
+                assert 0 < o["per_file"]["p50_ms"] <= o["per_file"]["p95_ms"] <= o["per_file"]["p99_ms"]
+            else:
+                assert o["per_file"] is None, o
             assert o["smbd_cpu_percent"] is not None
         own = {o["op"]: o for o in s["own_disk"]}
         assert list(own) == ["write", "stat", "read", "delete"]

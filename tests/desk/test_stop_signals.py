@@ -17,11 +17,26 @@ from tengig.desk.stop_signals import Stopped, held, stopped_by_signals
 
 
 def test_a_stop_signal_raises_stopped_naming_it():
-    with stopped_by_signals(), pytest.raises(Stopped) as stopped:
-        os.kill(os.getpid(), signal.SIGHUP)
-        time.sleep(30)  # interrupted
-    assert stopped.value.signum == signal.SIGHUP and stopped.value.message.startswith("stopped by SIGHUP")
-    assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL  # put back as it was
+    before = signal.signal(signal.SIGHUP, signal.SIG_DFL)  # as from a terminal (nohup would ignore it)
+    try:
+        with stopped_by_signals(), pytest.raises(Stopped) as stopped:
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(30)  # interrupted
+        assert stopped.value.signum == signal.SIGHUP and stopped.value.message.startswith("stopped by SIGHUP")
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL  # put back as it was
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+def test_a_signal_ignored_at_start_stays_ignored():
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    try:
+        with stopped_by_signals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGHUP)  # nothing happens
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
 
 
 def test_a_signal_during_the_cleanup_is_raised_when_it_is_over_and_a_second_one_is_dropped():

@@ -25,6 +25,7 @@ from tengig.lab.nas_tengig import TENGIG, nas_tengig, start_join
 from tengig.lab.nics import lab_nics
 from tengig.mesh import plan_mesh
 from tengig.mesh.orchestrate import apply_mesh
+from .running import in_lab_hosts
 
 pytestmark = pytest.mark.lab
 LINKS = ["desk-nas=1g", "lab-nas=1g", "desk-lab=100m"]
@@ -99,8 +100,7 @@ def _joined_run(lab, urls, api, method, *params, desktops=("desk", "lab")):
 
 
 def _nothing_left(lab):
-    ps = lab.runner.run(["pgrep", "-x", "iperf3"], timeout=5, check=False)
-    assert ps.returncode == 1, f"an iperf3 was left running: {ps.stdout}"
+    assert in_lab_hosts(lab, "iperf3") == [], "an iperf3 was left running in the lab's hosts"
 
 
 def test_lagg_verify_on_system_local_with_two_desktops_joined(meshed_lab, nas):
