@@ -25,7 +25,8 @@ function ConvertTo-IPAddress($Kit, $value) {
     if ($ok -and $parsed.AddressFamily -eq [System.Net.Sockets.AddressFamily]::InterNetwork) {
         $ok = [regex]::IsMatch($value, $Kit.Ipv4Pattern)
     } elseif ($ok) {
-        $ok = [regex]::IsMatch($value, '\A[0-9A-Fa-f:.]+\z')
+        # IPv6, its zone (if any) an interface name or index, as tengig client join takes it (nas_url.ZONE_RE)
+        $ok = [regex]::IsMatch($value, '\A[0-9A-Fa-f:.]+(%[A-Za-z0-9][A-Za-z0-9_.-]{0,15})?\z')
     }
     if ($ok) { return $parsed }
     return $null

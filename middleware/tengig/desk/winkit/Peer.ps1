@@ -3,7 +3,10 @@ function Get-AttachedSubnets($Kit) {
     # This desktop's IPv4 addresses with their prefix lengths (Get-KitAttachedSubnets): each names the
     # subnet its interface is directly attached to. None readable: every peer test is refused.
     try {
-        return , @(Get-KitAttachedSubnets $Kit)
+        # assigned first: @() around a call that returns one array (, @(...)) would nest it, and [string[]]
+        # would then join the addresses into one string
+        $attached = Get-KitAttachedSubnets $Kit
+        return , @($attached)
     } catch {
         Write-Say $Kit "could not read this desktop's IPv4 addresses (a test towards another desktop is refused): $(Format-Error $_.Exception)"
         return , @()
