@@ -6,10 +6,14 @@ like the middlewared snapshots (never a runtime dependency of tengig).
 - It is unpacked once per archive (named by its hash) under ``$TENGIG_TEST_CACHE`` (default
   /var/cache/tengig-tests), outside the checkout, under a file lock, and reused.
 - ``run_pwsh(argv)`` runs it with no profile, non-interactive, with a fixed environment (no telemetry, no
-  update check; an English culture unless a test asks for another)."""
+  update check; an English culture unless a test asks for another). It runs the bundle's .NET and pwsh.dll
+  as its ``pwsh`` launcher does, but looks for libicu itself: the launcher's check (``ls`` of three globs)
+  fails whenever one glob matches nothing, and then puts .NET in its invariant culture even where libicu is
+  installed, so no test could show what a German desktop's culture does."""
 from __future__ import annotations
 
 import fcntl
+import glob
 import hashlib
 import os
 import shutil
@@ -61,10 +65,21 @@ def pwsh_path() -> Path:
     return pwsh
 
 
+def pwsh_argv() -> list[str]:
+    """The command that starts pwsh (with pwsh_env): the bundle's .NET running its pwsh.dll."""
+    top = pwsh_path().parent
+    return [str(top / "dotnet" / "dotnet"), str(top / "lib" / "pwsh.dll")]
+
+
 def pwsh_env(**extra: str) -> dict[str, str]:
+    top = pwsh_path().parent
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/root"),
            "LANG": "en_US.UTF-8", "POWERSHELL_TELEMETRY_OPTOUT": "1", "POWERSHELL_UPDATECHECK": "Off",
-           "DOTNET_CLI_TELEMETRY_OPTOUT": "1", "DOTNET_NOLOGO": "1"}
+           "DOTNET_CLI_TELEMETRY_OPTOUT": "1", "DOTNET_NOLOGO": "1", "DOTNET_ROOT": str(top / "dotnet"),
+           "PSModulePath": str(top / "Modules")}
+    if not any(glob.glob(f"{lib}/libicuuc.so.*") for lib in ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+                                                            "/usr/lib64")):
+        env["DOTNET_SYSTEM_GLOBALIZATION_INVARIANT"] = "1"  # .NET stops at start without libicu
     env.update(extra)
     return env
 
@@ -72,5 +87,5 @@ def pwsh_env(**extra: str) -> dict[str, str]:
 def run_pwsh(args: list[str], *, timeout: float = 300, cwd: Path | None = None, env: dict[str, str] | None = None,
              stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """pwsh -NoProfile -NonInteractive ARGS (e.g. ['-File', path, ...] or ['-Command', text])."""
-    return subprocess.run([str(pwsh_path()), "-NoProfile", "-NonInteractive", *args], capture_output=True, text=True,
+    return subprocess.run([*pwsh_argv(), "-NoProfile", "-NonInteractive", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=cwd, env=env or pwsh_env(), input=stdin)

@@ -37,7 +37,8 @@ def _prepare(folder: Path, script: str | None = None) -> dict[str, str]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "tengig-join.ps1").write_text(script if script is not None else _kit_script())
     write_cases(folder / "cases")
-    return pwsh_env(TENGIG_KIT_SCRIPT=str(folder / "tengig-join.ps1"), TENGIG_KIT_CASES=str(folder / "cases"),
+    # a German desktop's culture (a decimal comma): what the kit prints for the NAS must not follow it
+    return pwsh_env(LANG="de_DE.UTF-8", TENGIG_KIT_SCRIPT=str(folder / "tengig-join.ps1"), TENGIG_KIT_CASES=str(folder / "cases"),
                     TENGIG_KIT_FIXTURES=str(HERE / "fixtures"))
 
 
