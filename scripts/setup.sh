@@ -26,6 +26,7 @@ TEST_PACKAGES=(
   chromium fonts-dejavu-core                         # browser tests of the panel (tests/ui)
   shellcheck                                         # lints every shell script (tests/test_shellcheck.py)
   mono-mcs                                           # compiles and runs the Windows kit's C# (tests/desk/test_kit_csharp_mono.py)
+  libicu72 libssl3                                   # the vendored PowerShell the Windows kit's tests run (tests/desk/pwsh.py)
   qemu-system-x86 mmdebstrap cpio                    # the VM lab with a bonding driver (docs/vm-lab.md)
   iptables                                           # a lossy path in the lab (tests/bench/test_lossy_path_lab.py)
   psmisc time                                        # no test calls them: fuser, killall, time for a lab debugged by hand

@@ -2,8 +2,9 @@
 (no Windows here): each call is Format-Call's text (`ConvertTo-Json -Compress` of a Hashtable, ps51_json.py),
 sent as one UTF-8 text message after Send-Message's check against the limit; a submission is cut as
 Send-Submission cuts it (Get-Slice over UTF-16 code units, never half of a surrogate pair; the budget
-halved while the whole message is over the limit, measured with the id of the next call). The steps
-are those tests/desk/test_kit.py finds in the rendered kit, in the same order."""
+halved while the whole message is over the limit, measured with the id of the next call), as
+winkit/Protocol.ps1's Send-Submission does (run under pwsh by tests/desk/kit/Protocol.Tests.ps1, which cannot
+show 5.1's ConvertTo-Json: this replay does)."""
 from __future__ import annotations
 
 import json

@@ -23,6 +23,20 @@ AWKWARD = "Ana's <desk> & \"NAS\" \\\\nas\\media\ttab\r\n\u00e9\u20ac\U0001F600\
 NAME = "Ana's <desk> & Zo\u00eb"
 SMALL_REMOTE = r"tengig-scratch-1764079200-3-s\desk"  # a client's directory in the run's scratch
 SMALL_DIR = rf"\\10.250.12.1\media\{SMALL_REMOTE}\small-4096"  # the kit's UNC path of one size's files
+# A mesh verify's peer rule (desk/peer_rule.py), each case: the address asked for, this desktop's IPv4 addresses
+# with their prefixes. Run by the kit's C# under Mono (test_kit_csharp_mono.py) and under pwsh (kit/Peer.Tests.ps1).
+PEER_CASES = [
+    ("10.250.3.2", ["10.250.3.1/30", "192.168.1.20/24"]),  # the other end of its own mesh cable
+    ("192.168.1.77", ["10.250.3.1/30", "192.168.1.20/24"]),  # its LAN, a /24
+    ("10.250.3.3", ["10.250.3.1/30"]),  # the /30's broadcast address
+    ("10.250.3.0", ["10.250.3.1/30"]),  # its network address
+    ("10.250.4.1", ["10.250.4.0/31"]),  # a /31 has no network or broadcast address (RFC 3021)
+    ("10.250.9.2", ["10.250.3.1/30", "192.168.1.20/24"]),  # a cable it does not have
+    ("172.16.5.9", ["172.16.0.10/16"]),  # a /16: wider than any mesh link, refused
+    ("8.8.8.8", ["10.250.3.1/30"]),  # the internet
+    ("10.250.3.2", ["10.250.3.1/32", "127.0.0.1/8"]),  # a /32 attaches no subnet; loopback is too wide
+    ("10.250.3.2", []),  # nothing readable: everything refused
+]
 
 
 def _log(name: str) -> str:

@@ -1,12 +1,12 @@
-"""The Windows join kit (desk/kit.py, desk/templates/join-windows.ps1.j2) and what the NAS makes of its
-submissions. No Windows here: the script is rendered and read, not run; its submissions are the recorded
-and written samples under fixtures/ (see fixtures/README.md), fed to the NAS's own judging functions."""
+"""The Windows join kit (desk/kit.py, desk/winkit/, desk/templates/join-windows.ps1.j2): what tengig checks
+before it writes one (every value, the ASCII of the script), how it is rendered, and what the NAS makes of its
+submissions (the recorded and written samples under fixtures/, see fixtures/README.md, fed to the NAS's own
+judging functions). What the kit does is tested by running it: tests/desk/kit/*.Tests.ps1 under pwsh
+(test_kit_pester.py) and test_kit_pwsh.py."""
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -20,16 +20,11 @@ from tengig.bench.phases.smb_probes import LinkCounters
 from tengig.cli.main import main
 from tengig.api import Registry, ValidationErrors
 from tengig.api.host import Middleware
-from tengig.desk.instructions import FREE_MARGIN_BYTES, FREE_MARGIN_SHARE, iperf3_argv
-from tengig.join_protocol.limits import MAX_FILE_BYTES
-from tengig.join_protocol.naming import REMOTE_RE
-from tengig.desk.kit import FIRST_SLICE, MESSAGE_LIMIT, ps_quote, render_kit
-from tengig.desk.peer_rule import connect_argv
+from tengig.desk.instructions import iperf3_argv
+from tengig.desk.kit import CS_FILES, KIT_SOURCE, PS_FILES, kit_config, ps_literal, ps_quote, render_kit
 from tengig.errors import ToolOutputError, ValidationError
-from tengig.names import DESKTOP_IFNAME_RE, SHARE_RE
-from tengig.text import CONTROL_CLASS
 
-from .powershell import as_powershell_51_reads, commands, functions, parameters, parse, text, top_level_commands
+from .powershell import as_powershell_51_reads, commands, parameters, parse, top_level_commands
 
 FIX = Path(__file__).parent / "fixtures"
 TOKEN = "tgb-" + "0123456789abcdef" * 3
@@ -44,12 +39,6 @@ def _kit(**kwargs) -> str:
     return render_kit(**{"os_name": "windows", "nas": NAS, "token": TOKEN, "share": "media", **kwargs})
 
 
-def _function(script: str, name: str) -> str:
-    """The text of one PowerShell function of the kit, from its `function` line to its closing brace."""
-    [body] = re.findall(rf"^function {name}\b.*?^}}$", script, re.M | re.S)
-    return body
-
-
 def _log(name: str) -> str:
     text = (FIX / name).read_bytes().decode()
     return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("# "))
@@ -57,101 +46,24 @@ def _log(name: str) -> str:
 
 # -- the script ------------------------------------------------------------------------------------------
 
-def test_the_kit_has_the_nas_token_and_share_once_each_in_their_assignments():
-    script = _kit()
-    assert script.count("$NasUri = 'ws://nas.example.lan:8610/api/current'\n") == 1
-    assert script.count("$NasHost = 'nas.example.lan'\n") == 1
-    assert script.count(f"$Token = '{TOKEN}'\n") == 1 and script.count(TOKEN) == 1
-    assert script.count("$Share = 'media'\n") == 1
-
-
-def test_the_kit_is_plain_ascii_with_nothing_left_unrendered():
+def test_the_kit_is_plain_ascii_with_its_config_rendered_as_powershell_literals():
     script = _kit(nas="wss://[fd00::1]:8610/api/current", fingerprint="ab" * 32)
-    assert "$NasUri = 'wss://[fd00::1]:8610/api/current'" in script
-    assert script.isascii()
-    assert [m for m in ("{{", "}}", "{%", "%}", "{#", "#}") if m in script] == []
-    assert script.count("{") == script.count("}") and script.count("(") == script.count(")")
+    assert script.isascii() and "{{" not in script and "{%" not in script
+    config = kit_config("wss://[fd00::1]:8610/api/current", "fd00::1", TOKEN, "media", "AB" * 32)
+    assert "$KitConfig = " + ps_literal(config) + "\n" in script  # the one rendered block of values
+    assert ps_literal({"a": [1, "it's"], "b": {"c": True}}) == "[ordered]@{\n    'a' = @([long]1, 'it''s')\n    'b' = [ordered]@{\n        'c' = $true\n    }\n}"
 
 
-def test_the_kit_checks_instructions_with_the_same_patterns_and_argv_as_the_linux_client():
+def test_the_script_is_the_kits_source_put_together():
+    """Every function and C# file of winkit/ once, in order; nothing else runs at the top but the entry."""
     script = _kit()
-    assert ps_quote(REMOTE_RE.pattern) in script and ps_quote(SHARE_RE.pattern) in script
-    [line] = [ln for ln in _function(script, "Get-Iperf3ClientArgv").splitlines()
-              if ln.strip().startswith("$argv = @($Iperf3")]
-    kit_flags = re.findall(r"'(-[A-Za-z])'", line)
-    params = {"server": "10.0.0.1", "port": 5201, "streams": 2, "seconds": 5, "omit": 1, "reverse": False}
-    assert kit_flags == [a for a in iperf3_argv(params, frozenset({"10.0.0.1"})) if a.startswith("-")]
-    # a mesh verify's peer test builds it alike: the same argv as tengig client join's (peer_rule.connect_argv)
-    assert "Get-Iperf3ClientArgv" in _function(script, "Get-PeerConnectArgv")
-    attached = [ipaddress.IPv4Network("10.0.0.0/30")]
-    assert kit_flags == [a for a in connect_argv(params, attached) if a.startswith("-")]
-    assert "'port' = @(1, 65535)" in script and "'streams' = @(1, 64)" in script
+    at = [script.index((KIT_SOURCE / name).read_text().rstrip("\n")) for name in PS_FILES]
+    assert at == sorted(at)
+    assert [name for name in CS_FILES if (KIT_SOURCE / name).read_text().split("namespace TengigKit", 1)[1] not in script] == []
 
 
 # -- join protocol v2: no login, the token in join, no message over 8192 bytes ------------------------
 
-def test_the_kit_joins_without_a_login_the_token_being_joins_first_param():
-    script = _kit()
-    assert [word for word in ("login_ex", "auth.", "TOKEN_PLAIN", "mechanism", "response_type") if word in script] == []
-    calls = re.findall(r"Invoke-Nas '([\w.]+)' (@\([^()]*\))", script)
-    assert sorted(calls) == [("tengig.bench.session.join", "@($Token, $info)"), ("tengig.bench.session.next", "@(10)"),
-                             ("tengig.bench.session.submit", "@(, $part)")]
-    assert script.count("Invoke-Nas '") == len(calls)  # every call of the NAS, each with its list of params
-    assert script.count("$Token") == 2 and "$info = Get-JoinInfo\n" in script  # assigned, then sent in join only
-    join = _function(script, "Invoke-Join")
-    assert "could not join: {0} (a kit works for " in join and "-refused (" in join
-    assert "throw ($refused -f (Get-Field $failure 'message'))" in _function(script, "Invoke-Nas")
-
-
-def test_the_kit_names_the_nas_address_only_when_the_nas_knows_it():
-    # behind a proxy the join answers an empty nas_address; the Linux client then leaves it out (desk/join.py)
-    join = _function(_kit(), "Invoke-Join")
-    assert "$over = if ($joined.nas_address) { \", over the NAS's address $($joined.nas_address)\" } else { '' }" in join
-    assert 'Write-Say "joined run $($joined.session) as $($joined.name)$over"' in join
-
-
-def test_every_message_the_kit_sends_is_checked_against_the_8192_byte_limit_before_it_goes():
-    script = _kit()
-    assert MESSAGE_LIMIT == 8192 and f"$MessageLimit = {MESSAGE_LIMIT}\n" in script
-    send = _function(script, "Send-Message")
-    check = send.index("if ($bytes.Length -gt $MessageLimit) {")
-    assert send.index("$bytes = [System.Text.Encoding]::UTF8.GetBytes($text)") < check
-    assert check < send.index("throw \"a bug in this kit: a message of") < send.index(".SendAsync(")
-    assert script.count(".SendAsync(") == 1  # no other way out
-    assert re.findall(r"\bSend-Message\b.*", script) == [
-        "Send-Message([string]$text) {", "Send-Message (Format-Call $id $method $params)"]
-
-
-def test_a_long_submission_goes_in_parts_with_more_each_measured_as_it_is_sent():
-    script = _kit()
-    assert FIRST_SLICE == 3000 and f"$FirstSlice = {FIRST_SLICE}  #" in script
-    submit = _function(script, "Send-Submission")
-    assert "tengig.bench.session.submit" not in script.replace(submit, "")
-    assert "Send-Submission ([long]$instruction.id) $result" in _function(script, "Invoke-Join")
-    [part] = re.findall(r"\$part = \[ordered\]@\{(.*?)\}", submit, re.S)
-    assert re.findall(r"(\w+) = ", part) == ["instruction", "exit_code", "stdout", "stderr", "argv", "seconds", "more"]
-    # the tool's CPU and the desktop's CPUs go in every part too, when measured and asked for
-    assert "foreach ($key in $cpu.Keys) { $part[$key] = $cpu[$key] }" in submit
-    assert "$cpu.cpu_seconds = [double]$result.cpu_seconds; $cpu.cpus = [double]$result.cpus" in submit
-    assert set(Submission.model_fields) == {"instruction", "exit_code", "stdout", "stderr", "argv", "seconds", "more",
-                                            "cpu_seconds", "cpus"}
-    # Each part starts at the first budget, is measured as the very text Invoke-Nas will send (the same
-    # method, params and next id) and halved while over the limit; the last part is the one without more.
-    steps = ["$budget = $FirstSlice", "$outSlice = Get-Slice $stdout $outAt $budget",
-             "$errSlice = Get-Slice $stderr $errAt ([Math]::Max(0, $budget - $outSlice.Length))",
-             "$more = ($outAt + $outSlice.Length -lt $stdout.Length) -or\n"
-             "                ($errAt + $errSlice.Length -lt $stderr.Length)",
-             "$text = Format-Call ($script:CallId + 1) 'tengig.bench.session.submit' @(, $part)",
-             "if ([System.Text.Encoding]::UTF8.GetByteCount($text) -le $MessageLimit -or $budget -le 1) { break }",
-             "$budget = [int][Math]::Floor($budget / 2)",
-             "[void](Invoke-Nas 'tengig.bench.session.submit' @(, $part))",
-             "$outAt += $outSlice.Length", "$errAt += $errSlice.Length", "} while ($more)"]
-    at = [submit.find(step) for step in steps]
-    assert -1 not in at and at == sorted(at)
-    assert "$script:CallId++" in _function(script, "Invoke-Nas")  # the id Format-Call was measured with
-
-
-@pytest.mark.abuse
 @pytest.mark.abuse
 @pytest.mark.parametrize("field, value", [
     ("nas", "http://nas:8610"), ("nas", "nas:8610"), ("nas", "ws://nas:8610/other"), ("nas", "ws://nas:0"),
@@ -196,12 +108,10 @@ HOSTILE_NAS = ["ws://[fe80::1%\u2012;calc;\u2012]:8610", "ws://[fe80::1%';calc;'
 
 def test_the_kit_parses_and_runs_nothing_but_its_join_at_the_top():
     root = parse(_kit())
-    assert top_level_commands(root) == ["Join-Path", "Set-StrictMode", "New-Object", "New-Object", "New-Object",
-                                        "Join-Path", "Join-Path", "Invoke-Join", "Format-Shown", "Format-Error",
-                                        "Stop-Tool", "Remove-Item"]
+    assert top_level_commands(root) == ["Set-StrictMode", "New-KitContext", "Invoke-KitMain"]
     assert parameters(root) == {"$Iperf3": "[string]", "$WorkDir": "[string]", "$Name": "[string]",
                                 "$NasAddress": "[string[]]", "$Credential": "[System.Management.Automation.PSCredential]",
-                                "$CaFile": "[string]", "$Disk": "[string]", "$NoSmb": "[switch]"}
+                                "$CaFile": "[string]", "$Disk": "[string]", "$NoSmb": "[switch]", "$ShareMount": "[string]"}
 
 
 @pytest.mark.parametrize("nas", HOSTILE_NAS)
@@ -233,72 +143,6 @@ def test_every_kit_is_ascii_so_windows_powershell_51_reads_what_was_written(nas)
     assert script.isascii() and _panels_kit(nas) == script
     as_read = as_powershell_51_reads(script.replace("\n", "\r\n").encode("ascii")).replace("\r\n", "\n")
     assert as_read == script and commands(parse(as_read)) == commands(parse(_kit()))
-
-
-@pytest.mark.abuse
-def test_the_desktop_checks_every_address_the_nas_names_against_the_nas_it_joined():
-    script = _kit()
-    fns = functions(parse(script))
-    # the NAS's address as the desktop resolves the URL's host, and those the user lists with -NasAddress
-    allowed = text(fns["Get-NasAddresses"])
-    assert "[System.Net.Dns]::GetHostAddresses($NasHost)" in allowed and "foreach ($listed in $NasAddress)" in allowed
-    assert "ConvertTo-IPAddress" in commands(fns["Get-NasAddresses"])
-    assert "throw \"-NasAddress: '$listed' is not an IP address" in allowed  # stops the kit before it connects
-    join = text(fns["Invoke-Join"])
-    assert join.index("$script:NasAddresses = Get-NasAddresses") < join.index(".ConnectAsync(")
-    # every instruction's server goes through Get-Address, which refuses another host in words; a peer
-    # test's, towards another desktop, through TengigKit.PeerRule (this desktop's own cables only)
-    assert [name for name, fn in fns.items() if "'server'" in text(fn)] == ["Get-Address", "Get-PeerConnectArgv"]
-    assert "[TengigKit.PeerRule]::Refusal($parsed.ToString(), (Get-AttachedSubnets), $NarrowestPrefix)" in text(
-        fns["Get-PeerConnectArgv"])
-    assert "Get-Address" in commands(fns["Get-Iperf3Argv"]) and "Get-Address" in commands(fns["Get-SmbOp"])
-    check = text(fns["Get-Address"])
-    assert commands(fns["Get-Address"]) == ["Get-Field", "ConvertTo-IPAddress", "Stop-Refused", "Format-Value",
-                                            "Test-NasAddress", "Stop-Refused"]
-    assert "is not the NAS this desktop joined" in check and "-NasAddress $value" in check
-    assert check.count("Stop-Refused 'instruction.server'") == 2 and check.index("Test-NasAddress") < check.index(
-        "return $parsed.ToString()")
-    assert "$script:NasAddresses -contains (Get-PlainAddress $ip)" in text(fns["Test-NasAddress"])
-    refused = text(fns["Invoke-Instruction"])  # sent to the NAS, and said to the person at the desktop
-    assert "Write-Say \"refused: $($_.Exception.Message)\"" in refused and "stderr = \"refused: " in refused
-    assert "if ($kind -eq 'peer') { return (Invoke-Peer $params) }" in refused
-    plain = text(fns["Get-PlainAddress"])  # the same host however written: fe80::1%12, ::ffff:10.0.0.1
-    assert "$ip.IsIPv4MappedToIPv6" in plain and "$text.IndexOf('%')" in plain
-
-
-@pytest.mark.abuse
-def test_a_file_is_prepared_only_when_it_fits_the_desktops_free_space_and_the_maximum():
-    script = _kit()
-    fns = functions(parse(script))
-    assert f"$MaxFileBytes = [long]{MAX_FILE_BYTES}\n" in script
-    assert f"$FreeMarginBytes = [long]{FREE_MARGIN_BYTES}\n" in script and f"$FreeMarginShare = {FREE_MARGIN_SHARE}\n" in script
-    smb = commands(fns["Invoke-Smb"])
-    assert smb.index("Assert-Room") < smb.index("New-RandomFile")
-    room = text(fns["Assert-Room"])
-    assert "System.IO.DriveInfo" in room and ".AvailableFreeSpace" in room and "Stop-Refused $field" in room
-    assert "function Assert-Room([long]$size, [string]$field = 'instruction.size', [string]$folder = $WorkDir," in room
-    assert "-WorkDir" in room
-
-
-@pytest.mark.abuse
-def test_what_the_kit_prints_has_its_control_characters_escaped():
-    script = _kit()
-    root = parse(script)
-    fns = functions(root)
-    assert f"$ControlPattern = {ps_quote(CONTROL_CLASS)}\n" in script
-    assert "Format-Shown" in commands(fns["Write-Say"]) and "[regex]::Replace($line, $ControlPattern" in text(fns["Format-Shown"])
-    printing = [name for name, fn in fns.items() if "Write-Host" in commands(fn)]
-    assert printing == ["Write-Say"]
-    assert [name for name, fn in fns.items() if "[Console]::" in text(fn)] == []
-    assert script.count("[Console]::Error.WriteLine") == 1  # the script's last words, outside its functions
-    assert "[Console]::Error.WriteLine(\"[client] error: $(Format-Shown (Format-Error $_.Exception))\")" in script
-
-
-def test_the_kit_reports_an_interface_name_only_when_the_nas_takes_it():
-    script = _kit()
-    assert f"$InterfacePattern = '\\A(?:' + {ps_quote(DESKTOP_IFNAME_RE.pattern)} + ')\\z'\n" in script
-    info = text(functions(parse(script))["Get-JoinInfo"])
-    assert "if ([regex]::IsMatch($adapter.Name, $InterfacePattern)) { $info.interface = [string]$adapter.Name }" in info
 
 
 # -- its submissions, judged by the NAS ------------------------------------------------------------------
@@ -390,26 +234,3 @@ def test_the_copy_parser_is_chosen_by_the_program_and_unknown_ones_are_named():
         parse_copy([], "robocopy.exe could not be started", direction="write", expected_bytes=SIZE)
 
 
-def test_the_kit_says_its_tools_cpu_only_when_the_nas_asks():
-    """issue 26, item 4: robocopy's and iperf3.exe's TotalProcessorTime, the kit's own while it reads the share,
-    and the desktop's CPUs; a NAS that does not ask (params' cpu) gets neither (one of an earlier tengig refuses
-    keys it does not know)."""
-    script = _kit()
-    assert "cpu_seconds = $process.TotalProcessorTime.TotalSeconds" in _function(script, "Invoke-Tool")
-    read = _function(script, "Read-Share")
-    assert read.index("$cpu = $kit.TotalProcessorTime") < read.index("$reader.Read(") < read.index(
-        "$cpu = ($kit.TotalProcessorTime - $cpu).TotalSeconds")
-    join = _function(script, "Invoke-Join")
-    asked = join.index("if ((Get-Field $params 'cpu') -eq $true -and $result.ContainsKey('cpu_seconds')) {")
-    assert asked < join.index("$result.cpus = [double][Environment]::ProcessorCount") < join.index(
-        "$result.Remove('cpu_seconds')") < join.index("Send-Submission ([long]$instruction.id) $result")
-
-
-def test_the_kit_reports_its_smb_channels_when_the_nas_asks():
-    """op 'channels': Get-SmbMultichannelConnection for the server the copies went to, its rows as JSON."""
-    root = parse(_kit())
-    body = functions(root)
-    assert "Get-SmbMultichannelConnection" in commands(body["Get-SmbChannels"])
-    assert "ConvertTo-Json" in commands(body["Get-SmbChannels"])
-    assert "Get-SmbChannels" in commands(body["Invoke-Smb"])
-    assert "'channels'" in text(body["Get-SmbOp"])

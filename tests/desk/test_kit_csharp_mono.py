@@ -3,7 +3,8 @@ scripts/setup.sh): the whole of them compiles as C# 5 (what Windows PowerShell 5
 catches what a parse cannot (types, definite assignment, a method that does not exist); and the small-file
 test's batches that need no kernel32 (write: FileStream; stat: FileInfo) run on this machine's disk under a
 German culture, their lines read by the NAS's parser. The read and the delete call kernel32 (CreateFile with
-FILE_FLAG_NO_BUFFERING, ReadFile, DeleteFile): Windows only, checked by tests/desk/test_kit_smallfiles.py."""
+FILE_FLAG_NO_BUFFERING, ReadFile, DeleteFile) on Windows only; the whole kit runs under pwsh in
+test_kit_pester.py and test_kit_pwsh.py."""
 from __future__ import annotations
 
 import ipaddress
@@ -17,6 +18,7 @@ from tengig.join_protocol.lines import OWN_TIMER
 from tengig.desk.kit import render_kit
 
 from .powershell import csharp_of
+from .replay_cases import PEER_CASES  # (the address asked for, this desktop's IPv4 addresses with their prefixes)
 
 TOKEN = "tgb-" + "0123456789abcdef" * 3
 # Runs SmallSet's write then stat on 20 files of 4 KiB in args[0], args[1] ms per Run, as Invoke-SmallBatches
@@ -132,18 +134,6 @@ public static class PeerDriver
     }
 }
 """
-PEER_CASES = [  # (the address asked for, this desktop's IPv4 addresses with their prefixes)
-    ("10.250.3.2", ["10.250.3.1/30", "192.168.1.20/24"]),  # the other end of its own mesh cable
-    ("192.168.1.77", ["10.250.3.1/30", "192.168.1.20/24"]),  # its LAN, a /24
-    ("10.250.3.3", ["10.250.3.1/30"]),  # the /30's broadcast address
-    ("10.250.3.0", ["10.250.3.1/30"]),  # its network address
-    ("10.250.4.1", ["10.250.4.0/31"]),  # a /31 has no network or broadcast address (RFC 3021)
-    ("10.250.9.2", ["10.250.3.1/30", "192.168.1.20/24"]),  # a cable it does not have
-    ("172.16.5.9", ["172.16.0.10/16"]),  # a /16: wider than any mesh link, refused
-    ("8.8.8.8", ["10.250.3.1/30"]),  # the internet
-    ("10.250.3.2", ["10.250.3.1/32", "127.0.0.1/8"]),  # a /32 attaches no subnet; loopback is too wide
-    ("10.250.3.2", []),  # nothing readable: everything refused
-]
 
 
 def test_the_kits_peer_rule_refuses_what_tengig_client_join_refuses_in_the_same_words(helpers, tmp_path):

@@ -156,7 +156,9 @@ def test_renders_the_windows_join_kit(venv, tmp_path):
     said = _tengig(venv, "client", "kit", "--os", "windows", "--nas", "ws://nas:8610", "--token", token,
                    "--share", "media", "--out", out)
     assert "powershell -ExecutionPolicy Bypass -File tengig-join.ps1" in said
-    assert f"$Token = '{token}'" in out.read_text()
+    kit = out.read_text()
+    # its configuration and the functions the wheel ships in tengig/desk/winkit/
+    assert f"'Token' = '{token}'" in kit and "function Invoke-KitMain($Kit) {" in kit
 
 
 def _get(url: str) -> tuple[int, bytes]:

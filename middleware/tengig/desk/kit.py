@@ -1,21 +1,26 @@
 """``tengig client kit --os windows``: a PowerShell script that makes a Windows desktop join one run.
 
-The script (templates/join-windows.ps1.j2) has the NAS's URL, the run's token and the share baked in
-(and for wss://, the fingerprint of the certificate the NAS's listener presents: desk/certificate.py)
-and does what ``tengig client join`` does (desk/join.py), with Windows' own tools: iperf3.exe, robocopy
-/J (unbuffered) to the share, the share's files read back unbuffered into memory, and the small-file
-test with .NET's file APIs on the share's UNC path (each file's calls timed as tengig's own timer times
-them). It speaks join protocol v2, which works on tengig's own API host and inside TrueNAS's
-middlewared alike: no login (the token is ``tengig.bench.session.join``'s first param), and no message it
-sends is over MESSAGE_LIMIT bytes (a long submission goes in parts, each with ``more``, the last with
-``more`` false). Every value is validated here and written into the script as a
-single-quoted PowerShell string; the instruction checks (desk/instructions.py) are written into it from
-the same Python constants, so they exist once. The script is ASCII, whatever the input: Windows
-PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page (the panel saves it, the CLI writes it,
-both without a BOM)."""
+The script has the NAS's URL, the run's token and the share baked in (and for wss://, the fingerprint of
+the certificate the NAS's listener presents: desk/certificate.py) and does what ``tengig client join`` does
+(desk/join.py), with Windows' own tools: iperf3.exe, robocopy /J (unbuffered) to the share, the share's
+files read back unbuffered into memory, and the small-file test with .NET's file APIs on the share's UNC
+path (each file's calls timed as tengig's own timer times them). It speaks join protocol v2, which works on
+tengig's own API host and inside TrueNAS's middlewared alike: no login (the token is
+``tengig.bench.session.join``'s first param), and no message it sends is over MESSAGE_LIMIT bytes (a long
+submission goes in parts, each with ``more``, the last with ``more`` false).
+
+Its source is a PowerShell module in ``winkit/``: its functions in ``.ps1`` files by concern, its C# (what
+Add-Type compiles) in ``.cs`` files. Only a small configuration is rendered (templates/join-windows.ps1.j2:
+the header, the parameters, ``$KitConfig``); this module puts them together into the one script the user
+downloads. Every value is validated here and written into ``$KitConfig`` as a PowerShell literal; the
+instruction checks (desk/instructions.py) are written into it from the same Python constants, so they
+exist once. The script is ASCII, whatever the input: Windows PowerShell 5.1 reads a .ps1 without a BOM in
+the ANSI code page (the panel saves it, the CLI writes it, both without a BOM)."""
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -39,6 +44,13 @@ KIT_OSES = ("windows",)
 DEFAULT_OUT = "tengig-join.ps1"
 # PowerShell ends a single-quoted string at any of these, not only at the ASCII quote.
 PS_QUOTES = ("'", "\u2018", "\u2019", "\u201a", "\u201b")
+# The kit's source (package data): its PowerShell by concern, in the order the script holds them, and the
+# C# Add-Type compiles. Context first (the one object every function is given); the seam for what only
+# Windows has (Platform) before what uses it; Join last (the run, and the entry the script ends with).
+KIT_SOURCE = Path(__file__).parent / "winkit"
+PS_FILES = ("Context.ps1", "Output.ps1", "Platform.ps1", "Protocol.ps1", "Checks.ps1", "Tools.ps1", "Share.ps1",
+            "SmallFiles.ps1", "Peer.ps1", "Join.ps1")
+CS_FILES = ("Platform.cs", "Trust.cs", "Share.cs", "Guard.cs", "Unbuffered.cs", "SmallSet.cs", "PeerRule.cs")
 
 
 def ps_quote(value: str) -> str:
@@ -92,22 +104,11 @@ def render_kit(*, os_name: str, nas: str, token: str, share: str, fingerprint: s
     ``fingerprint``: for wss://, the SHA-256 of the certificate the kit is to trust (make_kit reads it)."""
     check_os(os_name)
     uri, host = nas_uri(nas)
-    context = {
-        "uri": uri, "host": host, "token": check_token(token), "share": check_share(share),
-        "fingerprint": check_fingerprint(uri, fingerprint), "unc_host": unc_host(host),
-        "version": __version__, "remote_re": REMOTE_RE.pattern, "share_re": SHARE_RE.pattern,
-        "iperf3_limits": IPERF3_LIMITS, "min_file_bytes": MIN_FILE_BYTES, "max_file_bytes": MAX_FILE_BYTES,
-        "smallest_copy_bytes": SMALLEST_COPY_BYTES,
-        "frame_budget": FRAME_BUDGET, "message_limit": MESSAGE_LIMIT, "first_slice": FIRST_SLICE,
-        "free_margin_bytes": FREE_MARGIN_BYTES, "free_margin_share": FREE_MARGIN_SHARE,
-        "interface_re": DESKTOP_IFNAME_RE.pattern, "control_class": CONTROL_CLASS,
-        "own_timer": OWN_TIMER, "small_ops": SMALL_OPS, "small_batch_ops": SMALL_BATCH_OPS,
-        "small_size_limits": SMALL_SIZE_LIMITS, "small_count_limits": SMALL_COUNT_LIMITS,
-        "small_total_bytes": SMALL_TOTAL_BYTES, "client_dir_re": CLIENT_DIR_RE.pattern,
-        "peer_ports": PEER_PORTS, "peer_limits": PEER_LIMITS, "peer_ops": PEER_OPS,
-        "narrowest_prefix": NARROWEST_PREFIX, "connect_tries": CONNECT_TRIES,
-        "connect_pause_ms": int(CONNECT_PAUSE_S * 1000), "refused": REFUSED,
-    }
+    fingerprint = check_fingerprint(uri, fingerprint)
+    context = {"version": __version__, "host": host, "share": check_share(share), "unc_host": unc_host(host),
+               "message_limit": MESSAGE_LIMIT,
+               "config": ps_literal(kit_config(uri, host, check_token(token), share, fingerprint)),
+               "csharp": kit_csharp(), "functions": kit_functions()}
     script = _environment().get_template("join-windows.ps1.j2").render(context)
     # Windows PowerShell 5.1 reads a .ps1 without a BOM in the ANSI code page, where the bytes of a UTF-8
     # character can read as a quote that ends a string: every value is checked to be ASCII, and so is this.
@@ -115,6 +116,70 @@ def render_kit(*, os_name: str, nas: str, token: str, share: str, fingerprint: s
         raise TengigError("the Windows kit came out with characters that are not ASCII; not given out (a bug of "
                           "tengig: please report it)")
     return script
+
+
+def kit_config(uri: str, host: str, token: str, share: str, fingerprint: str) -> dict[str, Any]:
+    """$KitConfig: what the kit is made with (New-KitContext, winkit/Context.ps1, makes the run's object of it).
+    The patterns are Python's own (the kit matches each whole)."""
+    return {
+        "NasUri": uri, "NasHost": host, "Token": token, "Share": share, "KitVersion": __version__,
+        # wss://: the SHA-256 of the certificate the NAS's listener presented when this kit was made ('' for ws://)
+        "CertSha256": fingerprint,
+        # the NAS's host as a UNC path names it: the copies go to \\ShareHost\Share when it is the NAS's address
+        "ShareHost": unc_host(host),
+        "RemotePattern": REMOTE_RE.pattern, "SharePattern": SHARE_RE.pattern, "Iperf3Limits": dict(IPERF3_LIMITS),
+        "MinFileBytes": MIN_FILE_BYTES, "MaxFileBytes": MAX_FILE_BYTES, "SmallestCopyBytes": SMALLEST_COPY_BYTES,
+        "FreeMarginBytes": FREE_MARGIN_BYTES, "FreeMarginShare": FREE_MARGIN_SHARE,
+        "OwnTimer": OWN_TIMER, "SmallFilesOps": list(SMALL_OPS), "SmallBatchOps": list(SMALL_BATCH_OPS),
+        "SmallSizeLimits": list(SMALL_SIZE_LIMITS), "SmallCountLimits": list(SMALL_COUNT_LIMITS),
+        "SmallTotalBytes": SMALL_TOTAL_BYTES, "ClientDirPattern": CLIENT_DIR_RE.pattern,
+        "PeerOps": list(PEER_OPS), "PeerLimits": {"port": PEER_PORTS, **PEER_LIMITS},
+        "NarrowestPrefix": NARROWEST_PREFIX, "PeerConnectTries": CONNECT_TRIES,
+        "PeerConnectPauseMs": int(CONNECT_PAUSE_S * 1000), "RefusedPattern": REFUSED,
+        "InterfacePattern": DESKTOP_IFNAME_RE.pattern, "ControlPattern": CONTROL_CLASS,
+        "FrameBudget": FRAME_BUDGET, "MessageLimit": MESSAGE_LIMIT, "FirstSlice": FIRST_SLICE,
+    }
+
+
+def ps_literal(value: Any, indent: str = "") -> str:
+    """A PowerShell literal of ``value``: strings single-quoted (ps_quote), whole numbers as [long], lists as
+    @(...), dicts as [ordered]@{...} one key a line."""
+    if isinstance(value, bool):
+        return "$true" if value else "$false"
+    if isinstance(value, int):
+        return f"[long]{value}"
+    if isinstance(value, str):
+        return ps_quote(value)
+    if isinstance(value, (list, tuple)):
+        return "@(" + ", ".join(ps_literal(v, indent) for v in value) + ")"
+    if isinstance(value, dict):
+        inner = indent + "    "
+        lines = [f"{inner}{ps_quote(str(k))} = {ps_literal(v, inner)}" for k, v in value.items()]
+        return "[ordered]@{\n" + "\n".join(lines) + f"\n{indent}}}"
+    raise TypeError(f"no PowerShell literal of {type(value).__name__}")
+
+
+@lru_cache(maxsize=1)
+def kit_functions() -> str:
+    """The kit's PowerShell functions, file after file (PS_FILES)."""
+    return "".join((KIT_SOURCE / name).read_text(encoding="ascii").rstrip("\n") + "\n\n" for name in PS_FILES)
+
+
+@lru_cache(maxsize=1)
+def kit_csharp() -> str:
+    """The kit's C# as one source for Add-Type: every file's using directives once, first, then each file's
+    namespace block (a using after a namespace is not C#)."""
+    usings: list[str] = []
+    bodies: list[str] = []
+    for name in CS_FILES:
+        lines = (KIT_SOURCE / name).read_text(encoding="ascii").rstrip("\n").split("\n")
+        at = 0
+        while at < len(lines) and (lines[at].startswith("using ") or not lines[at].strip()):
+            if lines[at].startswith("using ") and lines[at] not in usings:
+                usings.append(lines[at])
+            at += 1
+        bodies.append("\n".join(lines[at:]))
+    return "\n".join(sorted(usings)) + "\n\n" + "\n\n".join(bodies) + "\n"
 
 
 def make_kit(*, os_name: str, nas: str, token: str, share: str) -> str:
