@@ -8,7 +8,7 @@ Layers, low to high (a package may import its own layer's core and anything lowe
                 text (remote text as it may be printed)
   1 client      the TrueNAS protocol client (backends use it)
   2 backends    what acts on a system: Linux, TrueNAS, FreeBSD
-  3 capabilities, in this order: verdict < results < bench < mesh < lagg
+  3 capabilities, in this order: verdict < results < bench < mesh < lagg < fix
   4 lab         the lab beside the capabilities (their systems, built for real)
   5 systems     the one resolver of where to act
   6 api         typed models and thin services
@@ -29,7 +29,7 @@ RANKS = {
     "panel_files": 0, "changes": 0, "hostsblock": 0, "ping": 0, "text": 0,
     "client": 1,
     "backends": 2,
-    "verdict": 3.0, "results": 3.1, "bench": 3.2, "mesh": 3.3, "lagg": 3.4,
+    "verdict": 3.0, "results": 3.1, "bench": 3.2, "mesh": 3.3, "lagg": 3.4, "fix": 3.5,
     "lab": 4, "desk": 4.5,
     "systems": 5,
     "api": 6,
