@@ -173,3 +173,14 @@ class TrueNasSettings:
         else:
             self._dataset(setting)
             self.call("pool.dataset.update", setting.object, {setting.key: value.upper()})
+
+
+def settings_of(system: Any, ctx: BenchContext) -> Settings:
+    """The settings seam of a bench system (systems/local_bench.LocalBenchSystem): TrueNAS's API where it has one
+    (its ``truenas`` opener), else this machine's tools."""
+    opener = getattr(system, "truenas", None)
+    if opener is not None:
+        from ..backends.truenas import PerCallCaller, TrueNASBackend
+
+        return TrueNasSettings(TrueNASBackend(PerCallCaller(opener)).call)
+    return LocalSettings(ctx, system.nas)
