@@ -28,7 +28,8 @@ from . import run_locks
 from .export import compare_runs, runs_to_csv, runs_to_json
 from .markdown import run_to_markdown
 from .models import FINAL_STATUSES, RUN_KINDS, RUN_STATUSES, Environment, RawOutput, RunRecord
-from .reading import StoredValueError, deeper_than_stored, read_run, shown_from_store, stored_json
+from .fix_rows import FixRows
+from .reading import deeper_than_stored, read_run, shown_from_store
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 DEFAULT_DB_PATH = Path("/var/lib/tengig/results.sqlite3")
@@ -42,7 +43,7 @@ def default_db_path() -> Path:
     return Path(os.environ.get(DB_ENV_VAR) or DEFAULT_DB_PATH)
 
 
-class ResultStore:
+class ResultStore(FixRows):
     """The results database at ``path`` (default: $TENGIG_DB or /var/lib/tengig/results.sqlite3),
     created and migrated on open. Safe to share between threads and processes."""
 
@@ -223,50 +224,6 @@ class ResultStore:
         run = self.get(run_id)
         with shown_from_store(self.path, [run_id]):
             return run_to_markdown(run)
-
-    # -- fixes (tengig/fix): a change made from a run's verdict, linked to the run that measured it again --------
-
-    FIX_STATES = ("applying", "kept", "rolled-back", "undone", "failed")
-
-    def start_fix(self, run_id: int, name: str, data: Mapping[str, Any]) -> int:
-        """Record a fix of ``run_id`` as 'applying' before the NAS is changed (``data``: the change and the value
-        that puts it back), so a process that dies mid-way leaves the way back behind; its id."""
-        doc = _dump_object(data, "data")
-        with self._connect(write=True) as conn:
-            self._require_run(conn, run_id)
-            cur = conn.execute("INSERT INTO fixes (run_id, name, state, applied, data) VALUES (?, ?, 'applying', ?, ?)",
-                               (run_id, name, time.time(), doc))
-            return int(cur.lastrowid)
-
-    def finish_fix(self, fix_id: int, state: str, data: Mapping[str, Any], after_run_id: int | None = None) -> None:
-        """A fix's end (kept, rolled-back, failed) or its undo (undone), with what it found."""
-        if state not in self.FIX_STATES[1:]:
-            raise ValidationError.one("state", f"{state!r} ends no fix; use one of {', '.join(self.FIX_STATES[1:])}")
-        doc = _dump_object(data, "data")
-        with self._connect(write=True) as conn:
-            if after_run_id is not None:
-                self._require_run(conn, after_run_id)
-            done = conn.execute("UPDATE fixes SET state = ?, finished = ?, data = ?, "
-                                "after_run_id = COALESCE(?, after_run_id) WHERE id = ?",
-                                (state, time.time(), doc, after_run_id, fix_id))
-            if done.rowcount == 0:
-                raise TengigError(f"fix {fix_id} not found", errno=errno.ENOENT)
-
-    def fixes(self, run_id: int | None = None) -> list[dict[str, Any]]:
-        """Fixes, newest first: all, or those made from ``run_id`` or measured by it. Each: id, run_id,
-        after_run_id, name, state, applied, finished and data."""
-        sql = "SELECT * FROM fixes" + (" WHERE run_id = ? OR after_run_id = ?" if run_id is not None else "")
-        with self._connect(write=False) as conn:
-            rows = conn.execute(sql + " ORDER BY id DESC", (run_id, run_id) if run_id is not None else ()).fetchall()
-        out = []
-        for r in rows:
-            try:
-                data = stored_json(r["data"])
-            except StoredValueError as exc:
-                raise TengigError(f"results database {self.path}: fix {r['id']}'s data {exc}") from None
-            out.append({k: r[k] for k in ("id", "run_id", "after_run_id", "name", "state", "applied", "finished")}
-                       | {"data": data})
-        return out
 
     # -- user targets ---------------------------------------------------------------------------
 
