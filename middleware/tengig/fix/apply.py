@@ -95,14 +95,24 @@ def gains(before: BenchReport, after: BenchReport, client: str) -> list[Directio
             for d in ("read", "write")]
 
 
-def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int, name: str | None, *,
-              confirm: bool, join_timeout: int | None = None, progress: Progress = _silent) -> FixOutcome:
+def precheck(store: Any, run_id: int, name: str | None) -> RunView:
+    """The refusals that need nothing of the NAS, before anything reads it: a run that is not the newest on its
+    NAS, one with no verdict, a fix it does not have. The run's view."""
     run = store.get(run_id)
     newer = newer_runs(store, run)
     if newer:
         raise ValidationError.one("run_id", f"run {run_id} is not the newest on this NAS: run {newer[0]} measured it "
                                   f"since; fix from that run's verdict (`tengig fix {newer[0]}`)")
     view = view_of(run)
+    plan = plan_fixes(view)
+    if name is not None or not plan.fixes:  # the values read now can only turn fixes into words
+        choose(plan, name)
+    return view
+
+
+def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int, name: str | None, *,
+              confirm: bool, join_timeout: int | None = None, progress: Progress = _silent) -> FixOutcome:
+    view = precheck(store, run_id, name)
     fix = choose(plan_now(view, settings), name)
     if not confirm:
         raise ValidationError.one("confirm", f"{fix.text}. Nothing changed: confirm it (confirm: true) to apply it, "
@@ -145,13 +155,20 @@ def _put_back(settings: Settings, setting: Setting, previous: str) -> str:
     return f"put back {setting.text()} to {previous}"
 
 
+def kept_fixes(store: Any, run_id: int) -> list[dict[str, Any]]:
+    """The fixes ``undo_fixes`` would put back, newest first; ENOENT when there is none (nothing read of the NAS)."""
+    todo = [f for f in store.fixes(run_id) if f["state"] in ("kept", "applying")]
+    if not todo:
+        store.get(run_id)  # a run that is not there says so
+        raise TengigError(f"run {run_id} has no kept fix to undo", errno=errno.ENOENT)
+    return todo
+
+
 def undo_fixes(store: Any, settings: Settings, run_id: int) -> list[str]:
     """Put back the value before every fix made from run ``run_id`` (or measured by it) that was kept, or left
     mid-way by a process that died, newest first; what was put back, in words. A setting someone changed since
     the fix is refused (naming its value now) before anything is put back."""
-    todo = [f for f in store.fixes(run_id) if f["state"] in ("kept", "applying")]
-    if not todo:
-        raise TengigError(f"run {run_id} has no kept fix to undo", errno=errno.ENOENT)
+    todo = kept_fixes(store, run_id)
     checked = []
     for row in todo:
         fix = Fix.model_validate(row["data"]["fix"])

@@ -13,6 +13,8 @@ from .reading import StoredValueError, stored_json
 
 
 class FixRows:
+    """ResultStore's fixes; the store gives _connect, _require_run and _dump_data (its checked JSON)."""
+
     FIX_STATES = ("applying", "kept", "rolled-back", "undone", "failed")
 
     def start_fix(self, run_id: int, name: str, data: Mapping[str, Any]) -> int:
@@ -55,7 +57,3 @@ class FixRows:
                        | {"data": data})
         return out
 
-    def _dump_data(self, data: Mapping[str, Any]) -> str:
-        from .store import _dump_object
-
-        return _dump_object(data, "data")

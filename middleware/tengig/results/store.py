@@ -260,6 +260,9 @@ class ResultStore(FixRows):
 
     # -- internals -----------------------------------------------------------------------------
 
+    def _dump_data(self, data: Mapping[str, Any]) -> str:
+        return _dump_object(data, "data")
+
     @contextmanager
     def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:
         """One connection, one transaction; sqlite3 errors become TengigError here and nowhere else."""

@@ -8,7 +8,7 @@ from typing import Any
 from ...bench.context import BenchContext
 from ...bench.run.record import run_and_record
 from ...errors import TengigError, ValidationError
-from ...fix.apply import apply_fix, plan_now, undo_fixes
+from ...fix.apply import apply_fix, kept_fixes, plan_now, precheck, undo_fixes
 from ...fix.plan import plan_fixes
 from ...fix.run_view import view_of
 from ...fix.settings import Settings, settings_of
@@ -68,6 +68,7 @@ class TenGigFixService(Service):
         lo, hi = REMEASURE_SPAN
         with api_errors(prefix="request"):
             store = ResultStore()
+            precheck(store, request.run_id, request.fix)
             system, settings = self._where(store.get(request.run_id), "run_id")
 
             def remeasure(req):
@@ -85,6 +86,7 @@ class TenGigFixService(Service):
         setting since)."""
         with api_errors():
             store = ResultStore()
+            kept_fixes(store, run_id)
             _, settings = self._where(store.get(run_id), "run_id")
             return undo_fixes(store, settings, run_id)
 
