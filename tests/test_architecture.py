@@ -11,7 +11,7 @@ Layers, low to high (a package may import its own layer's core and anything lowe
                 imports nothing of bench/ (test_the_desktop_client_imports_nothing_of_bench)
   1 client      the TrueNAS protocol client (backends use it)
   2 backends    what acts on a system: Linux, TrueNAS, FreeBSD
-  3 capabilities, in this order: verdict < results < bench < mesh < lagg
+  3 capabilities, in this order: verdict < results < bench < mesh < lagg < fix
   4 lab         the lab beside the capabilities (their systems, built for real)
   5 systems     the one resolver of where to act
   6 api         typed models and thin services
@@ -33,7 +33,7 @@ RANKS = {
     "join_protocol": 0.5,
     "client": 1,
     "backends": 2,
-    "verdict": 3.0, "results": 3.1, "bench": 3.2, "mesh": 3.3, "lagg": 3.4,
+    "verdict": 3.0, "results": 3.1, "bench": 3.2, "mesh": 3.3, "lagg": 3.4, "fix": 3.5,
     "lab": 4, "desk": 4.5,
     "systems": 5,
     "api": 6,

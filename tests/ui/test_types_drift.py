@@ -18,6 +18,7 @@ from tengig.api.models.bench import (
 from tengig.api.models.lagg import (
     TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
 )
+from tengig.api.models.fix import TenGigFixApplyRequest, TenGigFixOutcome, TenGigFixPlanEntry
 from tengig.api.models.mesh import TenGigMeshApplyOptions, TenGigMeshVerifyOptions
 from tengig.api.models.nic import TenGigNicQueryOptions
 from tengig.api.models.results import (
@@ -207,6 +208,9 @@ UNMAPPED_UNUSED = {
     TenGigBenchSessionJoinInfo: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
     TenGigBenchSessionJoined: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
     TenGigBenchSessionSubmission: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
+    TenGigFixApplyRequest: "tengig.fix.*: the command line's today; the panel's button comes later",
+    TenGigFixOutcome: "tengig.fix.*: the command line's today; the panel's button comes later",
+    TenGigFixPlanEntry: "tengig.fix.*: the command line's today; the panel's button comes later",
 }
 
 # (where, field) -> why TS leaves a server field out.

@@ -13,6 +13,7 @@ from .app_commands import app_group
 from .bench_commands import bench_group
 from .client_commands import client_group
 from .demo_command import demo
+from .fix_commands import fix_group
 from .lab_commands import lab_group
 from .lagg_commands import lagg_group
 from .mesh_commands import mesh_group, nic_command
@@ -33,6 +34,7 @@ cli.add_command(lab_group)
 cli.add_command(demo)
 cli.add_command(bench_group)
 cli.add_command(results_group)
+cli.add_command(fix_group)
 cli.add_command(client_group)
 cli.add_command(mesh_group)
 cli.add_command(lagg_group)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import LabError
+from ..fix.smb_conf import with_global_option
 from ..runner import Runner
 from .paths import LabPaths
 from .plan import SHARE_NAME
@@ -133,29 +134,32 @@ def start_smbd(runner: Runner, paths: LabPaths, conf: Path, netns: str) -> int:
 MULTICHANNEL = "server multichannel support"
 
 
-def with_global_option(conf_text: str, name: str, value: str) -> str:
-    """smb.conf's text with ``name = value`` in [global] (an earlier line of that name replaced)."""
-    out, in_global = [], False
-    for line in conf_text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            in_global = stripped.lower() == "[global]"
-            out.append(line)
-            if in_global:
-                out.append(f"    {name} = {value}")
-            continue
-        if in_global and stripped.split("=", 1)[0].strip().lower() == name:
-            continue
-        out.append(line)
-    return "\n".join(out) + "\n"
+def set_global(runner: Runner, paths: LabPaths, name: str, value: str) -> None:
+    """What a person does at the NAS: edit smb.conf's [global] (``name = value``), then have the running smbd
+    reload it; sessions opened after that see the new setting."""
+    conf = paths.samba / "smb.conf"
+    conf.write_text(with_global_option(conf.read_text(), name, value))
+    runner.run(["smbcontrol", "-s", str(conf), "smbd", "reload-config"], timeout=T)
 
 
 def set_multichannel(runner: Runner, paths: LabPaths, on: bool) -> None:
-    """What a person does at the NAS: edit smb.conf's [global] (server multichannel support = yes/no), then
-    have the running smbd reload it; sessions opened after that see the new setting."""
-    conf = paths.samba / "smb.conf"
-    conf.write_text(with_global_option(conf.read_text(), MULTICHANNEL, "yes" if on else "no"))
-    runner.run(["smbcontrol", "-s", str(conf), "smbd", "reload-config"], timeout=T)
+    """server multichannel support = yes/no, as set_global does it."""
+    set_global(runner, paths, MULTICHANNEL, "yes" if on else "no")
+
+
+ENCRYPTION = "server smb encrypt"
+
+
+def global_option(paths: LabPaths, name: str) -> str | None:
+    """``name``'s value as written in the lab smb.conf's [global] (None: not written there)."""
+    in_global = False
+    for line in (paths.samba / "smb.conf").read_text().splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_global = stripped.lower() == "[global]"
+        elif in_global and stripped.split("=", 1)[0].strip().lower() == name:
+            return stripped.split("=", 1)[1].strip()
+    return None
 
 
 def smbclient_argv(paths: LabPaths, client: str, server: str, commands: str | None) -> list[str]:

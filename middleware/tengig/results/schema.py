@@ -74,5 +74,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX runs_kind_status ON runs (kind, status)",
         "CREATE INDEX raw_outputs_run ON raw_outputs (run_id, id)",
     ),
+    (  # 2 -> 3: fixes applied from a run's verdict (tengig/fix), each linking the run it came from and the run
+        # that measured it again; the change, its previous value and the judgement are the JSON in data
+        """CREATE TABLE fixes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            after_run_id INTEGER REFERENCES runs (id) ON DELETE SET NULL,
+            name TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('applying', 'kept', 'rolled-back', 'undone', 'failed')),
+            applied REAL NOT NULL,
+            finished REAL,
+            data TEXT NOT NULL
+        )""",
+        "CREATE INDEX fixes_run ON fixes (run_id, id)",
+        "CREATE INDEX fixes_after_run ON fixes (after_run_id)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

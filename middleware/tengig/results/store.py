@@ -28,6 +28,7 @@ from . import run_locks
 from .export import compare_runs, runs_to_csv, runs_to_json
 from .markdown import run_to_markdown
 from .models import FINAL_STATUSES, RUN_KINDS, RUN_STATUSES, Environment, RawOutput, RunRecord
+from .fix_rows import FixRows
 from .reading import deeper_than_stored, read_run, shown_from_store
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -42,7 +43,7 @@ def default_db_path() -> Path:
     return Path(os.environ.get(DB_ENV_VAR) or DEFAULT_DB_PATH)
 
 
-class ResultStore:
+class ResultStore(FixRows):
     """The results database at ``path`` (default: $TENGIG_DB or /var/lib/tengig/results.sqlite3),
     created and migrated on open. Safe to share between threads and processes."""
 
@@ -258,6 +259,9 @@ class ResultStore:
                 raise TengigError(f"target {name!r} not found", errno=errno.ENOENT)
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _dump_data(self, data: Mapping[str, Any]) -> str:
+        return _dump_object(data, "data")
 
     @contextmanager
     def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection]:

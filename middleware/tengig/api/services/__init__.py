@@ -9,6 +9,7 @@ from ..service import Service
 SERVICE_MODULES = (
     "bench",
     "bench_session",
+    "fix",
     "lagg",
     "mesh",
     "nic",

@@ -1,0 +1,94 @@
+"""tengig.fix: the verdict's advice answered by a change of the NAS (tengig/fix): plan (read-only), apply (a job:
+confirmed, measured again with the same desktops, kept only for a real gain) and undo. A fix acts on the NAS this
+tengig runs on (system local), through TrueNAS's API there when it is a TrueNAS."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...bench.context import BenchContext
+from ...bench.run.record import run_and_record
+from ...errors import TengigError, ValidationError
+from ...fix.apply import apply_fix, kept_fixes, plan_now, precheck, undo_fixes
+from ...fix.plan import plan_fixes
+from ...fix.run_view import view_of
+from ...fix.settings import Settings, settings_of
+from ...results import ResultStore
+from ...results.models import RunRecord
+from ..decorators import api_method, job
+from ..exceptions import api_errors
+from ..job_callbacks import cancel_event, progress_callback
+from ..models.fix import (
+    TenGigFixApplyArgs, TenGigFixApplyRequest, TenGigFixApplyResult, TenGigFixPlanArgs, TenGigFixPlanResult,
+    TenGigFixUndoArgs, TenGigFixUndoResult,
+)
+from ..params import typed
+from ..service import Service
+
+REMEASURE_SPAN = (5.0, 95.0)  # of the job's progress: the SMB copies again
+
+
+class TenGigFixService(Service):
+    """Answer the verdict's advice with a change of the NAS, and prove it."""
+
+    class Config:
+        namespace = "tengig.fix"
+        cli_namespace = "tengig.fix"
+
+    def _where(self, run: RunRecord, field: str) -> tuple[Any, Settings]:
+        """The bench system the run measured (this NAS) and its settings seam; refused for a run measured
+        elsewhere."""
+        results = run.results or {}
+        if results.get("system") != "local":
+            raise ValidationError.one(field, f"run {run.id} measured system {results.get('system')!r}: a fix changes "
+                                      "the NAS tengig runs on; fix from a run of system local there")
+        system = self.seams.bench_system("local", (results.get("pool") or {}).get("pool"))
+        return system, settings_of(system, BenchContext(system.hosts))
+
+    @api_method(TenGigFixPlanArgs, TenGigFixPlanResult, roles=["READONLY_ADMIN"])
+    def plan(self, run_id: int) -> dict[str, Any]:
+        """The run's advice answered: each fix with its setting's value now and the SMB figure it predicts,
+        and the advice that stays words. Changes nothing."""
+        with api_errors():
+            run = ResultStore().get(run_id)
+            view = view_of(run)
+            try:
+                _, settings = self._where(run, "run_id")
+            except TengigError:
+                return plan_fixes(view).model_dump(mode="json")  # measured elsewhere: the values now are unknown
+            return plan_now(view, settings).model_dump(mode="json")
+
+    @api_method(TenGigFixApplyArgs, TenGigFixApplyResult, roles=["FULL_ADMIN"])
+    @job(lock="tengig.fix", lock_queue_size=0, abortable=True)
+    def apply(self, job, request: TenGigFixApplyRequest | dict[str, Any]) -> dict[str, Any]:
+        """Apply one fix of the newest run on this NAS (request.confirm must be true), measure SMB again with the
+        same desktops (they join again: the token is in progress.extra.session), keep it only for a gain beyond
+        the run's own spread, else put the previous value back; both runs stored and linked."""
+        request = typed(TenGigFixApplyRequest, request, "request")
+        cancel, progress = cancel_event(job), progress_callback(job)
+        lo, hi = REMEASURE_SPAN
+        with api_errors(prefix="request"):
+            store = ResultStore()
+            precheck(store, request.run_id, request.fix)
+            system, settings = self._where(store.get(request.run_id), "run_id")
+
+            def remeasure(req):
+                return run_and_record(system, req, store, cancel=cancel,
+                                      progress=lambda p, d: progress(lo + (hi - lo) * p / 100, d),
+                                      live=lambda sample: job.set_progress(extra=sample))
+
+            outcome = apply_fix(store, settings, remeasure, request.run_id, request.fix, confirm=request.confirm,
+                                join_timeout=request.join_timeout, progress=progress)
+        return outcome.model_dump(mode="json")
+
+    @api_method(TenGigFixUndoArgs, TenGigFixUndoResult, roles=["FULL_ADMIN"])
+    def undo(self, run_id: int) -> list[str]:
+        """Put back the value before every fix the run kept (refused, nothing changed, when someone changed the
+        setting since)."""
+        with api_errors():
+            store = ResultStore()
+            kept_fixes(store, run_id)
+            _, settings = self._where(store.get(run_id), "run_id")
+            return undo_fixes(store, settings, run_id)
+
+
+SERVICE = TenGigFixService

@@ -1,0 +1,192 @@
+"""A fix applied and proven: refused (nothing changed) when the run is not the newest on its NAS, when the
+setting is not what the run read, or without confirmation; else the previous value recorded first, the change
+made, the SMB copies measured again with the same desktops and file size (a run of its own, stored), each
+direction judged against the run's own spread (gain.py), and the change kept only for a real gain, else put
+back. ``undo_fixes`` puts back the value before every fix a run kept.
+
+The NAS is changed only through ``Settings`` (settings.py) and measured only through ``remeasure`` (the bench
+suite, recorded: bench/run/record.run_and_record), both handed in."""
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from typing import Any
+
+from ..bench.run.suite import BenchReport, BenchRunRequest
+from ..errors import TengigError, ValidationError
+from ..results.models import RunRecord
+from .catalog import normal
+from .gain import judge_gain, keep
+from .models import DirectionGain, Fix, FixOutcome, FixPlan, Setting
+from .plan import plan_fixes, predicted_text
+from .run_view import RunView, view_of
+from .settings import Settings
+
+Remeasure = Callable[[BenchRunRequest], tuple[int, BenchReport]]
+Progress = Callable[[float, str], None]
+MIN_COPIES = 2  # a gain needs a spread to be judged against: at least two copies each way
+
+
+def _silent(percent: float, description: str) -> None:
+    pass
+
+
+def newer_runs(store: Any, run: RunRecord) -> list[int]:
+    """Runs that measured the same NAS (the environment's host name) after ``run`` and succeeded, newest first."""
+    host = run.environment.hostname if run.environment else None
+    later = [r for r in store.query(status="success", limit=1000) if r.started > run.started and r.id != run.id]
+    return [r.id for r in later if (r.environment.hostname if r.environment else None) == host]
+
+
+def plan_now(view: RunView, settings: Settings) -> FixPlan:
+    """The run's fixes with each setting's value as the NAS holds it now (one that cannot be read: unknown)."""
+    current: dict[Setting, str | None] = {}
+    for fix in plan_fixes(view).fixes:
+        try:
+            current[fix.setting] = settings.read(fix.setting)
+        except TengigError:
+            current[fix.setting] = None
+    return plan_fixes(view, current)
+
+
+def choose(plan: FixPlan, name: str | None) -> Fix:
+    """The fix ``name`` names (its name or its advice rule); without a name, the run's only fix."""
+    if name is None:
+        if len(plan.fixes) == 1:
+            return plan.fixes[0]
+        if not plan.fixes:
+            raise ValidationError.one("run_id", f"run {plan.run_id} has no fix: {_words(plan)}")
+        names = ", ".join(f.name for f in plan.fixes)
+        raise ValidationError.one("fix", f"run {plan.run_id} has {len(plan.fixes)} fixes ({names}): name one")
+    found = [f for f in plan.fixes if name in (f.name, f.rule)]
+    if len(found) == 1:
+        return found[0]
+    words = [w for w in plan.words if w.rule == name]
+    if words:
+        raise ValidationError.one("fix", f"run {plan.run_id}'s {name} stays advice: {words[0].why}")
+    names = ", ".join(f.name for f in plan.fixes) or "none"
+    raise ValidationError.one("fix", f"run {plan.run_id} has no fix named {name!r} (its fixes: {names})")
+
+
+def _words(plan: FixPlan) -> str:
+    if not plan.words:
+        return "its verdict gave no advice"
+    return "; ".join(f"{w.rule}: {w.why}" for w in plan.words)
+
+
+def remeasure_request(view: RunView, fix: Fix, join_timeout: int | None) -> BenchRunRequest:
+    """The SMB copies again, as the run made them: the same desktops, share, target, preset and file size, and
+    at least as many copies as it made (MIN_COPIES or more)."""
+    inputs, client = view.run.inputs, next(c for c in view.clients if c.name == fix.client)
+    smb = client.report.smb
+    copies = max(len(smb.read.bytes_per_s.values), len(smb.write.bytes_per_s.values), MIN_COPIES)
+    return BenchRunRequest(kind="smb", target=view.report.target, preset=view.report.preset, repeats=copies,
+                           join=len(view.report.clients), share=inputs.get("share"),
+                           join_timeout=join_timeout or inputs.get("join_timeout") or 300, smb_file=smb.file_size)
+
+
+def gains(before: BenchReport, after: BenchReport, client: str) -> list[DirectionGain]:
+    """Each direction ``client`` copied both times, judged."""
+    b = next((c.smb for c in before.clients if c.client == client), None)
+    a = next((c.smb for c in after.clients if c.client == client and c.lost is None), None)
+    if b is None or a is None:
+        return []
+    return [judge_gain(d, getattr(b, d).bytes_per_s.values, getattr(a, d).bytes_per_s.values)
+            for d in ("read", "write")]
+
+
+def precheck(store: Any, run_id: int, name: str | None) -> RunView:
+    """The refusals that need nothing of the NAS, before anything reads it: a run that is not the newest on its
+    NAS, one with no verdict, a fix it does not have. The run's view."""
+    run = store.get(run_id)
+    newer = newer_runs(store, run)
+    if newer:
+        raise ValidationError.one("run_id", f"run {run_id} is not the newest on this NAS: run {newer[0]} measured it "
+                                  f"since; fix from that run's verdict (`tengig fix {newer[0]}`)")
+    view = view_of(run)
+    plan = plan_fixes(view)
+    if name is not None or not plan.fixes:  # the values read now can only turn fixes into words
+        choose(plan, name)
+    return view
+
+
+def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int, name: str | None, *,
+              confirm: bool, join_timeout: int | None = None, progress: Progress = _silent) -> FixOutcome:
+    view = precheck(store, run_id, name)
+    fix = choose(plan_now(view, settings), name)
+    if not confirm:
+        raise ValidationError.one("confirm", f"{fix.text}. Nothing changed: confirm it (confirm: true) to apply it, "
+                                  "measure SMB again and keep it only for a real gain")
+    previous = settings.previous(fix.setting)
+    fix_id = store.start_fix(run_id, fix.name, {"fix": fix.model_dump(mode="json"), "previous": previous})
+    progress(2, f"{fix.setting.text()}: {fix.from_value} -> {fix.to_value} ({fix.call})")
+    try:
+        settings.write(fix.setting, fix.to_value)
+        now = settings.read(fix.setting)
+        if normal(fix.setting, now) != normal(fix.setting, fix.to_value):
+            raise TengigError(f"{fix.setting.text()} reads {now} after it was set to {fix.to_value}")
+        progress(5, f"measuring SMB again (predicted: {predicted_text(fix)})")
+        after_id, after = remeasure(remeasure_request(view, fix, join_timeout))
+    except BaseException as exc:
+        why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        back = _put_back(settings, fix.setting, previous)
+        store.finish_fix(fix_id, "failed" if back.startswith("put back") else "applying",
+                         {"fix": fix.model_dump(mode="json"), "previous": previous, "why": f"{why}; {back}"})
+        raise
+    judged = gains(view.report, after, fix.client)
+    kept, why = keep(judged) if judged else (False, f"{fix.client} did not copy again in run {after_id}: "
+                                             "nothing to judge the change by")
+    if not kept:
+        back = _put_back(settings, fix.setting, previous)
+        why += f"; {back}"
+    outcome = FixOutcome(fix_id=fix_id, run_id=run_id, after_run_id=after_id, fix=fix, previous=previous,
+                         state="kept" if kept else "rolled-back", gains=judged, why=why)
+    store.finish_fix(fix_id, outcome.state, outcome.model_dump(mode="json"), after_run_id=after_id)
+    progress(100, f"{'kept' if kept else 'put back'}: {why}")
+    return outcome
+
+
+def _put_back(settings: Settings, setting: Setting, previous: str) -> str:
+    """The previous value written again; what happened, in words (a failure too: `tengig fix undo` tries again)."""
+    try:
+        settings.write(setting, previous)
+    except TengigError as exc:
+        return f"{setting.text()} could NOT be put back to {previous} ({exc.message}): `tengig fix undo` tries again"
+    return f"put back {setting.text()} to {previous}"
+
+
+def kept_fixes(store: Any, run_id: int) -> list[dict[str, Any]]:
+    """The fixes ``undo_fixes`` would put back, newest first; ENOENT when there is none (nothing read of the NAS)."""
+    todo = [f for f in store.fixes(run_id) if f["state"] in ("kept", "applying")]
+    if not todo:
+        store.get(run_id)  # a run that is not there says so
+        raise TengigError(f"run {run_id} has no kept fix to undo", errno=errno.ENOENT)
+    return todo
+
+
+def undo_fixes(store: Any, settings: Settings, run_id: int) -> list[str]:
+    """Put back the value before every fix made from run ``run_id`` (or measured by it) that was kept, or left
+    mid-way by a process that died, newest first; what was put back, in words. A setting someone changed since
+    the fix is refused (naming its value now) before anything is put back."""
+    todo = kept_fixes(store, run_id)
+    checked = []
+    for row in todo:
+        fix = Fix.model_validate(row["data"]["fix"])
+        now = normal(fix.setting, settings.read(fix.setting))
+        if row["state"] == "applying" and now == normal(fix.setting, row["data"]["previous"]):
+            checked.append((row, None))  # it stopped before the change: nothing to put back
+            continue
+        if now != normal(fix.setting, fix.to_value):
+            raise TengigError(f"{fix.setting.text()} is {now} now, not the {fix.to_value} fix {row['id']} set: it "
+                              "changed since; nothing was put back", errno=errno.EBUSY)
+        checked.append((row, fix))
+    said = []
+    for row, fix in checked:
+        previous = row["data"]["previous"]
+        if fix is None:
+            store.finish_fix(row["id"], "undone", {**row["data"], "undone": "it had not changed anything"})
+            continue
+        settings.write(fix.setting, previous)
+        store.finish_fix(row["id"], "undone", {**row["data"], "undone": f"put back to {previous}"})
+        said.append(f"fix {row['id']} ({fix.name}): {fix.setting.text()} {fix.to_value} -> {previous}")
+    return said

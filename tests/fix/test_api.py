@@ -1,0 +1,91 @@
+"""tengig.fix through tengig's own API (in-process, the store real, the NAS a test's own: its smb.conf a file
+the real testparm reads, its other tools answered here): the API models publish every field of the fix's own,
+plan reads each setting's value now, apply refuses without confirmation naming request.confirm, and refuses a
+run measured elsewhere."""
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from tengig.api.models.fix import (
+    TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPlanEntry, TenGigFixPrediction, TenGigFixSetting,
+    TenGigFixWords,
+)
+from tengig.fix.models import DirectionGain, Fix, FixOutcome, FixPlan, Prediction, Setting, Words
+from tengig.systems.seams import DEFAULT_SEAMS
+
+from .recorded import FIXTURE, altered
+from .test_settings import NasHosts
+
+pytestmark = pytest.mark.skipif(shutil.which("testparm") is None, reason="Samba's testparm is not installed")
+
+
+class ThisNas:
+    """The bench system a fix acts on: this NAS (system local), its programs answered by NasHosts."""
+
+    name, nas, truenas = "local", "nas", None
+
+    def __init__(self, hosts):
+        self.hosts = hosts
+
+
+@pytest.mark.parametrize("api, source", [(TenGigFixSetting, Setting), (TenGigFixPrediction, Prediction),
+                                         (TenGigFixEntry, Fix), (TenGigFixWords, Words), (TenGigFixPlanEntry, FixPlan),
+                                         (TenGigFixGain, DirectionGain), (TenGigFixOutcome, FixOutcome)])
+def test_the_api_models_publish_every_field_of_the_fix_s_own(api, source):
+    assert set(api.model_fields) == set(source.model_fields)
+
+
+@pytest.fixture
+def nas(tmp_path, monkeypatch, api_with):
+    db = tmp_path / "results.sqlite3"
+    shutil.copy(FIXTURE, db)
+    monkeypatch.setenv("TENGIG_DB", str(db))
+    conf = tmp_path / "smb.conf"
+    conf.write_text("[global]\n    server smb encrypt = required\n[share]\n    path = /tmp\n")
+    hosts = NasHosts(conf)
+    api = api_with(replace(DEFAULT_SEAMS, bench_system=lambda system, pool: ThisNas(hosts)))
+    from tengig.results import ResultStore
+
+    store = ResultStore(db)
+    run = altered(store.get(2), encryption=True, smb_scale=0.4)
+    run_id = store.start_run(run.kind, run.inputs, run.environment)
+    store.finish_run(run_id, "success", results=run.results)
+    return api, run_id, hosts, conf
+
+
+def test_plan_reads_each_setting_now_and_changes_nothing(nas):
+    api, run_id, hosts, conf = nas
+    before = conf.read_text()
+    plan = api.call("tengig.fix.plan", run_id)
+    [fix] = plan["fixes"]
+    assert (fix["name"], fix["from_value"], fix["to_value"]) == ("smb-encryption", "required", "if_required")
+    assert fix["predictions"][0]["predicted_bytes_per_s"] > fix["predictions"][0]["measured_bytes_per_s"]
+    assert conf.read_text() == before and not any(a[0] == "smbcontrol" for a in hosts.argvs)
+
+
+def test_apply_without_confirm_fails_at_request_confirm_showing_the_change(nas):
+    api, run_id, hosts, conf = nas
+    before = conf.read_text()
+    job = api.run_job("tengig.fix.apply", {"run_id": run_id})
+    [(field, message, _)] = job.exc_info["extra"]
+    assert field == "request.confirm"
+    assert "from required to if_required" in message and "Predicted: SMB read" in message
+    assert conf.read_text() == before
+
+
+def test_a_run_measured_on_another_system_is_refused_naming_it(nas, tmp_path):
+    api, run_id, hosts, conf = nas
+    from tengig.results import ResultStore
+
+    store = ResultStore(tmp_path / "results.sqlite3")
+    run = store.get(run_id)
+    lab_id = store.start_run(run.kind, run.inputs, run.environment)
+    store.finish_run(lab_id, "success", results={**run.results, "system": "lab"})
+    job = api.run_job("tengig.fix.apply", {"run_id": lab_id, "confirm": True})
+    [(field, message, _)] = job.exc_info["extra"]
+    assert field == "request.run_id" and "measured system 'lab'" in message
+    plan = api.call("tengig.fix.plan", lab_id)  # read-only: the plan still shows, without the values now
+    assert plan["fixes"][0]["from_value"] is None

@@ -1,0 +1,178 @@
+"""A fix applied through the settings seam and judged by a re-measure (tests' own seam and re-measure, the
+store real): refusals change nothing; a real gain is kept, no gain is put back, and undo restores the value
+before the kept fix; both runs are stored and linked."""
+from __future__ import annotations
+
+import pytest
+
+from tengig.bench.run.suite import BenchReport
+from tengig.errors import TengigError, ValidationError
+from tengig.fix.apply import apply_fix, undo_fixes
+from tengig.fix.catalog import SMB_CONF
+from tengig.fix.models import Setting
+from tengig.fix.settings import INHERIT
+
+from .recorded import altered, recorded_store
+
+ENCRYPT = Setting(platform="system", kind="smb", object=SMB_CONF, key="server smb encrypt")
+SYNC = Setting(platform="system", kind="dataset", object="tgtank/smb", key="sync")
+
+
+class FakeSettings:
+    """The NAS's settings as a dict; every write recorded."""
+
+    def __init__(self, values: dict[Setting, str], local: bool = True):
+        self.values, self.writes, self.local = dict(values), [], local
+
+    def read(self, setting):
+        return self.values[setting]
+
+    def previous(self, setting):
+        return self.values[setting] if setting.kind != "dataset" or self.local else INHERIT
+
+    def write(self, setting, value):
+        self.writes.append((setting.key, value))
+        self.values[setting] = "always" if value == INHERIT else value
+
+
+def _stored(store, run):
+    run_id = store.start_run(run.kind, run.inputs, run.environment)
+    store.finish_run(run_id, "success", results=run.results, verdict=run.verdict)
+    return store.get(run_id)
+
+
+def _remeasure(store, before, scale: float, *, client="desk", seen=None):
+    """A re-measure that copies at ``scale`` x the run's figures (``client`` only), stored as a run of its own."""
+    def remeasure(req):
+        if seen is not None:
+            seen.append(req)
+        report = BenchReport.model_validate(before.results)
+        report.clients = [c for c in report.clients if c.client == client]
+        for d in (report.clients[0].smb.read, report.clients[0].smb.write):
+            d.bytes_per_s.values = [v * scale for v in d.bytes_per_s.values]
+            d.bytes_per_s.median *= scale
+        run_id = store.start_run("smb", req, before.environment)
+        store.finish_run(run_id, "success", results=report.model_dump(mode="json"))
+        return run_id, report
+    return remeasure
+
+
+@pytest.fixture
+def encrypted(tmp_path):
+    store = recorded_store(tmp_path)
+    return store, _stored(store, altered(store.get(2), encryption=True, smb_scale=0.4))
+
+
+def test_without_confirmation_nothing_changes_and_the_change_and_prediction_are_shown(encrypted):
+    store, run = encrypted
+    settings = FakeSettings({ENCRYPT: "required"})
+    with pytest.raises(ValidationError) as caught:
+        apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, None, confirm=False)
+    [(field, message)] = caught.value.errors
+    assert field == "confirm"
+    assert "set server smb encrypt of smb.conf [global] from required to if_required" in message
+    assert "SMB read 43.96 MB/s now" in message and "confirm: true" in message
+    assert settings.writes == [] and store.fixes() == []
+
+
+def test_a_real_gain_is_kept_stored_linked_and_undone(encrypted):
+    store, run = encrypted
+    settings, seen = FakeSettings({ENCRYPT: "required"}), []
+    out = apply_fix(store, settings, _remeasure(store, run, 2.5, seen=seen), run.id, "smb-encryption", confirm=True)
+    assert out.state == "kept" and out.previous == "required" and settings.values[ENCRYPT] == "if_required"
+    assert [g.verdict for g in out.gains] == ["gain", "gain"] and out.why.startswith("a real gain: SMB read")
+    [req] = seen
+    desk = next(c for c in run.results["clients"] if c["client"] == "desk")
+    assert (req.kind, req.join, req.share, req.repeats, req.smb_file, req.preset, req.target) == (
+        "smb", 2, "share", 2, desk["smb"]["file_size"], "quick", "hdd-15k-best")
+    [row] = store.fixes(run.id)
+    assert (row["run_id"], row["after_run_id"], row["state"], row["name"]) == (run.id, out.after_run_id, "kept",
+                                                                               "smb-encryption")
+    assert store.fixes(out.after_run_id)[0]["id"] == row["id"]  # linked both ways
+    assert store.get(out.after_run_id).kind == "smb"
+    said = undo_fixes(store, settings, run.id)
+    assert said == [f"fix {row['id']} (smb-encryption): server smb encrypt of smb.conf [global] if_required -> required"]
+    assert settings.values[ENCRYPT] == "required" and store.fixes(run.id)[0]["state"] == "undone"
+    with pytest.raises(TengigError, match=f"run {run.id} has no kept fix to undo"):
+        undo_fixes(store, settings, run.id)
+
+
+def test_no_gain_beyond_the_spread_puts_the_previous_value_back_and_says_why(encrypted):
+    store, run = encrypted
+    settings = FakeSettings({ENCRYPT: "required"})
+    out = apply_fix(store, settings, _remeasure(store, run, 1.0), run.id, None, confirm=True)
+    assert out.state == "rolled-back" and settings.values[ENCRYPT] == "required"
+    assert settings.writes == [("server smb encrypt", "if_required"), ("server smb encrypt", "required")]
+    assert out.why.startswith("no gain beyond the run's own spread: SMB read")
+    assert out.why.endswith("put back server smb encrypt of smb.conf [global] to required")
+    assert store.fixes(run.id)[0]["state"] == "rolled-back"
+
+
+def test_a_desktop_that_does_not_copy_again_is_no_gain(encrypted):
+    store, run = encrypted
+    settings = FakeSettings({ENCRYPT: "required"})
+    out = apply_fix(store, settings, _remeasure(store, run, 2.5, client="lab"), run.id, None, confirm=True)
+    assert out.state == "rolled-back" and settings.values[ENCRYPT] == "required"
+    assert out.why.startswith(f"desk did not copy again in run {out.after_run_id}")
+
+
+def test_a_failed_re_measure_puts_the_value_back_and_is_recorded(encrypted):
+    store, run = encrypted
+    settings = FakeSettings({ENCRYPT: "required"})
+
+    def broken(req):
+        raise TengigError("desk did not join within 300 s")
+
+    with pytest.raises(TengigError, match="did not join"):
+        apply_fix(store, settings, broken, run.id, None, confirm=True)
+    assert settings.values[ENCRYPT] == "required"
+    [row] = store.fixes(run.id)
+    assert row["state"] == "failed" and row["data"]["why"].startswith("desk did not join within 300 s; put back")
+
+
+def test_a_run_that_is_not_the_newest_on_its_nas_is_refused(encrypted):
+    store, run = encrypted
+    _stored(store, store.get(2))  # the NAS measured again since
+    settings = FakeSettings({ENCRYPT: "required"})
+    with pytest.raises(ValidationError, match=f"run {run.id} is not the newest on this NAS: run {run.id + 1}"):
+        apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, None, confirm=True)
+    assert settings.writes == []
+
+
+@pytest.mark.abuse
+def test_a_setting_someone_changed_since_the_run_is_refused_naming_its_value(encrypted):
+    store, run = encrypted
+    settings = FakeSettings({ENCRYPT: "if_required"})
+    with pytest.raises(ValidationError, match="holds server smb encrypt = if_required now") as caught:
+        apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, "smb-encryption", confirm=True)
+    assert "changed since run" in caught.value.errors[0][1]
+    assert settings.writes == [] and store.fixes() == []
+
+
+def test_a_fix_name_the_run_does_not_have_is_refused_naming_its_fixes(encrypted):
+    store, run = encrypted
+    with pytest.raises(ValidationError, match=r"has no fix named 'mtu' \(its fixes: smb-encryption\)"):
+        apply_fix(store, FakeSettings({ENCRYPT: "required"}), _remeasure(store, run, 2.5), run.id, "mtu",
+                  confirm=True)
+
+
+def test_undo_refuses_a_setting_changed_since_the_fix(encrypted):
+    store, run = encrypted
+    settings = FakeSettings({ENCRYPT: "required"})
+    apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, None, confirm=True)
+    settings.values[ENCRYPT] = "off"
+    with pytest.raises(TengigError, match="is off now, not the if_required fix 1 set"):
+        undo_fixes(store, settings, run.id)
+    assert settings.values[ENCRYPT] == "off"
+
+
+def test_a_dataset_property_inherited_before_the_fix_is_inherited_again_on_undo(tmp_path):
+    store = recorded_store(tmp_path)
+    props = {"sync": "always", "dedup": "off"}
+    run = _stored(store, altered(store.get(2), smb_scale=0.4, smb_properties=props,
+                                 pool_properties={"sync": "standard", "dedup": "off"}))
+    settings = FakeSettings({SYNC: "always"}, local=False)
+    out = apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, "dataset-sync", confirm=True)
+    assert out.state == "kept" and out.previous == INHERIT and settings.values[SYNC] == "standard"
+    undo_fixes(store, settings, run.id)
+    assert settings.writes[-1] == ("sync", INHERIT)
