@@ -47,4 +47,4 @@ def test_a_zone_id_that_is_an_interface_name_is_taken(tmp_path):
     done = _tengig("client", "kit", "--os", "windows", "--nas", "ws://[fe80::1%eth0]:8610", "--token", TOKEN,
                    "--share", "media", "--out", "kit.ps1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "$NasUri = 'ws://[fe80::1%eth0]:8610/api/current'" in (tmp_path / "kit.ps1").read_bytes().decode("ascii")
+    assert "'NasUri' = 'ws://[fe80::1%eth0]:8610/api/current'" in (tmp_path / "kit.ps1").read_bytes().decode("ascii")
