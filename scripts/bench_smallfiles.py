@@ -30,7 +30,7 @@ from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  t
 
 from tengig.backends.linux.zfs import ZfsCli  # noqa: E402
 from tengig.bench.context import BenchContext  # noqa: E402
-from tengig.bench.parse.smallfiles_parse import SMALL_OPS  # noqa: E402
+from tengig.join_protocol.lines import SMALL_BATCH_OPS as SMALL_OPS  # noqa: E402
 from tengig.bench.phases.nas_share import NasShare  # noqa: E402
 from tengig.bench.phases.share_scratch import close_share_scratch, open_share_scratch  # noqa: E402
 from tengig.desk.instructions import small_dir  # noqa: E402
@@ -83,7 +83,7 @@ def _raw_batches(lab: Lab, small: SmallSet) -> dict[str, float]:
                 zfs.settle_writes(scratch.dataset.split("/")[0])
         return rates
     finally:
-        close_share_scratch(zfs, scratch)
+        close_share_scratch(ctx, zfs, scratch)
 
 
 def tengig_round(lab: Lab, api, url: str, size: int, count: int) -> dict[str, float]:

@@ -37,12 +37,21 @@ def nas_api(lab, tmp_path: Path, *, ui_dir: Path | None = None):
 
 
 def programs_of(tmp_path: Path) -> list[str]:
-    """Every program the NAS's tengig started (successful execve), as its argv joined by spaces."""
-    out = []
+    """Every program the NAS's tengig started (successful execve), as its argv joined by spaces. strace -f splits
+    a call that another thread interrupts: "PID execve(...) <unfinished ...>", later "PID <... execve resumed>)
+    = 0"; the two halves are joined by PID."""
+    out, unfinished = [], {}
     for line in (tmp_path / TRACE).read_text().splitlines():
-        m = EXECVE.search(line)
-        if m and line.rstrip().endswith("= 0"):
+        pid, _, rest = line.partition(" ")
+        m = EXECVE.search(rest)
+        if m and rest.rstrip().endswith("<unfinished ...>"):
+            unfinished[pid] = " ".join(ARG.findall(m.group(1)))
+        elif m and rest.rstrip().endswith("= 0"):
             out.append(" ".join(ARG.findall(m.group(1))))
+        elif "<... execve resumed>" in rest and pid in unfinished:
+            argv = unfinished.pop(pid)
+            if rest.rstrip().endswith("= 0"):
+                out.append(argv)
     return out
 
 

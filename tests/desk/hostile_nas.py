@@ -148,7 +148,14 @@ class HostileNas:
         argv = [*prefix, sys.executable, "-m", "tengig", "client", "join", self.url, "--token", TOKEN,
                 "--name", "desk", *extra]
         return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_as_from_a_terminal)
+
+
+def _as_from_a_terminal() -> None:
+    """The stop signals as a terminal leaves them to what it starts, whatever the test runner inherited (a
+    background job ignores SIGINT, nohup ignores SIGHUP)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def programs(tmp_path: Path) -> list[str]:

@@ -79,10 +79,11 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 @contextmanager
 def stopped_by_signals() -> Iterator[None]:
     """Within: each stop signal raises Stopped (once). Only from the main thread (Python's rule for signals).
-    A signal the process was started ignoring stays ignored (`nohup tengig client join ...` keeps running when
-    its terminal closes)."""
+    A SIGHUP the process was started ignoring stays ignored (`nohup tengig client join ...` keeps running when
+    its terminal closes); SIGINT and SIGTERM are always taken (a shell starts a background job with SIGINT
+    ignored, and its Ctrl-C or kill must still clean up)."""
     previous = {signum: signal.signal(signum, _on_signal) for signum in STOP_SIGNALS
-                if signal.getsignal(signum) is not signal.SIG_IGN}
+                if not (signum == signal.SIGHUP and signal.getsignal(signum) is signal.SIG_IGN)}
     _watch.received, _watch.raised, _watch.holding = None, False, 0
     try:
         yield
