@@ -22,8 +22,7 @@ from tengig.errors import ToolOutputError
 from tengig.join_protocol.limits import LONGEST_SECONDS, SMALL_SIZE_LIMITS
 from tengig.join_protocol.lines import OWN_TIMER, own_file_line, stamped
 from tengig.join_protocol.lines import SMALL_BATCH_OPS as SMALL_OPS
-from tests.client.test_tls import _self_signed, tls_proxy
-from tests.server.harness import running_server
+from tests.desk.wss_nas import wss_nas
 
 from .pwsh import pwsh_argv, pwsh_env, run_pwsh, vendor_archive
 
@@ -146,15 +145,8 @@ def test_the_nas_reads_the_kits_own_copies_and_its_own_disk(tmp_path):
 
 @pytest.fixture(scope="module")
 def wss(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("kit-wss")
-    cert, key = _self_signed(tmp)
-    with running_server(tmp) as srv:
-        port = int(srv.url.split(":")[2].split("/")[0])
-        with tls_proxy(cert, key, port) as tls_port:
-            import hashlib
-            import ssl
-            der = ssl.PEM_cert_to_DER_cert(cert.read_text())
-            yield f"wss://127.0.0.1:{tls_port}", hashlib.sha256(der).hexdigest().upper()
+    with wss_nas(tmp_path_factory.mktemp("kit-wss")) as nas:
+        yield nas
 
 
 def _run_kit(kit: Path, tmp: Path, *args: str) -> subprocess.Popen:

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import hashlib
 import re
-import ssl
 
 import pytest
 
@@ -18,8 +16,7 @@ from tengig.api.host import Middleware
 from tengig.cli.main import main
 from tengig.desk.kit import KIT_SOURCE, how_to_run, make_kit, render_kit
 from tengig.errors import ValidationError
-from tests.client.test_tls import _self_signed, tls_proxy
-from tests.server.harness import running_server
+from tests.desk.wss_nas import wss_nas
 
 from .powershell import csharp_of, parse, parse_csharp
 
@@ -80,13 +77,8 @@ def test_a_deliberately_broken_copy_of_the_csharp_fails(breakage):
 
 @pytest.fixture(scope="module")
 def wss(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("kit-tls")
-    cert, key = _self_signed(tmp)
-    with running_server(tmp) as srv:
-        port = int(srv.url.split(":")[2].split("/")[0])
-        with tls_proxy(cert, key, port) as tls_port:
-            der = ssl.PEM_cert_to_DER_cert(cert.read_text())
-            yield f"wss://127.0.0.1:{tls_port}", hashlib.sha256(der).hexdigest().upper()
+    with wss_nas(tmp_path_factory.mktemp("kit-tls")) as nas:
+        yield nas
 
 
 def _panels_kit(nas: str) -> dict:
