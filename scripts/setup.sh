@@ -69,14 +69,15 @@ for cand in "${PYTHON:-}" python3.11 python3 /usr/bin/python3; do
 done
 [ -n "$PY" ] || { echo "setup: no Python 3.11 with venv found" >&2; exit 1; }
 
-# The panel, in the base part: the demo ends by serving it. Node >= 20.19 (vite 8), checked before anything
-# runs in the background.
-if ! command -v node >/dev/null 2>&1; then
-  say "node: not found, installing Debian's nodejs"
-  apt-get install -y -qq nodejs npm >/dev/null
+# The panel, in the base part: the demo ends by serving it. It needs Node.js >= 20.19 (vite 8); Debian 12's
+# own is 18.20, so where the node on PATH is older or missing, a pinned one comes from the npm registry
+# (scripts/fetch_node.py, into /opt/tengig) and scripts/node_env.sh puts it first on PATH for tengig's scripts.
+# shellcheck source=scripts/node_env.sh
+. scripts/node_env.sh
+if ! node_is_new_enough; then
+  say "node: $(node --version 2>/dev/null || echo none) found, the panel needs >= 20.19: $("$PY" scripts/fetch_node.py "$TENGIG_NODE_DIR")"
+  . scripts/node_env.sh
 fi
-node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' || {
-  echo "setup: the panel needs Node.js >= 20.19 (found $(node --version)); install it and re-run" >&2; exit 1; }
 
 stamp() { cat "$@" | sha256sum | cut -d' ' -f1; }
 

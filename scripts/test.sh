@@ -5,6 +5,8 @@
 # over both runners; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=scripts/node_env.sh
+. scripts/node_env.sh  # the Node.js setup chose (the machine's, or the one it fetched)
 out=test-output
 mkdir -p "$out"
 rm -f "$out"/pytest.xml "$out"/vitest.json
