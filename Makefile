@@ -1,6 +1,7 @@
 # tengig: two commands on a fresh Debian 12 machine, as root:
 #   make demo   set up what the demo runs, then run the main flow on the embedded lab
 #   make test   set up everything, then run every test (Python and panel) and print "N passed, N failed"
+# make fast: the inner loop (no lab, real middlewared, browser or VM), on every core
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
 # make wheel: dist/tengig-<version>-py3-none-any.whl, the panel inside (to install tengig elsewhere with pip)
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
@@ -13,7 +14,7 @@
 # make app-image: the SCALE app's image tengig:VERSION (mmdebstrap + podman import) and
 #   dist/app-image/tengig-<version>.docker.tar (cached in /var/cache/tengig-app-image by a hash of its inputs: an
 #   unchanged tree builds nothing), then run once with podman and checked (not a test); plugin/app/README.md
-.PHONY: setup setup-base demo test bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
+.PHONY: setup setup-base demo test fast bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
 
 # Setup by need (scripts/setup.sh): the demo and the targets that run the lab, the wheel or the panel need
 # only the base part; the tests and `make bench` also need chromium, shellcheck, Mono, strace, smbnetfs,
@@ -33,6 +34,11 @@ demo: setup-base
 test: setup
 	@echo "[test] app image: $$(bash scripts/build_app_image.sh 2>&1 | tail -1)"
 	@bash scripts/test.sh
+
+# The inner loop: every test that needs no lab, real middlewared, browser or VM, on every core (pytest-xdist,
+# one file per worker at a time). Its set is the marker expression below; CONTRIBUTING.md says more.
+fast: setup
+	@.venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile -m "not lab and not realmw and not browser and not vm"
 
 bench: setup
 	@.venv/bin/python scripts/bench_joined.py

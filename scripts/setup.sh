@@ -100,7 +100,7 @@ setup_panel() {
   want=$(stamp ui/package-lock.json ui/package.json)
   if [ ! -d ui/node_modules ] || [ "$(cat ui/node_modules/.tengig-stamp 2>/dev/null)" != "$want" ]; then
     say "ui: npm ci (package-lock.json)"
-    (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+    (cd ui && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error)
     echo "$want" > ui/node_modules/.tengig-stamp
   fi
   if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html ui/vite.config.ts ui/package.json -newer ui/dist/index.html 2>/dev/null | head -1)" ]; then

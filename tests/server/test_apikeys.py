@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import socket
 import stat
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,15 @@ from tengig.server import apikeys
 from tengig.server.apikeys import ApiKeyStore
 from tengig.server.events import EventHub
 from tengig.server.revocation import RevocationListener, servers_dir
+
+
+@pytest.fixture
+def tmp_path():
+    """A short directory of its own: the servers' sockets sit beside the key file, and a socket's path holds
+    at most 107 bytes (pytest's own tmp_path under xdist's workers is longer than that allows)."""
+    folder = Path(tempfile.mkdtemp(prefix="tgkeys-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
