@@ -140,7 +140,7 @@ namespace TengigKit
             }
             else
             {
-                stream = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.WriteThrough);
+                stream = Platform.Create(path, FileShare.None, FileOptions.WriteThrough);
             }
         }
 
