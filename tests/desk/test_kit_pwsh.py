@@ -141,6 +141,56 @@ def test_the_nas_reads_the_kits_own_copies_and_its_own_disk(tmp_path):
     assert not list(tmp_path.glob("tengig-kit-*"))  # and its staging
 
 
+def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(tmp_path):
+    """The lab's mounted share (smbnetfs) answers ftruncate with EIO, and .NET's FileMode.Create on Linux opens
+    with O_CREAT, then truncates with ftruncate: the kit's copies, own-disk writes and small files failed there
+    (tests/desk/test_kit_lab.py found it). Platform.Create deletes an older file and makes the new one with
+    O_EXCL: seen by strace, no ftruncate of that file, and the older file's bytes gone."""
+    kit = _kit_file(tmp_path)
+    target = tmp_path / "older.dat"
+    target.write_bytes(b"x" * 65536)
+    trace = tmp_path / "strace.txt"
+    script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{}} $KitHelpers\nImport-KitHelpers $Kit\n"
+              f"$s = [TengigKit.Platform]::Create('{target}', 'None', 'WriteThrough')\n"
+              "$s.Write([byte[]](1, 2, 3), 0, 3)\n$s.Dispose()")
+    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,ftruncate,close", "-o", str(trace), *pwsh_argv(),
+                           "-NoProfile", "-NonInteractive", "-Command", script], capture_output=True, text=True,
+                          env=pwsh_env(), timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert target.read_bytes() == b"\x01\x02\x03"
+    lines = trace.read_text().splitlines()
+    (at,) = [i for i, line in enumerate(lines) if f'"{target}", O_WRONLY' in line]
+    assert "O_CREAT|O_EXCL" in lines[at] and "O_TRUNC" not in lines[at], lines[at]
+    fd = lines[at].rsplit("= ", 1)[1].strip()
+    pid = lines[at].split(" ", 1)[0]
+    until_close = []
+    for line in lines[at + 1:]:
+        if line.startswith(f"{pid} close({fd})"):
+            break
+        until_close.append(line)
+    assert not [line for line in until_close if line.startswith(f"{pid} ftruncate({fd},")], until_close
+
+
+def test_where_not_windows_the_kit_drops_a_files_cached_pages_before_reading_it(tmp_path):
+    """Windows reads the copies and -Disk's file with FILE_FLAG_NO_BUFFERING; where not Windows the kit's
+    reader drops the file's cached pages first (posix_fadvise DONTNEED), as tengig client join does where
+    O_DIRECT is refused: on the lab its -Disk read came from memory (19 GB/s beside fio's 1.5 GB/s) before."""
+    kit = _kit_file(tmp_path)
+    target = tmp_path / "read-me.dat"
+    target.write_bytes(b"x" * 65536)
+    trace = tmp_path / "strace.txt"
+    script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{}} $KitHelpers\nImport-KitHelpers $Kit\n"
+              f"$r = New-Object TengigKit.UnbufferedReader '{target}'\n$got = $r.Read(1048576)\n$r.Dispose()\n$got")
+    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,fadvise64", "-o", str(trace), *pwsh_argv(),
+                           "-NoProfile", "-NonInteractive", "-Command", script], capture_output=True, text=True,
+                          env=pwsh_env(), timeout=300, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == "65536", done.stdout + done.stderr
+    lines = trace.read_text().splitlines()
+    (opened,) = [line for line in lines if f'"{target}", O_RDONLY' in line]
+    pid, fd = opened.split(" ", 1)[0], opened.rsplit("= ", 1)[1].strip()
+    assert f"{pid} fadvise64({fd}, 0, 0, POSIX_FADV_DONTNEED) = 0" in lines, [ln for ln in lines if "fadvise" in ln]
+
+
 # -- the whole kit, as a person runs it ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

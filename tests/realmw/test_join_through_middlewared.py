@@ -177,3 +177,58 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
     iperf3 = [r for r in stored["raw"] if r["tool"].startswith("iperf3 on desk")]
     assert iperf3 and all(json.loads(r["stdout"])["end"] for r in iperf3)
     assert max(len(json.dumps(r["stdout"])) for r in iperf3) > 8192, [len(r["stdout"]) for r in iperf3]
+
+
+def test_the_windows_kit_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path):
+    """The Windows kit as the plugin gives it out (`midclt call tengig.bench.kit`, the panel's download on a
+    TrueNAS), run by the vendored PowerShell on desk (tests/desk/pwsh.py), joins a run started with
+    `midclt call -j`: its join, instructions and submissions go through middlewared, and its iperf3 outputs
+    longer than one 8 KiB message reach the NAS whole, in parts. The verdict names the link, as the Linux
+    client's above does."""
+    from tests.desk.pwsh import pwsh_argv, pwsh_env, vendor_archive
+    if vendor_archive() is None:
+        pytest.skip("the vendored PowerShell is not here (set TENGIG_VENDOR_DIR to the vendor directory)")
+    system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path / "truenas", api_key=TEST_API_KEY,
+                               netns=shaped_lab.netns("nas"))
+    system.start()
+    try:
+        assert system.wait_serving(), system.log()[-3000:]
+        installer_for(system).install()
+        run, steps, token, watcher = _run_through_midclt(system, {"system": "local", "kind": "net", "join": 1,
+                                                                  "net_seconds": 7})
+        url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
+        made = system.midclt("call", "tengig.bench.kit", json.dumps({"nas": url, "token": token, "share": "share"}))
+        assert made.returncode == 0, made.stderr
+        kit = json.loads(made.stdout)
+        path = tmp_path / kit["filename"]
+        path.write_text(kit["text"], encoding="ascii")
+        desk = shaped_lab.spawn("desk", [*pwsh_argv(), "-NoProfile", "-NonInteractive", "-File", str(path), "-NoSmb",
+                                         "-Name", "desk", "-WorkDir", str(tmp_path)],
+                                log_name="test-kit-join-desk.log", env=pwsh_env())
+        stdout: list[str] = []
+        reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
+        reader.start()
+        run.wait(timeout=600)
+        reader.join(30)
+        watcher.join(30)
+        desk_code = desk.wait(60)
+        log = (shaped_lab.paths.logs / "test-kit-join-desk.log").read_text(errors="replace")
+        assert desk_code == 0, log[-3000:]
+        assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
+        result = json.loads("".join(stdout))
+        got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
+        assert got.returncode == 0, got.stderr
+        stored = json.loads(got.stdout)
+    finally:
+        system.stop()
+
+    assert "[client] joined run" in log and "[client] the run is finished; its verdict is on the NAS" in log, log
+    client = result["report"]["clients"][0]
+    assert client["client"] == "desk" and client["joined"]["tengig"].startswith("kit "), client["joined"]
+    assert client["nas_port"]["address"] == shaped_lab.plan().address_of("nas", "desk")
+    assert {t["direction"] for t in client["network"]} == {"read", "write"}
+    read = next(d for d in result["verdict"]["directions"] if d["direction"] == "read")
+    assert read["bottleneck"] == "link", result["verdict"]["summary"]
+    iperf3 = [r for r in stored["raw"] if r["tool"].startswith("iperf3 on desk")]
+    assert iperf3 and all(json.loads(r["stdout"])["end"] for r in iperf3)
+    assert max(len(json.dumps(r["stdout"])) for r in iperf3) > 8192, [len(r["stdout"]) for r in iperf3]

@@ -90,6 +90,18 @@ Describe 'the copies where not Windows' {
         $get.argv | Should -Be @('tengig-copy', (Join-Path $script:Share 'tengig-bench-1-1-desk/f0.dat'))
     }
 
+    It 'replaces an older, longer file of that name whole (made afresh, not truncated: smbnetfs cannot ftruncate)' {
+        $base = @{ server = '127.0.0.1'; share = 'media'; size = 1048576 }
+        $older = Join-Path $script:Share 'tengig-bench-1-1-desk/f1.dat'
+        [System.IO.File]::WriteAllBytes($older, (New-Object byte[] 3145728))
+        $put = Invoke-Smb $kit ([pscustomobject](@{ op = 'put'; remote = 'tengig-bench-1-1-desk\f1.dat' } + $base))
+        $put.exit_code | Should -Be 0
+        (Get-Item -LiteralPath $older).Length | Should -Be 1048576
+        $stream = [TengigKit.Platform]::Create($older, [System.IO.FileShare]::None, [System.IO.FileOptions]::None)
+        $stream.Dispose()
+        (Get-Item -LiteralPath $older).Length | Should -Be 0
+    }
+
     It 'refuses a copy of a size it did not prepare' {
         $params = [pscustomobject]@{ op = 'get'; server = '127.0.0.1'; share = 'media'; remote = 'tengig-bench-1-1-desk\f0.dat'; size = 2097152 }
         (Invoke-Smb $kit $params).stderr | Should -Be 'refused: no prepared file of that size'

@@ -113,8 +113,7 @@ function Invoke-KitCopyToShare($Kit, [string]$from, [string]$to, [string]$file, 
     try {
         $in = [System.IO.File]::OpenRead((Join-Path $from $file))
         try {
-            $out = New-Object System.IO.FileStream $target, ([System.IO.FileMode]::Create), ([System.IO.FileAccess]::Write),
-                ([System.IO.FileShare]::None), 1, ([System.IO.FileOptions]::WriteThrough)
+            $out = [TengigKit.Platform]::Create($target, [System.IO.FileShare]::None, [System.IO.FileOptions]::WriteThrough)
             try {
                 $chunk = New-Object byte[] (4 * $Kit.MiB)
                 $copied = [long]0

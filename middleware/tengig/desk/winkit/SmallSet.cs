@@ -14,7 +14,7 @@ namespace TengigKit
     // them), and its batches: each file's calls timed apart (Stopwatch), as tengig client join's own timer
     // times them, one line per file in the form the NAS reads (bench/parse/smallfiles_parse.py), each
     // with the seconds of the batch's clock in front, '.' for the point whatever the desktop's language.
-    // write: .NET's FileStream with no buffer of its own (FileMode.Create: create or truncate), so its
+    // write: .NET's FileStream with no buffer of its own (Platform.Create: made afresh), so its
     // Write goes to the system at once, cached as an application's write is; its close is Dispose.
     // read: on Windows kernel32's CreateFile with FILE_FLAG_NO_BUFFERING and one ReadFile of size + 1 into
     // aligned memory, so it comes from the share (or the disk), not from what Windows kept of the write;
@@ -96,7 +96,7 @@ namespace TengigKit
                     Stopwatch clock = Stopwatch.StartNew();
                     if (op == "write")
                     {
-                        FileStream stream = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1);
+                        FileStream stream = Platform.Create(path, FileShare.Read, FileOptions.None);
                         open = Lap(clock);
                         try
                         {
