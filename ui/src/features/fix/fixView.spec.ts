@@ -4,7 +4,7 @@ import outcomeFixture from '../../fixtures/fix-outcome-lab.json'
 import recordsFixture from '../../fixtures/fix-records-lab.json'
 import type { FixGain, FixOutcome, FixPlan, FixRecord } from '../../api/types'
 import {
-  confirmText, fixNote, fixPair, fixesByRule, fromToText, gainRows, outcomeView, pairHash, predictedText, predictionRows,
+  confirmText, fixNote, fixPair, fixesByRule, fromToText, outcomeView, pairHash, predictedText, predictionRows,
   settingText, sureText,
 } from './fixView'
 

@@ -70,7 +70,7 @@ describe('useFix', () => {
     await tick()
     expect(server.started).toEqual([{ run_id: 1, fix: 'smb-encryption', confirm: true }])
     expect([f.chosen.value, f.job.state.phase]).toEqual([null, 'running'])
-    const waiting = progress.findIndex((p) => p.extra?.phase === 'waiting for clients')
+    const waiting = progress.findIndex((p) => (p.extra as { phase?: string } | null)?.phase === 'waiting for clients')
     for (const { state, ...p } of progress.slice(0, waiting + 1)) server.push(state, p)
     expect(f.session.value?.token).toMatch(/^tgb-/)
     expect([f.session.value?.expected, f.session.value?.joined, f.waitingForClients.value]).toEqual([1, [], true])

@@ -83,7 +83,7 @@ describe('a fix from the verdict', () => {
     await w.get('[data-test="fix-confirm-yes"]').trigger('click')
     await flushPromises()
     expect(server.started).toEqual([{ run_id: 1, fix: 'smb-encryption', confirm: true }])
-    const waiting = progress.findIndex((p) => p.extra?.phase === 'waiting for clients')
+    const waiting = progress.findIndex((p) => (p.extra as { phase?: string } | null)?.phase === 'waiting for clients')
     for (const { state, ...p } of progress.slice(0, waiting + 1)) server.push(state, p)
     await flushPromises()
     const token = (progress[waiting].extra as { session: { token: string } }).session.token
