@@ -146,8 +146,13 @@ def test_a_fix_applied_from_the_verdict_is_measured_again_and_shown_with_its_pai
     assert facts["note"].startswith("fix smb-encryption")
     if record["state"] == "rolled-back":
         assert facts["undoOffered"] == 0 and conf_now == "required"
+        assert facts["fixDone"] == f"fix put back (run {record['after_run_id']})"
+        assert facts["fixButtonsAfter"] == ["fix-open-smb-encryption"]  # put back: it may be tried again
     else:  # kept, then undone from the page after its own confirmation
         assert facts["undoOffered"] == 1 and facts["undoCallsAsked"] == 0
+        assert facts["fixDone"] == f"fix kept (run {record['after_run_id']})"
+        assert facts["fixButtonsAfter"] == []  # in place: Undo, not the same fix again
+        assert facts["fixDoneAfterUndo"] == f"fix undone (run {record['after_run_id']})"
         assert facts["undone"] == [f"fix {record['id']} (smb-encryption): server smb encrypt of smb.conf [global] "
                                    "if_required -> required"]
         assert record["state"] == "undone" and conf_now == "required"

@@ -367,6 +367,8 @@ export const SCENARIOS = {
     }
     facts.note = await page.locator(T('verdict-fix-note')).innerText().catch(() => '')
     facts.undoOffered = await page.locator(T('fix-undo')).count()
+    facts.fixButtonsAfter = await page.locator('[data-test^="fix-open-"]').evaluateAll((els) => els.map((e) => e.dataset.test))
+    facts.fixDone = await page.locator(`${T(`fix-${rule}`)} ${T('fix-done')}`).innerText()
     await ctx.shot('fix-outcome')
     await page.emulateMedia({ colorScheme: 'dark' })
     await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark')
@@ -381,6 +383,7 @@ export const SCENARIOS = {
       await page.click(T('fix-undo-yes'))
       await page.waitForSelector(T('fix-undone'))
       facts.undone = await texts(page, `${T('fix-undone')} li`)
+      facts.fixDoneAfterUndo = await page.locator(`${T(`fix-${rule}`)} ${T('fix-done')}`).innerText()
       await ctx.shot('fix-undone')
     }
 

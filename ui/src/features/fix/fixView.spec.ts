@@ -4,7 +4,7 @@ import outcomeFixture from '../../fixtures/fix-outcome-lab.json'
 import recordsFixture from '../../fixtures/fix-records-lab.json'
 import type { FixGain, FixOutcome, FixPlan, FixRecord } from '../../api/types'
 import {
-  confirmText, fixNote, fixPair, fixesByRule, fromToText, outcomeView, pairHash, predictedText, predictionRows,
+  confirmText, fixNote, fixPair, fixesDone, fixesByRule, fromToText, outcomeView, pairHash, predictedText, predictionRows,
   settingText, sureText,
 } from './fixView'
 
@@ -87,6 +87,12 @@ describe('the pair', () => {
     expect(fixPair(records, 1, 3)).toBeNull()
     expect(fixPair([{ ...records[0], after_run_id: null }], 1, 2)).toBeNull()
     expect(pairHash(records[0])).toBe('#/history/1/2')
+  })
+
+  it('says beside the advice what a fix made from the run did, and whether it is in place', () => {
+    expect(fixesDone(records, 1)).toEqual({ 'smb-encryption': { text: 'fix put back (run 2)', inPlace: false } })
+    expect(fixesDone([{ ...records[0], state: 'kept' }], 1)).toEqual({ 'smb-encryption': { text: 'fix kept (run 2)', inPlace: true } })
+    expect(fixesDone(records, 2)).toEqual({}) // the re-measure made no fix
   })
 
   it('notes each run of the pair in its verdict and its History row', () => {

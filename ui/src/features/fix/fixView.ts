@@ -195,3 +195,17 @@ export function fixNote(records: FixRecord[], runId: number): string {
 export function pairHash(record: Pick<FixRecord, 'run_id' | 'after_run_id'>): string | null {
   return record.after_run_id === null ? null : `#/history/${record.run_id}/${record.after_run_id}`
 }
+
+/** Per advice rule, what a fix already made from run ``runId`` did: "kept (run 2)"; a kept fix (or one left
+ * mid-way) is in place, so the verdict offers Undo instead of applying it again. */
+export function fixesDone(records: FixRecord[], runId: number): Record<string, { text: string; inPlace: boolean }> {
+  const out: Record<string, { text: string; inPlace: boolean }> = {}
+  for (const r of records) { // newest first: the latest fix of each rule wins
+    if (r.run_id !== runId || out[r.fix.rule]) continue
+    out[r.fix.rule] = {
+      text: `fix ${STATE_TEXT[r.state]}${r.after_run_id !== null ? ` (run ${r.after_run_id})` : ''}`,
+      inPlace: r.state === 'kept' || r.state === 'applying',
+    }
+  }
+  return out
+}

@@ -104,6 +104,8 @@ describe('a fix from the verdict', () => {
     expect(shown.get('[data-test="fix-outcome-why"]').text()).toContain('put back server smb encrypt of smb.conf [global] to required')
     expect(shown.get('[data-test="fix-outcome-compare"]').attributes('href')).toBe('#/history/1/2')
     expect(w.find('[data-test="fix-undo"]').exists()).toBe(false) // put back: nothing to undo
+    expect(w.get('[data-test="fix-done"]').text()).toBe('fix put back (run 2)')
+    expect(w.find('[data-test="fix-open-smb-encryption"]').exists()).toBe(true) // put back: it may be tried again
     expect(w.get('[data-test="verdict-fix-note"]').text()).toBe('fix smb-encryption put back (run 2)')
     w.unmount()
   })
@@ -112,6 +114,8 @@ describe('a fix from the verdict', () => {
     server.stored = [{ ...records[0], state: 'kept', why: 'a real gain' }]
     const w = await show()
     expect(w.get('[data-test="fix-outcome-state"]').text()).toBe('kept')
+    expect(w.get('[data-test="fix-done"]').text()).toBe('fix kept (run 2)')
+    expect(w.find('[data-test="fix-open-smb-encryption"]').exists()).toBe(false) // in place: Undo, not Fix again
     await w.get('[data-test="fix-undo"]').trigger('click')
     expect(server.undone).toEqual([])
     await w.get('[data-test="fix-undo-confirm"] [data-test="fix-undo-no"]').trigger('click')
@@ -124,6 +128,7 @@ describe('a fix from the verdict', () => {
     expect(w.get('[data-test="fix-undone"]').text()).toBe('fix 1 (smb-encryption): server smb encrypt of smb.conf [global] if_required -> required')
     expect(w.get('[data-test="fix-outcome-state"]').text()).toBe('undone')
     expect(w.find('[data-test="fix-undo"]').exists()).toBe(false)
+    expect(w.get('[data-test="fix-done"]').text()).toBe('fix undone (run 2)')
     w.unmount()
   })
 })
