@@ -4,7 +4,7 @@ import outcomeFixture from '../../fixtures/fix-outcome-lab.json'
 import recordsFixture from '../../fixtures/fix-records-lab.json'
 import type { FixGain, FixOutcome, FixPlan, FixRecord } from '../../api/types'
 import {
-  confirmText, fixNote, fixPair, fixesDone, fixesByRule, fromToText, outcomeView, pairHash, predictedText, predictionRows,
+  confirmText, elsewhereNote, fixNote, fixPair, fixesDone, fixesByRule, fromToText, outcomeView, pairHash, predictedText, predictionRows,
   settingText, sureText,
 } from './fixView'
 
@@ -40,6 +40,15 @@ describe('a fix beside its advice', () => {
     expect(predictedText(fix)).toBe('predicted: SMB read 183.0 → up to 368.7 MB/s, write 168.9 → up to 393.6 MB/s')
     expect(confirmText(fix)).toContain('Set server smb encrypt of smb.conf [global] from required to if_required')
     expect(confirmText(fix)).toContain('with desk (it joins again)')
+  })
+})
+
+describe('a run measured elsewhere', () => {
+  it('offers no fix: a fix changes the NAS tengig runs on, from a run of system local there', () => {
+    expect(elsewhereNote(plan, 'local')).toBe('')
+    expect(elsewhereNote(plan, 'lab')).toBe('This run measured system lab: its fixes (smb-encryption) are applied on the '
+      + 'NAS tengig runs on, from a run of system local there.')
+    expect(elsewhereNote({ ...plan, fixes: [] }, 'lab')).toBe('')
   })
 })
 

@@ -209,3 +209,12 @@ export function fixesDone(records: FixRecord[], runId: number): Record<string, {
   }
   return out
 }
+
+/** A fix changes the NAS tengig runs on, from a run of system local there; the fixes of a run measured
+ * elsewhere (the lab, a TrueNAS over its API) stay words, and this says why (''; a run of system local). */
+export function elsewhereNote(plan: FixPlan | null, system: unknown): string {
+  if (system === 'local' || !plan?.fixes.length) return ''
+  const names = plan.fixes.map((f) => f.name).join(', ')
+  return `This run measured system ${typeof system === 'string' ? system : 'unknown'}: its fixes (${names}) are applied `
+    + 'on the NAS tengig runs on, from a run of system local there.'
+}

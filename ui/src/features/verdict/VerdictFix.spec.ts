@@ -59,6 +59,15 @@ describe('a fix from the verdict', () => {
     w.unmount()
   })
 
+  it('offers none for a run measured elsewhere (the lab as system lab), and says why', async () => {
+    const lab = { ...run, results: { ...run.results, system: 'lab' } }
+    server.result = async () => lab
+    const w = await show()
+    expect(w.findAll('[data-test^="fix-open-"]')).toHaveLength(0)
+    expect(w.get('[data-test="fix-elsewhere"]').text()).toContain('This run measured system lab: its fixes (smb-encryption)')
+    w.unmount()
+  })
+
   it('asks first: the setting, from -> to, the call and the prediction; Cancel changes nothing', async () => {
     const w = await show()
     await w.get('[data-test="fix-open-smb-encryption"]').trigger('click')
