@@ -26,6 +26,13 @@ answered, unedited:
   desk and lab run `tengig client join` with the token the job shows; the job's result's report (the
   BenchReport: each client's own verdict, smb_concurrent and aggregate_verdict) ->
   run-joined-desk-lab.json. Until then that file is hand-made (recorded-lab.json says so).
+- fix (only with `--only fix`; not part of the default): `tengig lab up` with desk-nas at 10g, SMB
+  encryption required in the lab NAS's smb.conf and smbd held to a quarter of a core
+  (tests/fix/test_encryption_fix_lab.py's lab); `tengig serve` on nas as system local; a run desk joins
+  (FIX_RUN); tengig.fix.plan -> fix-plan-lab.json; tengig.fix.apply {fix: smb-encryption, confirm: true}
+  with desk joining its re-measure: its progress snapshots -> fix-apply-progress-lab.json, its outcome ->
+  fix-outcome-lab.json; tengig.fix.query of the run -> fix-records-lab.json; tengig.results.compare of the
+  pair -> fix-compare-lab.json; the run's stored entry -> fix-run-lab.json (its raw outputs left out).
 - scaling: `tengig lab up --slow-pool 50 --pool-members 2 --slow-members 1` (one slow disk of two);
   tengig.bench.run {system: lab, kind: pool, scaling: only, working_set: 128 MiB}: the job's report (the
   thread sweep and each member's load) -> run-pool-scaling-lab.json.
@@ -226,6 +233,85 @@ def record_joined(_api: Api) -> dict[str, Any]:
     }
 
 
+FIX_LAB = ["desk-nas=10g", "lab-nas=100m", "desk-lab=1g"]
+# tests/fix/test_encryption_fix_lab.py's run: desk joins over its 10 Gb/s cable, three copies each way.
+FIX_RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
+FIX_APPLY = {"fix": "smb-encryption", "confirm": True}
+
+
+def record_fix(_api: Api) -> dict[str, Any]:
+    """A run that names SMB encryption, its fix applied with desk joining the re-measure, and what the panel
+    reads of it afterwards."""
+    import tempfile
+    import threading
+
+    from tengig.lab.samba import ENCRYPTION, set_global
+    from tests.bench.joined_harness import join, nas_api, smbd_cpu_capped, start_run
+
+    lab = lab_up(FIX_LAB, bare=False)
+    set_global(lab.runner, lab.paths, ENCRYPTION, "required")
+    tmp = Path(tempfile.mkdtemp(prefix="tg-ui-fix-"))
+    with smbd_cpu_capped(lab, "tg-smbd-ui-fix", 25000), nas_api(lab, tmp) as (client, urls):
+        thread, outcome = start_run(client, dict(FIX_RUN))
+        desk = join(lab, "desk", urls["desk"], outcome["token"])
+        thread.join(JOINED_TIMEOUT)
+        desk.wait(60)
+        if "error" in outcome:
+            raise SystemExit(f"tengig.bench.run failed: {outcome['error']}")
+        run_id = outcome["result"]["run_id"]
+        plan = client.call("tengig.fix.plan", run_id)
+        if not any(f["name"] == "smb-encryption" for f in plan["fixes"]):
+            raise SystemExit(f"run {run_id} gave no smb-encryption fix: {plan}")
+        snaps: list[dict[str, Any]] = []
+        applied: dict[str, Any] = {}
+        token = threading.Event()
+
+        def progress(job):
+            snap = {"state": job.get("state"), **(job.get("progress") or {})}
+            if not snaps or snaps[-1] != snap:
+                snaps.append(snap)
+            if ((snap.get("extra") or {}).get("session") or {}).get("token"):
+                token.set()
+
+        def body():
+            try:
+                applied["result"] = client.call("tengig.fix.apply", {"run_id": run_id, **FIX_APPLY}, job=True,
+                                                callback=progress, timeout=JOINED_TIMEOUT)
+            except Exception as exc:  # said below
+                applied["error"] = exc
+            token.set()
+
+        apply_thread = threading.Thread(target=body)
+        apply_thread.start()
+        token.wait(120)
+        if "error" in applied:
+            raise SystemExit(f"tengig.fix.apply failed: {applied['error']}")
+        session = next(s["extra"]["session"] for s in snaps if ((s.get("extra") or {}).get("session")))
+        desk = join(lab, "desk", urls["desk"], session["token"])
+        apply_thread.join(JOINED_TIMEOUT)
+        desk.wait(60)
+        if "error" in applied:
+            raise SystemExit(f"tengig.fix.apply failed: {applied['error']}")
+        result = applied["result"]
+        records = client.call("tengig.fix.query", run_id)
+        compare = client.call("tengig.results.compare", run_id, result["after_run_id"])
+        run = client.call("tengig.results.get", run_id)
+    write("fix-plan-lab.json", plan)
+    write("fix-apply-progress-lab.json", snaps)
+    write("fix-outcome-lab.json", result)
+    write("fix-records-lab.json", records)
+    write("fix-compare-lab.json", compare)
+    write("fix-run-lab.json", {**run, "raw": []})
+    print(f"{result['state']}: {result['why']}")
+    return {"lab": {"links": FIX_LAB, "bare": False, "smb.conf": {ENCRYPTION: "required"}, "smbd_cpu_quota": "25%"},
+            "request": FIX_RUN, "apply": FIX_APPLY,
+            "files": {"fix-plan-lab.json": "tengig.fix.plan(run)", "fix-apply-progress-lab.json": "tengig.fix.apply's "
+                      "progress snapshots (desk joined with the token in progress.extra.session)",
+                      "fix-outcome-lab.json": "tengig.fix.apply's result", "fix-records-lab.json": "tengig.fix.query(run)",
+                      "fix-compare-lab.json": "tengig.results.compare(run, after_run_id)",
+                      "fix-run-lab.json": "tengig.results.get(run), raw outputs left out"}}
+
+
 SCALING_SPEC = {"links": ["desk-nas=1g"], "slow_pool_mbps": 50, "pool_members": 2, "slow_members": 1,
                 "pool_size": 1024 * 2**20}
 SCALING_REQUEST = {"system": "lab", "kind": "pool", "scaling": "only", "working_set": 128 * 2**20}
@@ -248,13 +334,14 @@ def record_scaling(api: Api) -> dict[str, Any]:
             "files": {"run-pool-scaling-lab.json": "the report of tengig.bench.run(request) on the lab"}}
 
 
-RECORDERS = {"mesh": record_mesh, "lagg": record_lagg, "joined": record_joined, "scaling": record_scaling}
+RECORDERS = {"mesh": record_mesh, "lagg": record_lagg, "joined": record_joined, "scaling": record_scaling,
+             "fix": record_fix}
 DEFAULT = ["mesh", "lagg", "scaling"]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("which", nargs="*", metavar="mesh|lagg|joined|scaling",
+    parser.add_argument("which", nargs="*", metavar="mesh|lagg|joined|scaling|fix",
                         help="What to record (default: mesh, lagg and scaling).")
     parser.add_argument("--only", action="append", choices=sorted(RECORDERS), default=[],
                         help="Record only this (repeatable), e.g. --only joined.")

@@ -89,3 +89,38 @@ def test_a_run_measured_on_another_system_is_refused_naming_it(nas, tmp_path):
     assert field == "request.run_id" and "measured system 'lab'" in message
     plan = api.call("tengig.fix.plan", lab_id)  # read-only: the plan still shows, without the values now
     assert plan["fixes"][0]["from_value"] is None
+
+
+def test_query_links_each_fix_to_its_run_and_its_re_measure_with_its_judgement(nas, tmp_path):
+    api, run_id, hosts, conf = nas
+    from tengig.results import ResultStore
+
+    store = ResultStore(tmp_path / "results.sqlite3")
+    [fix] = api.call("tengig.fix.plan", run_id)["fixes"]
+    fix_id = store.start_fix(run_id, fix["name"], {"fix": fix, "previous": "required"})
+    applying = api.call("tengig.fix.query", run_id)
+    assert [(f["id"], f["state"], f["after_run_id"], f["why"], f["gains"]) for f in applying] == [
+        (fix_id, "applying", None, None, [])]
+    run = store.get(run_id)
+    after_id = store.start_run("smb", run.inputs, run.environment)
+    store.finish_run(after_id, "success", results=run.results)
+    gain = {"direction": "read", "before": [1e8, 1.1e8], "after": [2e8, 2.1e8], "before_median": 1.05e8,
+            "after_median": 2.05e8, "gain_percent": 95.2, "verdict": "gain", "chance_percent": 16.7, "text": "t"}
+    outcome = {"fix_id": fix_id, "run_id": run_id, "after_run_id": after_id, "fix": fix, "previous": "required",
+               "state": "kept", "gains": [gain], "why": "a real gain: t"}
+    store.finish_fix(fix_id, "kept", outcome, after_run_id=after_id)
+    # the same record from the run it was made from and from the run that measured it again, and in all
+    [made] = api.call("tengig.fix.query", run_id)
+    assert api.call("tengig.fix.query", after_id) == [made] and made in api.call("tengig.fix.query")
+    assert (made["run_id"], made["after_run_id"], made["state"], made["previous"]) == (run_id, after_id, "kept",
+                                                                                       "required")
+    assert made["fix"]["name"] == "smb-encryption" and made["gains"] == [gain] and made["why"] == "a real gain: t"
+    assert made["undone"] is None and made["finished"] >= made["applied"]
+    assert conf.read_text().count("server smb encrypt = required") == 1  # read-only: nothing changed
+
+
+def test_query_of_a_run_that_is_not_there_says_so(nas):
+    api, *_ = nas
+    with pytest.raises(Exception) as err:
+        api.call("tengig.fix.query", 999999)
+    assert "999999" in str(err.value)

@@ -93,7 +93,8 @@ def test_real_plan_declares_every_public_method():
     assert method_names(build_plan()) == [
         "tengig.bench.kit", "tengig.bench.network", "tengig.bench.pool", "tengig.bench.run",
         "tengig.bench.session.join", "tengig.bench.session.next", "tengig.bench.session.submit",
-        "tengig.bench.smb", "tengig.bench.systems", "tengig.fix.apply", "tengig.fix.plan", "tengig.fix.undo",
+        "tengig.bench.smb", "tengig.bench.systems", "tengig.fix.apply", "tengig.fix.plan", "tengig.fix.query",
+        "tengig.fix.undo",
         "tengig.lagg.analyse", "tengig.lagg.apply", "tengig.lagg.checkin", "tengig.lagg.plan", "tengig.lagg.validate", "tengig.lagg.verify",
         "tengig.mesh.apply", "tengig.mesh.checkin", "tengig.mesh.plan", "tengig.mesh.render", "tengig.mesh.verify", "tengig.nic.query",
         "tengig.results.compare", "tengig.results.delete", "tengig.results.export", "tengig.results.get",

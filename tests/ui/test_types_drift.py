@@ -18,7 +18,10 @@ from tengig.api.models.bench import (
 from tengig.api.models.lagg import (
     TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
 )
-from tengig.api.models.fix import TenGigFixApplyRequest, TenGigFixOutcome, TenGigFixPlanEntry
+from tengig.api.models.fix import (
+    TenGigFixApplyRequest, TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPlanEntry, TenGigFixPrediction,
+    TenGigFixRecord, TenGigFixSetting, TenGigFixWords,
+)
 from tengig.api.models.mesh import TenGigMeshApplyOptions, TenGigMeshVerifyOptions
 from tengig.api.models.nic import TenGigNicQueryOptions
 from tengig.api.models.results import (
@@ -153,6 +156,21 @@ MAPPING = {
     "LaggDesktopTests": DesktopLaggTests,
     "LaggTogetherTests": TogetherTests,
     "JoinedLaggVerification": JoinedLaggVerification,
+    # fixes
+    "FixPlatform": TenGigFixSetting.model_fields["platform"].annotation,
+    "FixSettingKind": TenGigFixSetting.model_fields["kind"].annotation,
+    "FixGainVerdict": TenGigFixGain.model_fields["verdict"].annotation,
+    "FixState": TenGigFixOutcome.model_fields["state"].annotation,
+    "FixRecordState": TenGigFixRecord.model_fields["state"].annotation,
+    "FixSetting": TenGigFixSetting,
+    "FixPrediction": TenGigFixPrediction,
+    "FixEntry": TenGigFixEntry,
+    "FixWords": TenGigFixWords,
+    "FixPlan": TenGigFixPlanEntry,
+    "FixApplyRequest": TenGigFixApplyRequest,
+    "FixGain": TenGigFixGain,
+    "FixOutcome": TenGigFixOutcome,
+    "FixRecord": TenGigFixRecord,
 }
 
 # Exported TS names that mirror no tengig model, and why.
@@ -208,9 +226,6 @@ UNMAPPED_UNUSED = {
     TenGigBenchSessionJoinInfo: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
     TenGigBenchSessionJoined: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
     TenGigBenchSessionSubmission: "tengig.bench.session.*: called by desktops that join a run, never by the panel",
-    TenGigFixApplyRequest: "tengig.fix.*: the command line's today; the panel's button comes later",
-    TenGigFixOutcome: "tengig.fix.*: the command line's today; the panel's button comes later",
-    TenGigFixPlanEntry: "tengig.fix.*: the command line's today; the panel's button comes later",
 }
 
 # (where, field) -> why TS leaves a server field out.

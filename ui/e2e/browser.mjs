@@ -43,6 +43,8 @@ page.on('pageerror', (e) => consoleErrors.push(String(e)))
 
 const ctx = {
   config,
+  /** The JSON-RPC methods the page has called so far (a scenario reports what it had called at a moment). */
+  calls: report.calls,
   async shot(name) {
     const path = join(config.outDir, `${name}.png`)
     await page.screenshot({ path, fullPage: true })

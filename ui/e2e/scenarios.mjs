@@ -291,6 +291,120 @@ export const SCENARIOS = {
   },
 
   /** A run that fails (the caller broke the lab first): the error is shown, no numbers. */
+  /**
+   * A fix from the verdict (params.runId, params.rule): "Fix…" beside its advice, the confirmation, the apply
+   * job with the re-measure's join command (written to params.handoff for the test to run on the desktop), the
+   * outcome, Undo when it was kept (asked first), then History comparing the pair, in both themes.
+   */
+  async 'fix-apply'(page, ctx) {
+    const p = ctx.config.params
+    const rule = p.rule ?? 'smb-encryption'
+    const rowTexts = (sel) => page.locator(sel).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => c.innerText.trim())))
+    await page.emulateMedia({ colorScheme: 'light' })
+    await loggedIn(page, ctx)
+    await page.goto(`${ctx.config.url}#/verdict/${p.runId}`)
+    await page.waitForSelector(T(`fix-open-${rule}`))
+    const facts = {
+      adviceRules: await page.locator(`${T('advice')} > li`).evaluateAll((els) => els.map((e) => e.dataset.test)),
+      fixButtons: await page.locator('[data-test^="fix-open-"]').evaluateAll((els) => els.map((e) => e.dataset.test)),
+      summary: await page.locator(`${T(`fix-${rule}`)} ${T('fix-summary')}`).innerText(),
+    }
+    await page.locator(T(`advice-${rule}`)).scrollIntoViewIfNeeded()
+    await ctx.shot('fix-verdict')
+
+    await page.click(T(`fix-open-${rule}`))
+    await page.waitForSelector(T('fix-confirm'))
+    facts.dialog = {
+      role: await page.locator(T('fix-confirm')).getAttribute('role'),
+      text: await page.locator(T('fix-confirm-text')).innerText(),
+      setting: await page.locator(T('fix-confirm-setting')).innerText(),
+      fromTo: await page.locator(T('fix-confirm-from-to')).innerText(),
+      call: await page.locator(T('fix-confirm-call')).innerText(),
+      predictions: await rowTexts(`${T('fix-confirm-predictions')} tbody tr`),
+    }
+    facts.callsAtDialog = [...ctx.calls]
+    await ctx.shot('fix-confirm')
+    await page.click(T('fix-confirm-yes'))
+
+    await page.waitForSelector(T('join-command'), { timeout: p.waitMs ?? 120_000 })
+    const command = await page.locator(T('join-command')).innerText()
+    facts.command = command
+    facts.countBefore = await page.locator(T('join-count')).innerText()
+    facts.descriptionWaiting = await page.locator(T('fix-description')).innerText()
+    await ctx.shot('fix-remeasure-waiting')
+    writeFileSync(p.handoff, JSON.stringify({ command }))
+
+    const percents = []
+    const joined = new Set()
+    const deadline = Date.now() + (p.fixTimeoutMs ?? 600_000)
+    let shotJoined = false
+    while (!(await page.locator(T('fix-outcome')).count())) {
+      if (Date.now() > deadline) throw new Error(`no outcome after ${p.fixTimeoutMs ?? 600_000} ms; percents seen ${percents}`)
+      if (await page.locator(T('fix-failure')).count()) {
+        throw new Error(`the fix failed: ${await page.locator(T('fix-failure')).innerText()} | ${(await texts(page, T('error'))).join(' | ')}`)
+      }
+      const percent = await page.locator(T('fix-percent')).innerText().catch(() => null)
+      if (percent !== null && percents.at(-1) !== Number(percent)) percents.push(Number(percent))
+      for (const c of await texts(page, `${T('join-clients')} li`).catch(() => [])) joined.add(c)
+      if (!shotJoined && (await page.locator(T('join-client-desk')).count())) {
+        facts.descriptionJoined = await page.locator(T('fix-description')).innerText()
+        await ctx.shot('fix-remeasure-joined')
+        shotJoined = true
+      }
+      await page.waitForTimeout(250)
+    }
+    facts.percents = percents
+    facts.joinedClients = [...joined]
+    const outcome = `${T('fix-progress')} ~ ${T('fix-outcome')}`
+    await page.locator(outcome).first().scrollIntoViewIfNeeded()
+    facts.outcome = {
+      state: await page.locator(`${outcome} ${T('fix-outcome-state')}`).first().innerText(),
+      change: await page.locator(`${outcome} ${T('fix-outcome-change')}`).first().innerText(),
+      gains: await rowTexts(`${outcome} [data-test^="fix-gain-"]`),
+      why: await page.locator(`${outcome} ${T('fix-outcome-why')}`).first().innerText(),
+      predicted: await texts(page, `${outcome} ${T('fix-outcome-predicted')}`),
+      compare: await page.locator(`${outcome} ${T('fix-outcome-compare')}`).first().getAttribute('href'),
+    }
+    facts.note = await page.locator(T('verdict-fix-note')).innerText().catch(() => '')
+    facts.undoOffered = await page.locator(T('fix-undo')).count()
+    facts.fixButtonsAfter = await page.locator('[data-test^="fix-open-"]').evaluateAll((els) => els.map((e) => e.dataset.test))
+    facts.fixDone = await page.locator(`${T(`fix-${rule}`)} ${T('fix-done')}`).innerText()
+    await ctx.shot('fix-outcome')
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark')
+    await ctx.shot('fix-outcome-dark')
+    await page.emulateMedia({ colorScheme: 'light' })
+
+    if (facts.undoOffered) {
+      await page.click(T('fix-undo'))
+      await page.waitForSelector(T('fix-undo-confirm'))
+      facts.undoCallsAsked = ctx.calls.filter((c) => c === 'tengig.fix.undo').length
+      await ctx.shot('fix-undo-confirm')
+      await page.click(T('fix-undo-yes'))
+      await page.waitForSelector(T('fix-undone'))
+      facts.undone = await texts(page, `${T('fix-undone')} li`)
+      facts.fixDoneAfterUndo = await page.locator(`${T(`fix-${rule}`)} ${T('fix-done')}`).innerText()
+      await ctx.shot('fix-undone')
+    }
+
+    await page.click(`${outcome} ${T('fix-outcome-compare')}`)
+    await page.waitForSelector(T('comparison-fix'))
+    facts.comparison = {
+      url: page.url(),
+      heading: await page.locator(`${T('comparison')} h3`).first().innerText(),
+      intro: await page.locator(`${T('comparison-fix')} > p`).first().innerText(),
+      gains: await rowTexts(`${T('comparison-fix')} [data-test^="fix-gain-"]`),
+      historyNotes: await texts(page, T('history-fix')),
+    }
+    await page.locator(T('comparison')).scrollIntoViewIfNeeded()
+    await ctx.shot('fix-compare')
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark')
+    await ctx.shot('fix-compare-dark')
+    facts.errors = await texts(page, T('error'))
+    return facts
+  },
+
   async 'failed-run'(page, ctx) {
     await loggedIn(page, ctx)
     await page.click(T('tab-run'))

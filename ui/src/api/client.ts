@@ -4,7 +4,7 @@ import { JobWatcher } from './jobs'
 import { API_METHODS as M } from './methods'
 import { RpcClient } from './rpc'
 import type {
-  AuthLoginData, AuthLoginExResponse, BenchKit, BenchKitRequest, BenchRunRequest, BenchSystemState, Comparison, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, NicQueryOptions, MeshApplyOptions, MeshPlan, MeshRequest,
+  AuthLoginData, AuthLoginExResponse, BenchKit, BenchKitRequest, BenchRunRequest, BenchSystemState, Comparison, FixApplyRequest, FixPlan, FixRecord, Job, LaggApplyOptions, LaggPlan, LaggRequest, LaggValidation, LaggVerifyOptions, Nic, NicQueryOptions, MeshApplyOptions, MeshPlan, MeshRequest,
   MeshVerifyOptions, NewTarget, RenderedConfig,
   ResultsQueryOptions, RunEntry, Target,
 } from './types'
@@ -142,5 +142,26 @@ export class TengigApi {
    * or a JoinedLaggVerification (join: desktops that join the NAS tengig runs on). */
   startLaggVerify(request: LaggRequest, options: LaggVerifyOptions): Promise<number> {
     return this.startJob(M.laggVerify, [request, options])
+  }
+
+  /** The run's advice answered by changes of the NAS, each with its value now and its prediction (read-only). */
+  fixPlan(runId: number): Promise<FixPlan> {
+    return this.rpc.call(M.fixPlan, [runId])
+  }
+
+  /** Starts tengig.fix.apply (a job; nothing changes without request.confirm): the change, SMB measured again
+   * with the same desktops (they join with the token in progress.extra.session), kept or put back. */
+  startFixApply(request: FixApplyRequest): Promise<number> {
+    return this.startJob(M.fixApply, [request])
+  }
+
+  /** The fixes made from a run or measured by it (null: all), newest first. */
+  fixes(runId: number | null = null): Promise<FixRecord[]> {
+    return this.rpc.call(M.fixQuery, [runId])
+  }
+
+  /** Puts back the value before every fix the run kept; what was put back, one line each. */
+  fixUndo(runId: number): Promise<string[]> {
+    return this.rpc.call(M.fixUndo, [runId])
   }
 }

@@ -28,6 +28,10 @@ export const API_METHODS = {
   laggValidate: 'tengig.lagg.validate',
   laggVerify: 'tengig.lagg.verify',
   laggApply: 'tengig.lagg.apply',
+  fixPlan: 'tengig.fix.plan',
+  fixApply: 'tengig.fix.apply',
+  fixQuery: 'tengig.fix.query',
+  fixUndo: 'tengig.fix.undo',
 } as const
 
 export type ApiMethod = (typeof API_METHODS)[keyof typeof API_METHODS]

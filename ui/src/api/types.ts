@@ -369,6 +369,115 @@ export interface Comparison {
   moved: string[]
 }
 
+// --- fixes (tengig.fix.plan|apply|query|undo): a change of the NAS answering the verdict's advice ---
+
+export type FixPlatform = 'truenas' | 'system'
+export type FixSettingKind = 'smb' | 'dataset' | 'interface'
+export type FixGainVerdict = 'gain' | 'loss' | 'within-spread'
+export type FixState = 'kept' | 'rolled-back' | 'undone' | 'failed'
+/** A fix's state in the results database: also 'applying' (or stopped mid-way: undo puts it back). */
+export type FixRecordState = 'applying' | FixState
+
+export interface FixSetting {
+  platform: FixPlatform
+  kind: FixSettingKind
+  /** What it is set on: 'smb.conf [global]', 'smb.config', a dataset, an interface. */
+  object: string
+  /** The setting as the platform names it ('server smb encrypt', 'sync', 'mtu'). */
+  key: string
+}
+
+export interface FixPrediction {
+  direction: Direction
+  /** bytes/s: SMB's figure in the run. */
+  measured_bytes_per_s: number
+  /** bytes/s: what the other ceilings allow once the fix's bound is gone. */
+  predicted_bytes_per_s: number
+  bound: Component
+  bound_label: string
+  why: string
+}
+
+export interface FixEntry {
+  name: string
+  /** The advice rule it answers. */
+  rule: string
+  /** The desktop whose verdict gave that advice. */
+  client: string
+  setting: FixSetting
+  run_read: string
+  /** Its value on the NAS now; null: not read. */
+  from_value: string | null
+  to_value: string
+  /** The change as a person would make it there. */
+  call: string
+  undo_call: string
+  phases: 'smb'[]
+  directions: Direction[]
+  predictions: FixPrediction[]
+  text: string
+}
+
+export interface FixWords {
+  rule: string
+  client: string | null
+  why: string
+}
+
+export interface FixPlan {
+  run_id: number
+  fixes: FixEntry[]
+  words: FixWords[]
+}
+
+export interface FixApplyRequest {
+  run_id: number
+  fix?: string | null
+  confirm?: boolean
+  join_timeout?: number | null
+}
+
+export interface FixGain {
+  direction: Direction
+  /** bytes/s, each copy. */
+  before: number[]
+  after: number[]
+  before_median: number
+  after_median: number
+  gain_percent: number
+  verdict: FixGainVerdict
+  /** The chance of so clean a separation by luck alone, %. */
+  chance_percent: number
+  text: string
+}
+
+export interface FixOutcome {
+  fix_id: number
+  run_id: number
+  after_run_id: number | null
+  fix: FixEntry
+  previous: string
+  state: FixState
+  gains: FixGain[]
+  why: string
+}
+
+/** One fix as the results database keeps it (tengig.fix.query): the run it was made from and its re-measure. */
+export interface FixRecord {
+  id: number
+  run_id: number
+  after_run_id: number | null
+  name: string
+  state: FixRecordState
+  applied: number
+  finished: number | null
+  fix: FixEntry
+  previous: string
+  gains: FixGain[]
+  why: string | null
+  undone: string | null
+}
+
 export type JobState = 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'ABORTED'
 
 export interface JobProgress {

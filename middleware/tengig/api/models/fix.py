@@ -79,6 +79,30 @@ class TenGigFixOutcome(ApiOutput):
     why: str = Field(description="Why it was kept or put back.")
 
 
+class TenGigFixRecord(ApiOutput):
+    id: int = Field(description="The fix's id in the results database.")
+    run_id: int = Field(description="The run it was made from.")
+    after_run_id: int | None = Field(description="The run that measured SMB again; null: none stored (yet).")
+    name: str = Field(description="The fix's name.")
+    state: Literal["applying", "kept", "rolled-back", "undone", "failed"] = Field(
+        description="applying (or stopped mid-way: undo puts it back), kept, rolled-back, undone, failed.")
+    applied: float = Field(description="Epoch seconds it started.")
+    finished: float | None = Field(description="Epoch seconds it ended (or was undone); null while applying.")
+    fix: TenGigFixEntry = Field(description="The change.")
+    previous: str = Field(description="The value before it (what undo puts back).")
+    gains: list[TenGigFixGain] = Field(description="Each direction before and after ([] when not measured).")
+    why: str | None = Field(description="Why it was kept, put back or failed; null while applying.")
+    undone: str | None = Field(description="What its undo did; null when not undone.")
+
+
+class TenGigFixQueryArgs(ApiInput):
+    run_id: RowId | None = Field(None, description="Only the fixes made from this run or measured by it; null: all.")
+
+
+class TenGigFixQueryResult(ApiOutput):
+    result: list[TenGigFixRecord] = Field(description="The fixes, newest first.")
+
+
 class TenGigFixPlanArgs(ApiInput):
     run_id: RowId = Field(description="The run whose verdict to answer.")
 

@@ -19,7 +19,7 @@ from ..exceptions import api_errors
 from ..job_callbacks import cancel_event, progress_callback
 from ..models.fix import (
     TenGigFixApplyArgs, TenGigFixApplyRequest, TenGigFixApplyResult, TenGigFixPlanArgs, TenGigFixPlanResult,
-    TenGigFixUndoArgs, TenGigFixUndoResult,
+    TenGigFixQueryArgs, TenGigFixQueryResult, TenGigFixUndoArgs, TenGigFixUndoResult,
 )
 from ..params import typed
 from ..service import Service
@@ -80,6 +80,16 @@ class TenGigFixService(Service):
                                 join_timeout=request.join_timeout, progress=progress)
         return outcome.model_dump(mode="json")
 
+    @api_method(TenGigFixQueryArgs, TenGigFixQueryResult, roles=["READONLY_ADMIN"])
+    def query(self, run_id: int | None = None) -> list[dict[str, Any]]:
+        """The fixes made, newest first (of one run: made from it or measured by it), each linking the run it was
+        made from and the run that measured it again, with its judgement. Reads the results database only."""
+        with api_errors():
+            store = ResultStore()
+            if run_id is not None:
+                store.get(run_id)  # a run that is not there says so
+            return [fix_record(row) for row in store.fixes(run_id)]
+
     @api_method(TenGigFixUndoArgs, TenGigFixUndoResult, roles=["FULL_ADMIN"])
     def undo(self, run_id: int) -> list[str]:
         """Put back the value before every fix the run kept (refused, nothing changed, when someone changed the
@@ -89,6 +99,15 @@ class TenGigFixService(Service):
             kept_fixes(store, run_id)
             _, settings = self._where(store.get(run_id), "run_id")
             return undo_fixes(store, settings, run_id)
+
+
+def fix_record(row: dict[str, Any]) -> dict[str, Any]:
+    """One row of the fixes table as the API publishes it: its links and state, and from its data the change,
+    the value before it, the judgement and what an undo did."""
+    data = row["data"]
+    return {**{k: row[k] for k in ("id", "run_id", "after_run_id", "name", "state", "applied", "finished")},
+            "fix": data["fix"], "previous": data["previous"], "gains": data.get("gains") or [],
+            "why": data.get("why"), "undone": data.get("undone")}
 
 
 SERVICE = TenGigFixService

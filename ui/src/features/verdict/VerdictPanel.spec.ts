@@ -25,7 +25,7 @@ const server = {
   },
   refuse: '',
 }
-vi.mock('../../composables/useSession', () => ({ currentApi: () => server }))
+vi.mock('../../composables/useSession', () => ({ currentApi: () => server, useSession: () => ({ url: 'ws://127.0.0.1:8610/api/current' }) }))
 const copied: string[] = []
 vi.mock('../../composables/copyText', () => ({ copyText: async (text: string) => (copied.push(text), true) }))
 const saved: [string, string, string][] = []
