@@ -17,6 +17,7 @@ from ..errors import TengigError, ValidationError
 from ..results.models import RunRecord
 from .catalog import normal
 from .gain import judge_gain, keep
+from .honest import check_predictions
 from .models import DirectionGain, Fix, FixOutcome, FixPlan, Platform, Setting
 from .plan import plan_fixes, predicted_text
 from .run_view import RunView, view_of
@@ -141,7 +142,8 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
         back = _put_back(settings, fix.setting, previous)
         why += f"; {back}"
     outcome = FixOutcome(fix_id=fix_id, run_id=run_id, after_run_id=after_id, fix=fix, previous=previous,
-                         state="kept" if kept else "rolled-back", gains=judged, why=why)
+                         state="kept" if kept else "rolled-back", gains=judged,
+                         predicted_vs_measured=check_predictions(fix.predictions, judged), why=why)
     store.finish_fix(fix_id, outcome.state, outcome.model_dump(mode="json"), after_run_id=after_id)
     progress(100, f"{'kept' if kept else 'put back'}: {why}")
     return outcome
