@@ -6,6 +6,7 @@ is refused by tengig."""
 from __future__ import annotations
 
 import base64
+import errno
 import hmac
 import json
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tengig.client import Client
 from tengig.client.errors import ClientError
 from tengig.client.scram import ScramExchange, split_key
 
@@ -102,3 +104,51 @@ def test_a_key_not_of_truenas_form_is_named_without_repeating_it():
     with pytest.raises(ClientError) as bad:
         split_key("secret-without-id")
     assert "ID-KEY" in str(bad.value) and "secret" not in str(bad.value)
+
+
+class Answers:
+    """Client.call's stand-in for the login policy: what the server offers, and every call made."""
+
+    def __init__(self, offered):
+        self.offered, self.calls = offered, []
+
+    def __call__(self, method, *params, **kwargs):
+        self.calls.append((method, *params))
+        if method == "auth.mechanism_choices":
+            return self.offered
+        return {"response_type": "SUCCESS"} if method == "auth.login_ex" else True
+
+
+def _client(uri: str, peer: str | None, offered) -> Client:
+    client = Client.__new__(Client)  # the login policy alone: no connection
+    client.uri, client.peer_address, client.plain_key_in_clear = uri, peer, False
+    client.call = Answers(offered)
+    return client
+
+
+def test_no_plain_key_over_an_unencrypted_connection_to_another_host():
+    client = _client("ws://10.250.12.1:6000/api/current", "10.250.12.1", ["API_KEY_PLAIN", "PASSWORD_PLAIN"])
+    with pytest.raises(ClientError, match="in the clear") as refused:
+        client.login_with_api_key(KEY, "truenas_admin")
+    assert refused.value.errno == errno.EACCES
+    assert client.call.calls == [("auth.mechanism_choices",)]  # the key was never sent
+
+
+@pytest.mark.parametrize("uri, peer", [("wss://nas.example:443/api/current", "192.0.2.7"),
+                                       ("ws://127.0.0.1:6000/api/current", "127.0.0.1"),
+                                       ("ws+unix:///var/run/middleware/middlewared.sock", None)])
+def test_a_plain_key_over_a_secure_transport_where_scram_is_not_offered(uri, peer):
+    client = _client(uri, peer, ["API_KEY_PLAIN"])
+    client.login_with_api_key(KEY, "truenas_admin")
+    assert client.call.calls[-1] == ("auth.login_ex", {"mechanism": "API_KEY_PLAIN", "username": "truenas_admin",
+                                                       "api_key": KEY})
+
+
+def test_scram_where_offered_even_over_tls():
+    """Where the server offers SCRAM the plain key is never sent, whatever the transport."""
+    client = _client("wss://nas.example:443/api/current", "192.0.2.7", ["API_KEY_PLAIN", "SCRAM"])
+    with pytest.raises(ClientError, match="SCRAM as user truenas_admin: SUCCESS"):
+        client.login_with_api_key(KEY, "truenas_admin")  # a server that answers SCRAM's first step with SUCCESS
+    [login] = [c for c in client.call.calls if c[0] == "auth.login_ex"]
+    assert login[1]["mechanism"] == "SCRAM" and login[1]["scram_type"] == "CLIENT_FIRST_MESSAGE"
+    assert KEY.split("-", 1)[1] not in json.dumps(client.call.calls)

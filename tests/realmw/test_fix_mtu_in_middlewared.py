@@ -31,7 +31,8 @@ from .harness import MiddlewaredSystem, middlewared_build
 from .test_join_through_middlewared import _run_through_midclt
 from .test_network_in_middlewared import _call
 
-pytestmark = [pytest.mark.lab, pytest.mark.realmw]
+pytestmark = [pytest.mark.lab, pytest.mark.realmw, pytest.mark.timeout(1800)]
+JOB_TIMEOUT_S = 900
 VERSION = "25.10.6"
 PORTS = ("eth-desk", "eth-lab")
 JUMBO, PATH_MTU = 9000, 1500
@@ -101,7 +102,14 @@ def _joined_run(lab, nas, method: str, *params: dict) -> tuple[dict, list[str]]:
     stdout: list[str] = []
     reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
     reader.start()
-    run.wait(timeout=900)
+    try:
+        run.wait(timeout=JOB_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        desk.kill()
+        log = lab.paths.logs / "test-join-desk.log"
+        pytest.fail(f"{method} did not end in {JOB_TIMEOUT_S} s; its steps:\n" + "\n".join(steps[-30:]) +
+                    f"\ndesk:\n{log.read_text()[-3000:] if log.exists() else '(no log)'}\n{nas.log()[-3000:]}")
     reader.join(30)
     watcher.join(30)
     desk.wait(60)
