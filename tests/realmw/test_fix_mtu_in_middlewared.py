@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +59,14 @@ def _kernel(lab) -> dict[str, dict]:
             for i in json.loads(done.stdout) if i["ifname"] in PORTS}
 
 
+def _pool_mounts(lab) -> list[str]:
+    """The lab's ZFS mounts directly under its mount directory (each pool's root)."""
+    root = str(lab.paths.mnt)
+    found = [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()
+             if line.split()[2] == "fuse.zfs" and line.split()[1].startswith(root + "/")]
+    return [m for m in found if Path(m).parent == lab.paths.mnt]
+
+
 def _mtus(lab, nas) -> tuple[int, int]:
     """eth-desk's MTU: (nas's kernel, TrueNAS's database)."""
     saved = next(i for i in _call(nas, "interface.query") if i["name"] == "eth-desk")
@@ -66,7 +75,12 @@ def _mtus(lab, nas) -> tuple[int, int]:
 
 @pytest.fixture(scope="module")
 def nas(lab, tmp_path_factory):
-    """nas as a TrueNAS 25.10 whose admin configured both ports (their lab addresses) and put eth-desk at 9000."""
+    """nas as a TrueNAS 25.10 whose admin configured both ports (their lab addresses) and put eth-desk at 9000.
+    Its middlewared runs in a mount namespace of its own (the host's slave, harness.py); this machine's mounts are
+    private, so the lab's pool mounts are made shared first: the scratch datasets zfs-fuse mounts during a run
+    (where the lab's smbd serves them) then reach middlewared's tengig too."""
+    for pool_root in _pool_mounts(lab):
+        subprocess.run(["mount", "--make-rshared", pool_root], check=True, timeout=30)
     system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path_factory.mktemp("truenas-fix"), api_key=TEST_API_KEY,
                                netns=lab.netns("nas"), network=True)
     system.start()
@@ -107,14 +121,24 @@ def _joined_run(lab, nas, method: str, *params: dict) -> tuple[dict, list[str]]:
     except subprocess.TimeoutExpired:
         run.kill()
         desk.kill()
-        log = lab.paths.logs / "test-join-desk.log"
-        pytest.fail(f"{method} did not end in {JOB_TIMEOUT_S} s; its steps:\n" + "\n".join(steps[-30:]) +
-                    f"\ndesk:\n{log.read_text()[-3000:] if log.exists() else '(no log)'}\n{nas.log()[-3000:]}")
+        pytest.fail(f"{method} did not end in {JOB_TIMEOUT_S} s: {_why(lab, nas, steps)}")
     reader.join(30)
     watcher.join(30)
     desk.wait(60)
-    assert run.returncode == 0, "\n".join(steps[-30:]) + nas.log()[-3000:]
+    assert run.returncode == 0, _why(lab, nas, steps)
     return json.loads("".join(stdout)), steps
+
+
+def _why(lab, nas, steps: list[str]) -> str:
+    """What a failed job showed: its steps, desk's log, the pool's mounts as middlewared and this machine see
+    them, and middlewared's log."""
+    log = lab.paths.logs / "test-join-desk.log"
+    pid = nas.pid()
+    mounts = {where: "".join(line for line in Path(path).read_text().splitlines(keepends=True) if "tgtank" in line)
+              for where, path in (("middlewared", f"/proc/{pid}/mounts"), ("here", "/proc/self/mounts"))
+              if Path(path).exists()}
+    return ("\n".join(s for s in steps if not s.startswith((" ", "Traceback")))[-4000:] +
+            f"\ndesk:\n{log.read_text()[-3000:] if log.exists() else '(no log)'}\nmounts: {mounts}\n{nas.log()[-2000:]}")
 
 
 def _copies(run: dict, direction: str) -> list[float]:
