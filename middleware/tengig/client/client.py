@@ -141,7 +141,7 @@ class Client:
         if not self.secure_transport and not self.plain_key_in_clear:
             raise ClientError(f"{self.uri} offers no SCRAM login and is not encrypted: the API key would cross the "
                               "network in the clear, and a TrueNAS revokes a key sent that way. Connect with wss:// "
-                              "(TrueNAS's HTTPS port), or from the NAS itself", errno=errno.EACCES)
+                              "(TrueNAS's HTTPS port), or from the NAS itself", errno=errno.ENOTSUP)
         if username is not None:
             answer = self.call("auth.login_ex", {"mechanism": "API_KEY_PLAIN", "username": username,
                                                  "api_key": api_key})
