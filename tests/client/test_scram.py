@@ -16,6 +16,7 @@ import pytest
 
 from tengig.client import Client
 from tengig.client.errors import ClientError
+from tengig.client.wire import wire_for
 from tengig.client.scram import ScramExchange, split_key
 
 from ..server.official_client import official_client
@@ -122,6 +123,7 @@ class Answers:
 def _client(uri: str, peer: str | None, offered) -> Client:
     client = Client.__new__(Client)  # the login policy alone: no connection
     client.uri, client.peer_address, client.plain_key_in_clear = uri, peer, False
+    client.wire = wire_for(uri, "jsonrpc" if "/api/current" in uri or uri.startswith("ws+unix") else "legacy")
     client.call = Answers(offered)
     return client
 
@@ -152,3 +154,11 @@ def test_scram_where_offered_even_over_tls():
     [login] = [c for c in client.call.calls if c[0] == "auth.login_ex"]
     assert login[1]["mechanism"] == "SCRAM" and login[1]["scram_type"] == "CLIENT_FIRST_MESSAGE"
     assert KEY.split("-", 1)[1] not in json.dumps(client.call.calls)
+
+
+def test_the_legacy_protocol_keeps_its_plain_key():
+    """TrueNAS CORE 13.3 (the legacy protocol) revokes no key sent in the clear: a jail's tengig reaches its host
+    over ws:// as before."""
+    client = _client("ws://192.168.1.10/websocket", "192.168.1.10", [])
+    client.login_with_api_key(KEY)
+    assert client.call.calls[-1] == ("auth.login_with_api_key", KEY)

@@ -132,13 +132,16 @@ class Client:
     def login_with_api_key(self, api_key: str, username: str | None = None) -> None:
         """Log in with an API key as TrueNAS stores it: SCRAM through auth.login_ex where the server offers it
         (TrueNAS 26; the key never crosses the wire, and the server proves it holds the key), else the plain key,
-        only over a secure transport (a TrueNAS revokes a key sent in the clear): auth.login_ex API_KEY_PLAIN
+        only over a secure transport on JSON-RPC (TrueNAS 25.04+ revokes a key sent in the clear; CORE's legacy
+        protocol does not): auth.login_ex API_KEY_PLAIN
         with a username, else auth.login_with_api_key (25.x, 24.10, tengig's own host). ClientError EACCES if
         refused."""
         if username is not None and SCRAM in self.mechanisms():
             self._login_scram(api_key, username)
             return
-        if not self.secure_transport and not self.plain_key_in_clear:
+        # JSON-RPC servers (TrueNAS 25.04+) revoke a plain key from an insecure transport; the legacy protocol's
+        # (24.10, CORE 13.3, which has no such revocation) take it as before
+        if self.wire.name == "jsonrpc" and not self.secure_transport and not self.plain_key_in_clear:
             raise ClientError(f"{self.uri} offers no SCRAM login and is not encrypted: the API key would cross the "
                               "network in the clear, and a TrueNAS revokes a key sent that way. Connect with wss:// "
                               "(TrueNAS's HTTPS port), or from the NAS itself", errno=errno.ENOTSUP)
