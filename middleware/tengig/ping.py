@@ -28,9 +28,15 @@ def parse_ping(text: str) -> PingResult | None:
     return PingResult(sent=int(m.group(1)), received=int(m.group(2)), rtt_avg_ms=float(rtt.group(1)) if rtt else None)
 
 
-def ping_once(run: Callable[[Sequence[str]], Completed], port: str, address: str) -> tuple[bool, str]:
-    """One 1-second ping out of `port` (answered?, RTT or 'no reply'): the probe a staged change waits on."""
-    done = run(["ping", "-n", "-c", "1", "-W", "1", "-I", port, address])
+IPV4_ICMP_HEADERS = 28  # 20 bytes IPv4 + 8 bytes ICMP: a ping of MTU-28 bytes payload fills one frame
+
+
+def ping_once(run: Callable[[Sequence[str]], Completed], port: str, address: str, *,
+              mtu: int | None = None) -> tuple[bool, str]:
+    """One 1-second ping out of `port` (answered?, RTT or 'no reply'): the probe a staged change waits on.
+    ``mtu``: a don't-fragment ping that fills a frame of that many bytes (ping -M do -s MTU-28)."""
+    sized = ["-M", "do", "-s", str(mtu - IPV4_ICMP_HEADERS)] if mtu else []
+    done = run(["ping", "-n", "-c", "1", "-W", "1", *sized, "-I", port, address])
     ping = parse_ping(done.stdout)
     ok = done.returncode == 0 and ping is not None and ping.received > 0
     return ok, f"{ping.rtt_avg_ms} ms" if ok and ping.rtt_avg_ms is not None else "no reply"

@@ -10,10 +10,10 @@ from dataclasses import replace
 import pytest
 
 from tengig.api.models.fix import (
-    TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPlanEntry, TenGigFixPrediction, TenGigFixSetting,
-    TenGigFixWords,
+    TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPlanEntry, TenGigFixPrediction, TenGigFixPredictionCheck,
+    TenGigFixSetting, TenGigFixWords,
 )
-from tengig.fix.models import DirectionGain, Fix, FixOutcome, FixPlan, Prediction, Setting, Words
+from tengig.fix.models import DirectionGain, Fix, FixOutcome, FixPlan, Prediction, PredictionCheck, Setting, Words
 from tengig.systems.seams import DEFAULT_SEAMS
 
 from .recorded import FIXTURE, altered
@@ -33,7 +33,8 @@ class ThisNas:
 
 @pytest.mark.parametrize("api, source", [(TenGigFixSetting, Setting), (TenGigFixPrediction, Prediction),
                                          (TenGigFixEntry, Fix), (TenGigFixWords, Words), (TenGigFixPlanEntry, FixPlan),
-                                         (TenGigFixGain, DirectionGain), (TenGigFixOutcome, FixOutcome)])
+                                         (TenGigFixGain, DirectionGain), (TenGigFixOutcome, FixOutcome),
+                                         (TenGigFixPredictionCheck, PredictionCheck)])
 def test_the_api_models_publish_every_field_of_the_fix_s_own(api, source):
     assert set(api.model_fields) == set(source.model_fields)
 

@@ -104,5 +104,5 @@ def test_on_a_truenas_smb_and_dataset_settings_go_through_its_api():
     settings.write(sync, INHERIT)
     assert ("smb.update", {"encryption": "NEGOTIATE"}) in calls and ("smb.update", {"multichannel": True}) in calls
     assert calls[-1] == ("pool.dataset.update", "tank/share", {"sync": "INHERIT"})
-    with pytest.raises(TengigError, match="interface.update, commit and checkin, which this tengig does not do yet"):
+    with pytest.raises(TengigError, match="interface.update, commit and checkin, with a desktop of the run as the probe"):
         settings.read(Setting(platform="truenas", kind="interface", object="enp1s0", key="mtu"))

@@ -247,7 +247,9 @@ class MiddlewaredSystem:
         if self.netns:
             argv = ["nsenter", f"--net=/run/netns/{self.netns}", "--", *argv, "--tcp-host", "0.0.0.0"]
         if self.network:
-            argv = ["unshare", "--mount", "--propagation", "private", "--", *argv]
+            # slave: the lab's mounts (zfs-fuse mounts a new dataset in its daemon's namespace, where the lab's
+            # smbd serves it) reach middlewared's namespace; its own /etc binds do not leave it
+            argv = ["unshare", "--mount", "--propagation", "slave", "--", *argv]
         return argv
 
     def restart_argv(self) -> list[str]:

@@ -9,6 +9,8 @@ import copy
 import hmac
 import socket
 
+from scram_standin import scram_step
+
 
 def install_standins(middleware, args) -> None:
     from middlewared.api import api_method
@@ -80,18 +82,41 @@ def install_standins(middleware, args) -> None:
         async def get_ui_allowlist(self):
             return []
 
+    from middlewared.api import current as api_current
+
+    choices_args = getattr(api_current, "AuthMechanismChoicesArgs", None) or api_current.AuthMechChoicesArgs
+    choices_result = getattr(api_current, "AuthMechanismChoicesResult", None) or api_current.AuthMechChoicesResult
+    logins: list[str] = []  # the mechanism of every login_ex call, in order (auth.standin_logins)
+
     class AuthService(Service):  # stand-in
-        """auth.login_ex for one test user (PASSWORD_PLAIN) and one API key (API_KEY_PLAIN)."""
+        """auth.login_ex for one test user (PASSWORD_PLAIN) and one API key (API_KEY_PLAIN; on 26 also SCRAM,
+        scram_standin.py), and auth.mechanism_choices: what this version's own authenticator level offers."""
 
         class Config:
             namespace = "auth"
             cli_namespace = "auth"
 
+        @api_method(choices_args, choices_result, authentication_required=False)
+        async def mechanism_choices(self):
+            from middlewared.utils.auth import CURRENT_AAL
+
+            return [str(m) for m in CURRENT_AAL.level.mechanisms]
+
+        @private
+        async def standin_logins(self):
+            return list(logins)
+
         @api_method(AuthLoginExArgs, AuthLoginExResult, cli_private=True, authentication_required=False,
                     pass_app=True)
         async def login_ex(self, app, data):
             mechanism = data["mechanism"]
+            logins.append(mechanism)
             ok = False
+            if mechanism == "SCRAM" and api_key:
+                answer, user = scram_step(app, data, username, api_key)
+                if user is not None:
+                    log_in(app, user)
+                return answer
             if mechanism == "PASSWORD_PLAIN":
                 ok = data["username"] == username and hmac.compare_digest(data["password"], password)
             elif mechanism == "API_KEY_PLAIN" and api_key:

@@ -204,15 +204,22 @@ def test_a_job_through_midclt_ends_as_core_get_jobs_keeps_it(truenas):
 
 
 def test_tengigs_own_client_logs_in_with_an_api_key_and_runs_a_query_and_a_job(truenas):
-    """tengig's client over TCP: JSON-RPC 2.0 at /api/current, auth.login_ex with API_KEY_PLAIN. The login
-    answers from the launcher's stand-in (no PAM, no users database here), so what this proves is the
-    protocol, not TrueNAS's key check. On a real 26 API keys are kept as SCRAM data and API_KEY_PLAIN still
-    logs in (a key sent over plain ws:// from another host is revoked); tengig's client has no SCRAM login."""
+    """tengig's client over TCP: JSON-RPC 2.0 at /api/current, logged in as each version stores keys: on 26,
+    whose own authenticator level offers SCRAM (its auth.mechanism_choices), SCRAM through auth.login_ex in
+    26's own models, the key never sent; on 25.x API_KEY_PLAIN (this is loopback, which TrueNAS counts as
+    secure). The key check answers from the launcher's stand-in (TrueNAS checks SCRAM in its PAM module, not
+    here: scram_standin.py does what it does), so what this proves is the exchange in 26's forms."""
     from tengig.client import connect
 
     from .conftest import TEST_API_KEY, TEST_USER
+    from .harness import NEXT_VERSION
 
+    offered = json.loads(truenas.midclt("call", "auth.mechanism_choices").stdout)
+    assert ("SCRAM" in offered) == (truenas.build.version == NEXT_VERSION), offered
+    before = len(json.loads(truenas.midclt("call", "auth.standin_logins").stdout))
     with connect(f"ws://127.0.0.1:{truenas.port}", TEST_API_KEY, username=TEST_USER) as client:
+        logins = json.loads(truenas.midclt("call", "auth.standin_logins").stdout)[before:]
+        assert logins == (["SCRAM", "SCRAM"] if "SCRAM" in offered else ["API_KEY_PLAIN"]), logins
         assert client.wire.name == "jsonrpc"
         targets = {t["name"] for t in client.call("tengig.targets.query")}
         assert "hdd-15k-best" in targets

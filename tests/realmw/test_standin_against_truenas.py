@@ -200,7 +200,7 @@ FROM_THE_FAR_END = """
 import json, sys
 from tengig.client import connect
 url, key, user = sys.argv[1:4]
-with connect(url, key, username=user) as client:
+with connect(url, key, username=user, plain_key_in_clear=True) as client:  # the stand-in login keeps keys
     print(json.dumps([client.call("interface.websocket_interface"), client.call("interface.websocket_local_ip")]))
 """
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import ipaddress
 import itertools
 import json
 import ssl
@@ -36,6 +37,7 @@ from typing import Any
 import aiohttp
 
 from .errors import ClientError
+from .scram import ScramExchange
 from .tls import UNTRUSTED_HINT
 from .wire import JsonRpcWire, LegacyWire, wire_for
 
@@ -45,6 +47,7 @@ CALL_TIMEOUT = 60.0
 CLOSE_WAIT_S = 1.0  # for the server's answer to our close: one that has gone silent is not waited on longer
 FINAL_JOB_STATES = ("SUCCESS", "FAILED", "ABORTED")
 CALLBACK_THREAD = "tengig-client-callback"
+SCRAM = "SCRAM"  # auth.login_ex's mechanism for an API key on TrueNAS 26 (client/scram.py)
 FINISHED_KEPT = 1000  # final job states remembered for a waiter that has not arrived yet (legacy jobs)
 
 JobCallback = Callable[[dict[str, Any]], Any]
@@ -61,10 +64,14 @@ def _close_timeout() -> Any:
 
 class Client:
     def __init__(self, uri: str = DEFAULT_URI, *, api_key: str | None = None, username: str | None = None,
-                 call_timeout: float = CALL_TIMEOUT, protocol: str | None = None, tls: ssl.SSLContext | bool = True):
-        """``tls``: how wss:// checks the server's certificate (client/tls.py); ws:// ignores it."""
+                 call_timeout: float = CALL_TIMEOUT, protocol: str | None = None, tls: ssl.SSLContext | bool = True,
+                 plain_key_in_clear: bool = False):
+        """``tls``: how wss:// checks the server's certificate (client/tls.py); ws:// ignores it.
+        ``plain_key_in_clear``: send a plain API key over ws:// to another host anyway (a TrueNAS revokes such a
+        key: only for a test's stand-in login)."""
         self.uri = uri
         self.tls = tls
+        self.plain_key_in_clear = plain_key_in_clear
         self.wire: JsonRpcWire | LegacyWire = wire_for(uri, protocol)
         self.call_timeout = call_timeout
         self.legacy_jobs = True
@@ -103,8 +110,41 @@ class Client:
 
     # -- public -------------------------------------------------------------------------------------
 
+    @property
+    def secure_transport(self) -> bool:
+        """A key sent here stays between the two ends: a unix socket, TLS (wss://), or this machine's loopback
+        (what TrueNAS counts as secure before it revokes a plain key)."""
+        if self.uri.startswith((UNIX_PREFIX, "wss://")):
+            return True
+        try:
+            return self.peer_address is not None and ipaddress.ip_address(self.peer_address).is_loopback
+        except ValueError:
+            return False
+
+    def mechanisms(self) -> list[str]:
+        """What auth.mechanism_choices offers (asked before logging in); [] where the server has no such method."""
+        try:
+            offered = self.call("auth.mechanism_choices")
+        except ClientError:
+            return []
+        return [str(m) for m in offered] if isinstance(offered, list) else []
+
     def login_with_api_key(self, api_key: str, username: str | None = None) -> None:
-        """auth.login_ex (with a username) or auth.login_with_api_key; ClientError EACCES if refused."""
+        """Log in with an API key as TrueNAS stores it: SCRAM through auth.login_ex where the server offers it
+        (TrueNAS 26; the key never crosses the wire, and the server proves it holds the key), else the plain key,
+        only over a secure transport on JSON-RPC (TrueNAS 25.04+ revokes a key sent in the clear; CORE's legacy
+        protocol does not): auth.login_ex API_KEY_PLAIN
+        with a username, else auth.login_with_api_key (25.x, 24.10, tengig's own host). ClientError EACCES if
+        refused."""
+        if username is not None and SCRAM in self.mechanisms():
+            self._login_scram(api_key, username)
+            return
+        # JSON-RPC servers (TrueNAS 25.04+) revoke a plain key from an insecure transport; the legacy protocol's
+        # (24.10, CORE 13.3, which has no such revocation) take it as before
+        if self.wire.name == "jsonrpc" and not self.secure_transport and not self.plain_key_in_clear:
+            raise ClientError(f"{self.uri} offers no SCRAM login and is not encrypted: the API key would cross the "
+                              "network in the clear, and a TrueNAS revokes a key sent that way. Connect with wss:// "
+                              "(TrueNAS's HTTPS port), or from the NAS itself", errno=errno.ENOTSUP)
         if username is not None:
             answer = self.call("auth.login_ex", {"mechanism": "API_KEY_PLAIN", "username": username,
                                                  "api_key": api_key})
@@ -114,6 +154,21 @@ class Client:
         if not ok:
             raise ClientError(f"the server refused the API key (user {username or 'of the key'}); "
                               "check it with `tengig apikey list` on the server", errno=errno.EACCES)
+
+    def _login_scram(self, api_key: str, username: str) -> None:
+        exchange = ScramExchange(username, api_key)
+        answers = []
+        for kind, step in (("CLIENT_FIRST_MESSAGE", exchange.client_first),
+                           ("CLIENT_FINAL_MESSAGE", lambda: exchange.client_final(answers[-1]))):
+            answer = self.call("auth.login_ex", {"mechanism": SCRAM, "scram_type": kind, "rfc_str": step()})
+            wanted = "SERVER_FIRST_RESPONSE" if kind == "CLIENT_FIRST_MESSAGE" else "SERVER_FINAL_RESPONSE"
+            if not isinstance(answer, dict) or answer.get("response_type") != "SCRAM_RESPONSE" \
+                    or answer.get("scram_type") != wanted:
+                said = answer.get("response_type") if isinstance(answer, dict) else answer
+                raise ClientError(f"the server refused the API key (SCRAM as user {username}: {said}); check the "
+                                  "key and its user in the TrueNAS's API Keys page", errno=errno.EACCES)
+            answers.append(str(answer.get("rfc_str") or ""))
+        exchange.check_server_final(answers[-1])
 
     def call(self, method: str, *params: Any, job: bool = False, callback: JobCallback | None = None,
              timeout: float | None = None) -> Any:

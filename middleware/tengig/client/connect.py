@@ -4,8 +4,10 @@ there (TrueNAS 24.10, CORE 13.x answer the HTTP upgrade with an error status) is
 ``/websocket`` (legacy protocol). A server that does not answer at all is not retried: that is an
 unreachable host, not an old one.
 
-Login: ``auth.login_ex`` with API_KEY_PLAIN on JSON-RPC (falling back to ``auth.login_with_api_key``
-if the method is missing); ``auth.login_with_api_key`` on the legacy protocol (24.10 has no login_ex).
+Login (Client.login_with_api_key): SCRAM through ``auth.login_ex`` where the server offers it (TrueNAS 26);
+else the plain key, only over a secure transport: ``auth.login_ex`` with API_KEY_PLAIN on JSON-RPC (falling back
+to ``auth.login_with_api_key`` if the method is missing), ``auth.login_with_api_key`` on the legacy protocol
+(24.10 has no login_ex).
 """
 from __future__ import annotations
 
@@ -40,12 +42,14 @@ def candidate_uris(target: str) -> list[str]:
     return [f"{base}{JSONRPC_PATH}", f"{base}{LEGACY_PATH}"]
 
 
-def connect(target: str, api_key: str, *, username: str = "root", call_timeout: float = CALL_TIMEOUT) -> Client:
-    """A Client connected to ``target`` and logged in with ``api_key`` (ClientError EACCES if refused)."""
+def connect(target: str, api_key: str, *, username: str = "root", call_timeout: float = CALL_TIMEOUT,
+            plain_key_in_clear: bool = False) -> Client:
+    """A Client connected to ``target`` and logged in with ``api_key`` (ClientError EACCES if refused;
+    ``plain_key_in_clear``: Client's)."""
     uris = candidate_uris(target)
     for index, uri in enumerate(uris):
         try:
-            client = Client(uri, call_timeout=call_timeout)
+            client = Client(uri, call_timeout=call_timeout, plain_key_in_clear=plain_key_in_clear)
         except ClientError as exc:
             if exc.errno == errno.EPROTONOSUPPORT and index + 1 < len(uris):
                 continue

@@ -17,7 +17,8 @@ from ..errors import TengigError, ValidationError
 from ..results.models import RunRecord
 from .catalog import normal
 from .gain import judge_gain, keep
-from .models import DirectionGain, Fix, FixOutcome, FixPlan, Setting
+from .honest import check_predictions
+from .models import DirectionGain, Fix, FixOutcome, FixPlan, Platform, Setting
 from .plan import plan_fixes, predicted_text
 from .run_view import RunView, view_of
 from .settings import Settings
@@ -95,15 +96,15 @@ def gains(before: BenchReport, after: BenchReport, client: str) -> list[Directio
             for d in ("read", "write")]
 
 
-def precheck(store: Any, run_id: int, name: str | None) -> RunView:
+def precheck(store: Any, run_id: int, name: str | None, network_owner: Platform | None = None) -> RunView:
     """The refusals that need nothing of the NAS, before anything reads it: a run that is not the newest on its
-    NAS, one with no verdict, a fix it does not have. The run's view."""
+    NAS, one with no verdict, a fix it does not have. The run's view (``network_owner``: run_view.view_of)."""
     run = store.get(run_id)
     newer = newer_runs(store, run)
     if newer:
         raise ValidationError.one("run_id", f"run {run_id} is not the newest on this NAS: run {newer[0]} measured it "
                                   f"since; fix from that run's verdict (`tengig fix {newer[0]}`)")
-    view = view_of(run)
+    view = view_of(run, network_owner)
     plan = plan_fixes(view)
     if name is not None or not plan.fixes:  # the values read now can only turn fixes into words
         choose(plan, name)
@@ -111,8 +112,9 @@ def precheck(store: Any, run_id: int, name: str | None) -> RunView:
 
 
 def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int, name: str | None, *,
-              confirm: bool, join_timeout: int | None = None, progress: Progress = _silent) -> FixOutcome:
-    view = precheck(store, run_id, name)
+              confirm: bool, join_timeout: int | None = None, progress: Progress = _silent,
+              network_owner: Platform | None = None) -> FixOutcome:
+    view = precheck(store, run_id, name, network_owner)
     fix = choose(plan_now(view, settings), name)
     if not confirm:
         raise ValidationError.one("confirm", f"{fix.text}. Nothing changed: confirm it (confirm: true) to apply it, "
@@ -140,7 +142,8 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
         back = _put_back(settings, fix.setting, previous)
         why += f"; {back}"
     outcome = FixOutcome(fix_id=fix_id, run_id=run_id, after_run_id=after_id, fix=fix, previous=previous,
-                         state="kept" if kept else "rolled-back", gains=judged, why=why)
+                         state="kept" if kept else "rolled-back", gains=judged,
+                         predicted_vs_measured=check_predictions(fix.predictions, judged), why=why)
     store.finish_fix(fix_id, outcome.state, outcome.model_dump(mode="json"), after_run_id=after_id)
     progress(100, f"{'kept' if kept else 'put back'}: {why}")
     return outcome

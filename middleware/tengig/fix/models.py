@@ -102,6 +102,19 @@ class DirectionGain(BaseModel):
     text: str
 
 
+class PredictionCheck(BaseModel):
+    """One direction's prediction beside what the copies after the fix measured (fix/honest.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    direction: Direction
+    predicted_bytes_per_s: float = Field(description="What the fix predicted SMB would reach, bytes/s.")
+    measured_bytes_per_s: float = Field(description="The median of the copies after the fix, bytes/s.")
+    off_percent: float = Field(description="(measured - predicted) / predicted x 100.")
+    within: bool = Field(description="Measured lies within +-15% of the prediction.")
+    text: str
+
+
 class FixOutcome(BaseModel):
     """What an applied fix did: the runs before and after, each direction's gain, kept or put back, and why."""
 
@@ -114,4 +127,6 @@ class FixOutcome(BaseModel):
     previous: str = Field(description="The value before the fix (what undo puts back).")
     state: FixState
     gains: list[DirectionGain]
+    predicted_vs_measured: list[PredictionCheck] = Field(default_factory=list, description="Each predicted "
+                                                         "direction beside the copies after the fix.")
     why: str

@@ -118,7 +118,7 @@ def _mtu(view: RunView, client: ClientView, advice: Advice, current: Current) ->
     if port.mtu <= path:
         return Words(rule=advice.rule, client=client.name, why=f"the desktop's end is the odd one ({client.name} "
                      f"{desk} bytes, the NAS's {port.ifname} {port.mtu} bytes): its MTU is the desktop's setting")
-    setting = catalog.mtu(view.platform, port.ifname)
+    setting = catalog.mtu(view.network_platform, port.ifname)
     now = current.get(setting)
     if now is not None and now != str(port.mtu):
         return Words(rule=advice.rule, client=client.name, why=f"{port.ifname}'s MTU is {now} bytes now, not the "

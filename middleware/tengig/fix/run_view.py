@@ -29,6 +29,12 @@ class RunView:
     report: BenchReport
     platform: Platform
     clients: list[ClientView]
+    network_owner: Platform | None = None  # who changes the NAS's ports now, when not ``platform`` (a TrueNAS's
+    # middlewared that tengig runs in owns them, whatever the run's environment recorded)
+
+    @property
+    def network_platform(self) -> Platform:
+        return self.network_owner or self.platform
 
     @property
     def nas(self) -> str | None:
@@ -47,8 +53,9 @@ def path_mtus(nas: str, report: ClientReport) -> dict[str, int]:
     return mtus
 
 
-def view_of(run: RunRecord) -> RunView:
-    """The run's desktops with their verdicts; TengigError naming the run when it has none to fix from."""
+def view_of(run: RunRecord, network_owner: Platform | None = None) -> RunView:
+    """The run's desktops with their verdicts; TengigError naming the run when it has none to fix from.
+    ``network_owner``: who changes the NAS's ports now ('truenas': tengig runs inside its middlewared)."""
     if run.status != "success" or run.results is None:
         raise TengigError(f"run {run.id} {run.status} and has no verdict to fix from; fix from a run that "
                           "succeeded", errno=errno.EINVAL)
@@ -66,4 +73,5 @@ def view_of(run: RunRecord) -> RunView:
         facts = facts_from(r, path_mtus(nas, r)).model_copy(update=pool_facts(report.pool))
         clients.append(ClientView(name=r.client, report=r, verdict=r.verdict, facts=facts))
     truenas = (env is not None and env.truenas_version is not None) or any(c.facts.nas_truenas for c in clients)
-    return RunView(run=run, report=report, platform="truenas" if truenas else "system", clients=clients)
+    return RunView(run=run, report=report, platform="truenas" if truenas else "system", clients=clients,
+                   network_owner=network_owner)

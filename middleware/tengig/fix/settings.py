@@ -1,7 +1,8 @@
 """The seam a fix changes the NAS through: read a setting, what puts it back exactly, and write it. On plain
 Linux and in the lab the system's own tools, as a person at the NAS uses them (the running smbd's smb.conf and
 `smbcontrol smbd reload-config`, zfs, ip); on a TrueNAS its own API (smb.update, pool.dataset.update), since
-TrueNAS writes smb.conf from its database and overwrites a hand edit. Every method raises a TengigError saying
+TrueNAS writes smb.conf from its database and overwrites a hand edit; a TrueNAS's ports through its staged
+network change (truenas_interface.py). Every method raises a TengigError saying
 what it could not do."""
 from __future__ import annotations
 
@@ -152,8 +153,8 @@ class TrueNasSettings:
     def _dataset(self, setting: Setting) -> tuple[str, str]:
         if setting.kind != "dataset":
             raise TengigError(f"{setting.text()}: on a TrueNAS an interface changes through interface.update, "
-                              "commit and checkin, which this tengig does not do yet; change it in TrueNAS's "
-                              "Network page", errno=errno.ENOTSUP)
+                              "commit and checkin, with a desktop of the run as the probe "
+                              "(fix/truenas_interface.py), not through this seam", errno=errno.ENOTSUP)
         found = self.call("pool.dataset.query", [["id", "=", _checked(setting, "0") and setting.object]])
         prop = (found[0].get(setting.key) if found else None) or {}
         if not isinstance(prop, dict) or "value" not in prop:
@@ -175,12 +176,36 @@ class TrueNasSettings:
             self.call("pool.dataset.update", setting.object, {setting.key: value.upper()})
 
 
-def settings_of(system: Any, ctx: BenchContext) -> Settings:
+class InterfacesApart:
+    """One seam for the NAS's interfaces, another for the rest: on a TrueNAS its middlewared owns the network
+    configuration (fix/truenas_interface.py), whatever serves the SMB server and the datasets."""
+
+    def __init__(self, rest: Settings, interfaces: Settings):
+        self.rest, self.interfaces = rest, interfaces
+
+    def _of(self, setting: Setting) -> Settings:
+        return self.interfaces if setting.kind == "interface" else self.rest
+
+    def read(self, setting: Setting) -> str:
+        return self._of(setting).read(setting)
+
+    def previous(self, setting: Setting) -> str:
+        return self._of(setting).previous(setting)
+
+    def write(self, setting: Setting, value: str) -> None:
+        self._of(setting).write(setting, value)
+
+
+def settings_of(system: Any, ctx: BenchContext, interfaces: Settings | None = None) -> Settings:
     """The settings seam of a bench system (systems/local_bench.LocalBenchSystem): TrueNAS's API where it has one
-    (its ``truenas`` opener), else this machine's tools."""
+    (its ``truenas`` opener), else this machine's tools; ``interfaces``: the seam the NAS's ports change through
+    instead (a TrueNAS's interface.update, commit and checkin: fix/truenas_interface.TrueNasInterfaces)."""
     opener = getattr(system, "truenas", None)
+    rest: Settings
     if opener is not None:
         from ..backends.truenas import PerCallCaller, TrueNASBackend
 
-        return TrueNasSettings(TrueNASBackend(PerCallCaller(opener)).call)
-    return LocalSettings(ctx, system.nas)
+        rest = TrueNasSettings(TrueNASBackend(PerCallCaller(opener)).call)
+    else:
+        rest = LocalSettings(ctx, system.nas)
+    return rest if interfaces is None else InterfacesApart(rest, interfaces)

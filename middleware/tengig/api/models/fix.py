@@ -68,6 +68,15 @@ class TenGigFixGain(ApiOutput):
     text: str = Field(description="The judgement in words.")
 
 
+class TenGigFixPredictionCheck(ApiOutput):
+    direction: Direction = Field(description="read or write.")
+    predicted_bytes_per_s: float = Field(description="What the fix predicted SMB would reach, bytes/s.")
+    measured_bytes_per_s: float = Field(description="The median of the copies after the fix, bytes/s.")
+    off_percent: float = Field(description="(measured - predicted) / predicted x 100.")
+    within: bool = Field(description="Measured lies within +-15% of the prediction.")
+    text: str = Field(description="Predicted against measured in words.")
+
+
 class TenGigFixOutcome(ApiOutput):
     fix_id: int = Field(description="The fix's id in the results database.")
     run_id: int = Field(description="The run it was made from.")
@@ -76,6 +85,8 @@ class TenGigFixOutcome(ApiOutput):
     previous: str = Field(description="The value before it (what undo puts back).")
     state: Literal["kept", "rolled-back", "undone", "failed"] = Field(description="Kept, or put back.")
     gains: list[TenGigFixGain] = Field(description="Each direction before and after.")
+    predicted_vs_measured: list[TenGigFixPredictionCheck] = Field(default_factory=list, description="Each predicted "
+                                                                  "direction beside the copies after the fix (+-15%).")
     why: str = Field(description="Why it was kept or put back.")
 
 

@@ -11,7 +11,9 @@ from ...errors import TengigError, ValidationError
 from ...fix.apply import apply_fix, kept_fixes, plan_now, precheck, undo_fixes
 from ...fix.plan import plan_fixes
 from ...fix.run_view import view_of
+from ...fix.models import Platform
 from ...fix.settings import Settings, settings_of
+from ...fix.truenas_interface import TrueNasInterfaces, peers_of
 from ...results import ResultStore
 from ...results.models import RunRecord
 from ..decorators import api_method, job
@@ -25,6 +27,15 @@ from ..params import typed
 from ..service import Service
 
 REMEASURE_SPAN = (5.0, 95.0)  # of the job's progress: the SMB copies again
+STAGED_SPAN = (2.0, 5.0)  # a TrueNAS network change: staged, committed, probed, checked in
+
+
+def _staged_progress(job: Any):
+    """A staged TrueNAS change's steps (0-100) told in the job's STAGED_SPAN; None without a job."""
+    if job is None:
+        return None
+    progress, (lo, hi) = progress_callback(job), STAGED_SPAN
+    return lambda percent, description: progress(lo + (hi - lo) * percent / 100, description)
 
 
 class TenGigFixService(Service):
@@ -34,15 +45,28 @@ class TenGigFixService(Service):
         namespace = "tengig.fix"
         cli_namespace = "tengig.fix"
 
-    def _where(self, run: RunRecord, field: str) -> tuple[Any, Settings]:
-        """The bench system the run measured (this NAS) and its settings seam; refused for a run measured
+    def _network_owner(self) -> Platform | None:
+        """'truenas' where this machine is a TrueNAS: its middlewared owns the ports, whatever the run recorded."""
+        return "truenas" if self.seams.truenas_here() is not None else None
+
+    def _where(self, run: RunRecord, field: str, job: Any = None) -> tuple[Any, Settings]:
+        """The bench system the run measured (this NAS) and its settings seam (a TrueNAS's ports through its
+        interface.update, commit and checkin, probed with the run's desktops); refused for a run measured
         elsewhere."""
         results = run.results or {}
         if results.get("system") != "local":
             raise ValidationError.one(field, f"run {run.id} measured system {results.get('system')!r}: a fix changes "
                                       "the NAS tengig runs on; fix from a run of system local there")
         system = self.seams.bench_system("local", (results.get("pool") or {}).get("pool"))
-        return system, settings_of(system, BenchContext(system.hosts))
+        interfaces = None
+        if self._network_owner() == "truenas":
+            try:
+                peers = peers_of(view_of(run).clients)
+            except TengigError:
+                peers = {}
+            interfaces = TrueNasInterfaces(lambda: self.seams.truenas(job), self.seams.run_on_nas, peers,
+                                           progress=_staged_progress(job))
+        return system, settings_of(system, BenchContext(system.hosts), interfaces)
 
     @api_method(TenGigFixPlanArgs, TenGigFixPlanResult, roles=["READONLY_ADMIN"])
     def plan(self, run_id: int) -> dict[str, Any]:
@@ -50,7 +74,7 @@ class TenGigFixService(Service):
         and the advice that stays words. Changes nothing."""
         with api_errors():
             run = ResultStore().get(run_id)
-            view = view_of(run)
+            view = view_of(run, self._network_owner())
             try:
                 _, settings = self._where(run, "run_id")
             except TengigError:
@@ -68,8 +92,8 @@ class TenGigFixService(Service):
         lo, hi = REMEASURE_SPAN
         with api_errors(prefix="request"):
             store = ResultStore()
-            precheck(store, request.run_id, request.fix)
-            system, settings = self._where(store.get(request.run_id), "run_id")
+            precheck(store, request.run_id, request.fix, self._network_owner())
+            system, settings = self._where(store.get(request.run_id), "run_id", job)
 
             def remeasure(req):
                 return run_and_record(system, req, store, cancel=cancel,
@@ -77,7 +101,8 @@ class TenGigFixService(Service):
                                       live=lambda sample: job.set_progress(extra=sample))
 
             outcome = apply_fix(store, settings, remeasure, request.run_id, request.fix, confirm=request.confirm,
-                                join_timeout=request.join_timeout, progress=progress)
+                                join_timeout=request.join_timeout, progress=progress,
+                                network_owner=self._network_owner())
         return outcome.model_dump(mode="json")
 
     @api_method(TenGigFixQueryArgs, TenGigFixQueryResult, roles=["READONLY_ADMIN"])

@@ -1,7 +1,8 @@
 """Which TrueNAS `system: "truenas"` means when tengig runs as its own host (`tengig serve`, the CLI):
 the one named by TENGIG_TRUENAS_URL (ws://nas or wss://nas; /api/current or the legacy /websocket is
 found by itself) with the API key in the file TENGIG_TRUENAS_API_KEY_FILE (mode 0600; a key never goes
-in an environment variable or an argument, where `ps` shows it). Inside middlewared the plugin gives
+in an environment variable or an argument, where `ps` shows it), logged in as its user TENGIG_TRUENAS_USER
+(default root; TrueNAS 26's SCRAM login names the key's owner). Inside middlewared the plugin gives
 the backend a MiddlewareCaller instead."""
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from .backend import TrueNASBackend
 
 URL_ENV = "TENGIG_TRUENAS_URL"
 KEY_FILE_ENV = "TENGIG_TRUENAS_API_KEY_FILE"
+# The key's user (TrueNAS 26 logs a key in with SCRAM, which names the key's owner); default root
+USER_ENV = "TENGIG_TRUENAS_USER"
 # The app's key file as the NAS names it (the compose secret's source), for messages: the container sees
 # it at /run/secrets/..., the person edits it on the NAS.
 KEY_HOST_FILE_ENV = "TENGIG_TRUENAS_API_KEY_HOST_FILE"
@@ -48,7 +51,7 @@ def configured_client() -> Iterator[Client]:
     except OSError as exc:
         raise TengigError(f"cannot read the TrueNAS API key from {key_file}: {exc.strerror}", errno=errno.EACCES) from exc
     try:
-        client = connect(url, key)
+        client = connect(url, key, username=os.environ.get(USER_ENV) or "root")
     except ClientError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM):
             named = key_file_named()
