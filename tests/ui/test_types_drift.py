@@ -19,7 +19,7 @@ from tengig.api.models.lagg import (
     TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
 )
 from tengig.api.models.fix import (
-    TenGigFixApplyRequest, TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPlanEntry, TenGigFixPrediction,
+    TenGigFixApplyRequest, TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPredictionCheck, TenGigFixPlanEntry, TenGigFixPrediction,
     TenGigFixRecord, TenGigFixSetting, TenGigFixWords,
 )
 from tengig.api.models.mesh import TenGigMeshApplyOptions, TenGigMeshVerifyOptions
@@ -170,6 +170,7 @@ MAPPING = {
     "FixApplyRequest": TenGigFixApplyRequest,
     "FixGain": TenGigFixGain,
     "FixOutcome": TenGigFixOutcome,
+    "FixPredictionCheck": TenGigFixPredictionCheck,
     "FixRecord": TenGigFixRecord,
 }
 

@@ -451,6 +451,16 @@ export interface FixGain {
   text: string
 }
 
+/** One predicted direction beside the copies after the fix: within +-15% of the prediction or not. */
+export interface FixPredictionCheck {
+  direction: Direction
+  predicted_bytes_per_s: number
+  measured_bytes_per_s: number
+  off_percent: number
+  within: boolean
+  text: string
+}
+
 export interface FixOutcome {
   fix_id: number
   run_id: number
@@ -459,6 +469,7 @@ export interface FixOutcome {
   previous: string
   state: FixState
   gains: FixGain[]
+  predicted_vs_measured: FixPredictionCheck[]
   why: string
 }
 
