@@ -113,20 +113,24 @@ def raw_smb_read(lab, size: int, copies: int, order: str, reads: int | None = No
 
 
 def print_timeline(raw: list[dict], steps: list[tuple[float, str]], joined: float, took: float) -> None:
-    """Where the run's seconds went, from the desk joining: each phase the progress named (its seconds and the
-    tools' seconds in it), so the time between the tools (waits, handshakes, polls) shows."""
-    marks = [(max(0.0, t - joined), said) for t, said in steps if t >= joined - 1]
-    marks.append((took, "verdict"))
-    print("timeline (s from the desk joining: phase, its seconds, tools' seconds in it, tools):")
-    for (start, said), (end, _) in zip(marks, marks[1:]):
-        inside = [r for r in raw if start <= r["started"] - joined < end]
-        busy = sum(r.get("seconds") or 0.0 for r in inside)
-        tools: dict[str, float] = {}
-        for r in inside:
-            tools[r["tool"]] = tools.get(r["tool"], 0.0) + (r.get("seconds") or 0.0)
-        if end - start >= 0.2:
-            print(f"  {start:5.1f} {end - start:5.1f} {busy:5.1f}  {said[:60]:60} "
-                  + " ".join(f"{t} {s:.1f}" for t, s in tools.items() if s >= 0.1))
+    """Where the run's seconds went, from the desk joining: every tool the run recorded (its start, its seconds),
+    the progress it said (as it reached this script: late by the job events' pace), and the gaps between tools
+    (waits, handshakes, polls), summed per phase."""
+    events = [(r["started"] - joined, r.get("seconds") or 0.0, r["tool"], " ".join(r["argv"][:4])) for r in raw]
+    events += [(t - joined, None, said, "") for t, said in steps if t >= joined - 1]
+    print("timeline (s from the desk joining; tools with their seconds, '>' progress as heard, '.' a gap >= 0.1 s):")
+    busy_until, idle = 0.0, 0.0
+    for start, seconds, what, argv in sorted(events, key=lambda e: e[0]):
+        if seconds is None:
+            print(f"  {start:6.2f}        > {what[:90]}")
+            continue
+        if start - busy_until >= 0.1:
+            print(f"  {busy_until:6.2f} {start - busy_until:5.2f} .")
+            idle += start - busy_until
+        print(f"  {start:6.2f} {seconds:5.2f} {what[:22]:22} {argv[:70]}")
+        busy_until = max(busy_until, start + seconds)
+    print(f"  {busy_until:6.2f} {took - busy_until:5.2f} . to the verdict in this script")
+    print(f"gaps between tools: {idle + took - busy_until:.1f} s of {took:.1f} s")
 
 
 def tengig_run(lab, request: dict, timeline: bool = False) -> tuple[dict, list[dict], float]:
