@@ -164,10 +164,16 @@ def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolP
     if direction == "write":
         argv += ["--refill_buffers", "--end_fsync=1"]  # incompressible, and on the pool before the clock stops
     if not test.sequential:
-        argv += ["--time_based", f"--runtime={preset.random_seconds}", f"--ramp_time={preset.ramp_seconds}"]
+        argv += ["--time_based", f"--runtime={_fio_time(preset.random_seconds)}",
+                 f"--ramp_time={_fio_time(preset.ramp_seconds)}"]
     elif seconds is not None:
-        argv.append(f"--runtime={round(seconds * 1000)}ms")
+        argv.append(f"--runtime={_fio_time(seconds)}")
     return argv
+
+
+def _fio_time(seconds: float) -> str:
+    """A duration as fio takes it: whole seconds bare ("5"), else in milliseconds ("500ms")."""
+    return f"{seconds:.0f}" if float(seconds).is_integer() else f"{round(seconds * 1000)}ms"
 
 
 def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
