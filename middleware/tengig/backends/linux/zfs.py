@@ -179,9 +179,9 @@ class ZfsCli:
                 return
             if "busy" not in done.stderr or attempt == DESTROY_TRIES - 1:
                 raise CommandFailed(list(done.argv), done.returncode, done.stdout, done.stderr)
-            # -f at once (zfs-fuse's hold goes with it), then pauses: 7.5 s in all, for an smbd child of a
-            # slow client that lets go late
-            time.sleep(0.5 * attempt)
+            # -f at once (zfs-fuse's hold mostly goes with it), then pauses doubling from 0.25 s: 7.75 s in all,
+            # for an smbd child of a slow client that lets go late
+            time.sleep(0.25 * 2 ** (attempt - 1) if attempt else 0)
 
     def find_scratch(self, pool: str) -> list[str]:
         """Datasets carrying tengig's scratch tag (set locally), e.g. left by a killed run."""

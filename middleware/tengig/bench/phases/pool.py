@@ -21,7 +21,10 @@ Honest by construction (docs/physics.md §6):
 - the random tests' file is written in full before they run: a file fio's random writes left sparse would
   read its holes from nowhere (and fio would lay it out inside the timed read);
 - tests run one after another (never concurrently), each repeated, reported as median and CV, and a test
-  stops repeating once more runs could not change the verdict (bench/stats.settled);
+  stops repeating once more runs could not change the verdict (bench/stats.settled, as the SMB copies);
+- in quick each sequential run stops after seq_seconds or at its file's size (fio --runtime) and each read
+  reads what its write wrote: short runs, repeated until they agree; only with uncached writes, since a file
+  that keeps the ARC out by its size must be written and read whole;
 - a sweep removes scratch datasets an earlier crashed run left behind (found by their user property).
 """
 from __future__ import annotations

@@ -34,7 +34,7 @@ class PoolPreset(BaseModel):
     name: PresetName
     tests: list[PoolTest]
     repeats: int = Field(ge=1, description="Runs of each test; the median is reported with the CV.")
-    random_seconds: int = Field(ge=1, description="Time-based length of each random test, s.")
+    random_seconds: float = Field(gt=0, description="Time-based length of each random test, s.")
     ramp_seconds: int = Field(ge=0, description="fio ramp_time before random tests are measured, s.")
     working_set: int = Field(description="Bytes per pool test file (at least 2 x ARC where the ARC cannot be kept "
                              "out otherwise, bench/phases/cache_policy.py).")
@@ -48,7 +48,7 @@ class PoolPreset(BaseModel):
 
 
 PRESETS: dict[str, PoolPreset] = {
-    "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=1,
+    "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=0.5,
                         ramp_seconds=0, working_set=512 * MiB, smb_file=256 * MiB, smb_copy_seconds=1.5,
                         seq_seconds=1.0),
     # random tests: CrystalDiskMark's own measure time, 5 s a run (25 s of each test over its 5 runs); with one
