@@ -131,6 +131,24 @@ def print_timeline(raw: list[dict], steps: list[tuple[float, str]], joined: floa
         busy_until = max(busy_until, start + seconds)
     print(f"  {busy_until:6.2f} {took - busy_until:5.2f} . to the verdict in this script")
     print(f"gaps between tools: {idle + took - busy_until:.1f} s of {took:.1f} s")
+    print("phases: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in phases(raw, joined, took)))
+
+
+def phases(raw: list[dict], joined: float, took: float) -> list[tuple[str, float]]:
+    """The run's seconds from the desk joining, cut where its phases start: the NAS's first program after the
+    join, the first fio, the first iperf3, the first SMB program on the desk."""
+    starts = {}
+    for r in sorted(raw, key=lambda r: r["started"]):
+        t, tool = r["started"] - joined, r["tool"]
+        if t < 0:
+            continue
+        starts.setdefault("desk joining", 0.0)
+        starts.setdefault("NAS setup", t)
+        for name, prefix in (("pool", "fio"), ("network", "iperf3"), ("SMB", "smb")):
+            if tool.startswith(prefix):
+                starts.setdefault(name, t)
+    order = sorted(starts.items(), key=lambda item: item[1]) + [("end", took)]
+    return [(name, end - start) for (name, start), (_, end) in zip(order, order[1:])]
 
 
 def tengig_run(lab, request: dict, timeline: bool = False) -> tuple[dict, list[dict], float]:
