@@ -175,6 +175,16 @@ def test_quick_sequential_runs_stop_after_their_seconds_and_reads_read_what_was_
     assert result.bytes_written == sum(wrote) + 286 * MiB + sum(result.phase("rnd4k-q32t1", "write").bytes_moved)
 
 
+def test_a_slow_pool_runs_longer_to_reach_the_smallest_sequential_file():
+    """The random tests' file is written first, and its speed sets the runs' length: a 40 MB/s pool would
+    write 38 MiB in 1 s, mostly ramp-up; its runs last until about 64 MiB (MIN_FILE), each read as long."""
+    result, nas = _run({**STEADY, "layout": [40.0], SEQ_W: [40.0], SEQ_R: [45.0]})
+    assert nas.fio("layout")[0] is next(a for a in nas.argv if a[0] == "fio")  # before any sequential run
+    seq = nas.fio(SEQ_W) + nas.fio(SEQ_R)
+    assert {_option(a, "runtime") for a in seq} == {"1900ms"}  # 64 MiB at 40 MB/s and 10%, in tenths
+    assert all(moved >= 64 * MiB for p in result.phases if p.key == "seq1m-q8t1" for moved in p.bytes_moved)
+
+
 def test_files_that_must_outgrow_the_arc_are_written_and_read_whole():
     """Without uncached writes, only a file larger than the ARC keeps a read off it: no seconds cap."""
     result, nas = _run(STEADY, storage=Storage(refuse=True), working_set=128 * MiB)

@@ -23,12 +23,14 @@ Honest by construction (docs/physics.md §6):
 - tests run one after another (never concurrently), each repeated, reported as median and CV, and a test
   stops repeating once more runs could not change the verdict (bench/stats.settled, as the SMB copies);
 - in quick each sequential run stops after seq_seconds or at its file's size (fio --runtime) and each read
-  reads what its write wrote: short runs, repeated until they agree; only with uncached writes, since a file
-  that keeps the ARC out by its size must be written and read whole;
+  reads what its write wrote: short runs, repeated until they agree. The random tests' file is written first,
+  and its speed makes the runs of a slow pool longer, to MIN_FILE (below it a figure is mostly ramp-up). Only
+  with uncached writes: a file that keeps the ARC out by its size must be written and read whole;
 - a sweep removes scratch datasets an earlier crashed run left behind (found by their user property).
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from contextlib import nullcontext
@@ -41,7 +43,7 @@ from ...errors import BenchRefused, ToolOutputError
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling
 from .arc import ArcDelta, arc_for_run, delta
-from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, file_size, keep_arc_out, reading
+from .cache_policy import MAX_SEQ_READ_HIT_RATIO, MIN_FILE, CachePolicy, file_size, keep_arc_out, reading
 from ..context import BenchContext
 from ..leftovers import remove_scratch, sweep_scratch
 from ..parse.fio_parse import parse_fio_json, require_io
@@ -54,6 +56,7 @@ from ...backends.host_os import HostOs, all_dropped
 MAX_COMPRESSRATIO = 1.02
 TEST_FILE = "tengig-pool-{}.dat"  # one per repeat of a sequential test
 RANDOM_FILE = "tengig-pool-random.dat"  # the random tests' one file (uncached writes)
+FLOOR_MARGIN = 1.1  # a slow pool's runs last long enough for MIN_FILE at its measured speed, and 10% more
 
 
 class PoolBenchRequest(BaseModel):
@@ -291,9 +294,6 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                 "space, use fewer repeats" + (" or a smaller working_set" if policy.uncached else
                                               ", or shrink the ARC (zfs_arc_max) before measuring"))
         root = info.mountpoint.rstrip("/")
-        # uncached writes: no read can come from the ARC whatever a file's size, so a sequential run may stop
-        # after the preset's seconds; a file that must outgrow the ARC is written and read whole
-        seconds = preset.seq_seconds if policy.uncached else None
         sequential = [f"{root}/{TEST_FILE.format(i)}" for i in range(repeats)]
         # uncached, the random tests share one file: no read of it stays in the ARC to warm the next
         random = [f"{root}/{RANDOM_FILE}"] * repeats if policy.uncached else sequential
@@ -305,7 +305,12 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         ratio = None
         written = sequential  # the sequential files the last write phase wrote
         written_sizes = [size] * repeats  # and the bytes of each (a read reads what its write wrote)
-        laid_out = 0
+        laid_out, seconds = 0, None
+        if policy.uncached and any(not t.sequential for t in tests):
+            # the random tests' file first: its write is also the pool's speed, which sets how long quick's
+            # sequential runs last (seq_seconds, or longer where that writes less than MIN_FILE)
+            laid_out, rate = _lay_out(ctx.part(0, 5), nas, preset, random[0], size, preset.seq_seconds)
+            seconds = sequential_seconds(preset.seq_seconds, rate, size)
         for n, (test, direction) in enumerate(steps):
             part = ctx.part(5 + span * n / len(steps), 5 + span * (n + 1) / len(steps))
             if test.sequential and direction == "read":
@@ -315,7 +320,6 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
                 if policy.uncached:
                     ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
             elif policy.uncached:
-                laid_out = laid_out or _lay_out(part, nas, preset, random[0], size, seconds)
                 paths, sizes = random, [laid_out] * repeats
             else:
                 paths, sizes = written, written_sizes
@@ -357,14 +361,25 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         remove_scratch(ctx, storage, info.name)  # one still busy is named in the report, never fatal
 
 
-def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: int, seconds: float | None) -> int:
-    """Write the random tests' file, sequentially and uncached (not timed, not reported as a figure): in full,
-    or (``seconds``) as much of ``size`` as that long writes; the bytes written, a whole number of MiB, over
-    which the random tests then run (a hole past them would read from nowhere)."""
+def sequential_seconds(seconds: float | None, write_bytes_per_s: float, size: int) -> float | None:
+    """How long each sequential run may last: ``seconds`` (the preset's), or longer where a pool writing
+    ``write_bytes_per_s`` would write less than MIN_FILE (or ``size``, if smaller) in it, with FLOOR_MARGIN:
+    below that a sequential figure is mostly ramp-up. None: whole files."""
+    if seconds is None:
+        return None
+    needed = FLOOR_MARGIN * min(MIN_FILE, size) / write_bytes_per_s
+    return max(seconds, math.ceil(10 * needed) / 10)  # whole tenths of a second
+
+
+def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: int,
+             seconds: float | None) -> tuple[int, float]:
+    """Write the random tests' file, sequentially and uncached (not reported as a figure): in full, or
+    (``seconds``) as much of ``size`` as that long writes. Returns the bytes written, a whole number of MiB,
+    over which the random tests then run (a hole past them would read from nowhere), and fio's write speed."""
     ctx.report(0, f"writing the random tests' file (up to {format_size(size)})")
     io = _fio(ctx, nas, preset, SEQ1M_Q8T1, "write", path, size, what="fio writing the random tests' file",
               seconds=seconds)
     laid_out = io.bytes // SEQ1M_Q8T1.block_size * SEQ1M_Q8T1.block_size
     if laid_out < (size if seconds is None else SEQ1M_Q8T1.block_size):
         raise ToolOutputError(f"fio wrote {format_size(io.bytes)} of the random tests' {format_size(size)} file")
-    return laid_out
+    return laid_out, io.bytes_per_s
