@@ -1,7 +1,7 @@
 """Joined-path benchmark (not a test): tengig running on the lab's nas as system local, desk joined over
 its cable, the quick preset with its defaults; then the raw tools on the same path, in the same run:
 
-  - the quick verdict's time, from the desk joining to the verdict (goal: <= 40 s at 1g);
+  - the quick verdict's time, from the desk joining to the verdict (goal: under 30 s at 1g);
   - SMB read: tengig's median against raw `smbclient get` of fresh files of the same size, each read once
     after a page-cache drop: like tengig (as many puts, uncached, the pool left to finish writing, then the
     reads; goal: >= 0.97), and alternating (put one, read it at once) for comparison;
@@ -14,11 +14,12 @@ its cable, the quick preset with its defaults; then the raw tools on the same pa
 
 Usage: .venv/bin/python scripts/bench_joined.py [--link desk-nas=1g] [--rounds N] [--paired N [--repeats R]]
        [--pool-in-memory] [--kind all|smb]
-(takes the lab down at the end; with N rounds, the median of each ratio at the end. --pool-in-memory keeps
+(takes the lab lock, /run/tengig/lab.lock, for its whole run, and the lab down at the end; with N rounds, the median of each ratio at the end. --pool-in-memory keeps
 the lab's data in /dev/shm/tengig-bench-lab, removed by the lab's down at the end or at the next start.)"""
 from __future__ import annotations
 
 import argparse
+import fcntl
 import math
 import os
 import random
@@ -41,6 +42,7 @@ from tengig.lab.hosts import LabHosts  # noqa: E402
 from tengig.units import GiB, MiB  # noqa: E402
 from raw_tools import raw_iperf3  # noqa: E402  scripts/raw_tools.py
 
+LAB_LOCK = Path("/run/tengig/lab.lock")  # as tests/conftest.py takes it
 MEMORY_DATA = Path("/dev/shm/tengig-bench-lab")  # --pool-in-memory: the lab's data (its pool image) in tmpfs
 RAW_GET = re.compile(r"getting file .* of size (\d+) as /dev/null \(([\d.]+) KiloBytes/sec\)")
 
@@ -110,14 +112,53 @@ def raw_smb_read(lab, size: int, copies: int, order: str, reads: int | None = No
     return rates, hits / max(1, hits + misses)
 
 
-def tengig_run(lab, request: dict) -> tuple[dict, list[dict], float]:
+def print_timeline(raw: list[dict], steps: list[tuple[float, str]], joined: float, took: float) -> None:
+    """Where the run's seconds went, from the desk joining: every tool the run recorded (its start, its seconds),
+    the progress it said (as it reached this script: late by the job events' pace), and the gaps between tools
+    (waits, handshakes, polls), summed per phase."""
+    events = [(r["started"] - joined, r.get("seconds") or 0.0, r["tool"], " ".join(r["argv"][:4])) for r in raw]
+    events += [(t - joined, None, said, "") for t, said in steps if t >= joined - 1]
+    print("timeline (s from the desk joining; tools with their seconds, '>' progress as heard, '.' a gap >= 0.1 s):")
+    busy_until, idle = 0.0, 0.0
+    for start, seconds, what, argv in sorted(events, key=lambda e: e[0]):
+        if seconds is None:
+            print(f"  {start:6.2f}        > {what[:90]}")
+            continue
+        if start - busy_until >= 0.1:
+            print(f"  {busy_until:6.2f} {start - busy_until:5.2f} .")
+            idle += start - busy_until
+        print(f"  {start:6.2f} {seconds:5.2f} {what[:22]:22} {argv[:70]}")
+        busy_until = max(busy_until, start + seconds)
+    print(f"  {busy_until:6.2f} {took - busy_until:5.2f} . to the verdict in this script")
+    print(f"gaps between tools: {idle + took - busy_until:.1f} s of {took:.1f} s")
+    print("phases: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in phases(raw, joined, took)))
+
+
+def phases(raw: list[dict], joined: float, took: float) -> list[tuple[str, float]]:
+    """The run's seconds from the desk joining, cut where its phases start: the NAS's first program after the
+    join, the first fio, the first iperf3, the first SMB program on the desk."""
+    starts = {}
+    for r in sorted(raw, key=lambda r: r["started"]):
+        t, tool = r["started"] - joined, r["tool"]
+        if t < 0:
+            continue
+        starts.setdefault("desk joining", 0.0)
+        starts.setdefault("NAS setup", t)
+        for name, prefix in (("pool", "fio"), ("network", "iperf3"), ("SMB", "smb")):
+            if tool.startswith(prefix):
+                starts.setdefault(name, t)
+    order = sorted(starts.items(), key=lambda item: item[1]) + [("end", took)]
+    return [(name, end - start) for (name, start), (_, end) in zip(order, order[1:])]
+
+
+def tengig_run(lab, request: dict, timeline: bool = False) -> tuple[dict, list[dict], float]:
     """One run of tengig on nas (system local) with desk joined: (its result, its raw records, seconds from
-    the desk joining to the verdict)."""
+    the desk joining to the verdict). ``timeline``: print where those seconds went."""
     with tempfile.TemporaryDirectory() as tmp, nas_api(lab, Path(tmp)) as (api, urls):
         thread, outcome = start_run(api, {"system": "local", "join": 1, "share": "share", **request})
         if "error" in outcome:
             raise SystemExit(f"the run did not start: {outcome['error']}")
-        started = time.monotonic()
+        started, joined = time.monotonic(), time.time()
         desk = join(lab, "desk", urls["desk"], outcome["token"])
         thread.join(900)
         took = time.monotonic() - started
@@ -125,12 +166,14 @@ def tengig_run(lab, request: dict) -> tuple[dict, list[dict], float]:
         if "error" in outcome:
             raise SystemExit(f"the run failed: {outcome['error']}")
         raw = api.call("tengig.results.get", outcome["result"]["run_id"])["raw"]
+    if timeline:
+        print_timeline(raw, outcome["steps"], joined, took)
     return outcome["result"], raw, took
 
 
 def one_round(lab, link: str, kind: str = "all") -> dict[str, float]:
     """One quick run with desk joined, then the raw tools; what it printed, as numbers."""
-    result, raw, took = tengig_run(lab, {"kind": kind})
+    result, raw, took = tengig_run(lab, {"kind": kind}, timeline=True)
     spent: dict[str, float] = {}
     for r in raw:
         spent[r["tool"]] = spent.get(r["tool"], 0.0) + (r.get("seconds") or 0.0)
@@ -138,7 +181,7 @@ def one_round(lab, link: str, kind: str = "all") -> dict[str, float]:
                                             if s >= 0.5))
     report = result["report"]
     client = report["clients"][0]
-    print(f"{link}: quick verdict with desk joined in {took:.1f} s (goal <= 40 s): {result['summary']}")
+    print(f"{link}: quick verdict with desk joined in {took:.1f} s (goal < 30 s): {result['summary']}")
     smb = client["smb"]
     ours = smb["read"]["bytes_per_s"]["median"]
     copies = len(smb["write"]["bytes_per_s"]["values"])
@@ -242,6 +285,13 @@ def main() -> None:
                     help="The lab's pool image in RAM (tmpfs): cold reads then come from zfs-fuse, not from this "
                          "machine's own disk under the image, whose throughput varies run to run.")
     args = ap.parse_args()
+    LAB_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(LAB_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one lab per machine: a lab test or another script waits for this one
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
     lab = Lab(LabPaths(data=MEMORY_DATA)) if args.pool_in_memory else Lab()
     lab.down()
     lab.up(build_spec([args.link]))

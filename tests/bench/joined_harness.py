@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+import time
 from pathlib import Path
 
 from tengig.client.client import Client
@@ -65,10 +66,14 @@ def start_run(api: Client, request: dict):
     token = threading.Event()
 
     outcome["percents"] = []
+    outcome["steps"] = []  # (epoch seconds, what the progress said): a run's timeline
 
     def progress(job):
         if (job.get("progress") or {}).get("percent") is not None:
             outcome["percents"].append(job["progress"]["percent"])
+        said = (job.get("progress") or {}).get("description")
+        if said and (not outcome["steps"] or outcome["steps"][-1][1] != said):
+            outcome["steps"].append((time.time(), said))
         session = ((job.get("progress") or {}).get("extra") or {}).get("session")
         if session and "token" not in outcome:
             outcome["token"] = session["token"]

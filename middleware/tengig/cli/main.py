@@ -2,47 +2,46 @@
 with control characters escaped (an error may quote a desktop's tool output or a server's words)."""
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from ..errors import TengigError, ValidationError
 from ..text import shown
-from .api_commands import API_COMMANDS
-from .app_commands import app_group
-from .bench_commands import bench_group
-from .client_commands import client_group
-from .demo_command import demo
-from .fix_commands import fix_group
-from .lab_commands import lab_group
-from .lagg_commands import lagg_group
-from .mesh_commands import mesh_group, nic_command
-from .plugin_commands import plugin_group
-from .results_commands import results_group
+
+# Each command's module, imported when that command runs (or --help lists it): `tengig client join` on a
+# desktop starts without loading the NAS's benchmark, server and mesh code: the user waits less.
+COMMANDS = {
+    "lab": "lab_commands:lab_group", "demo": "demo_command:demo", "bench": "bench_commands:bench_group",
+    "results": "results_commands:results_group", "fix": "fix_commands:fix_group",
+    "client": "client_commands:client_group", "mesh": "mesh_commands:mesh_group", "lagg": "lagg_commands:lagg_group",
+    "nic": "mesh_commands:nic_command", "plugin": "plugin_commands:plugin_group", "app": "app_commands:app_group",
+    "serve": "api_commands:serve", "apikey": "api_commands:apikey_group", "call": "api_commands:call",
+}
+
+
+class LazyCommands(click.Group):
+    """A group whose commands (COMMANDS) are imported by name when first needed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            module, attr = COMMANDS[name].split(":")
+            self.add_command(getattr(importlib.import_module(f"{__package__}.{module}"), attr), name)
+        return super().get_command(ctx, name)
+
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
-@click.group()
+@click.group(cls=LazyCommands)
 @click.version_option(package_name="tengig")
 def cli() -> None:
     """tengig: meshes, link aggregation and honest NAS benchmarks (pool, network, SMB) with a verdict."""
-
-
-cli.add_command(lab_group)
-cli.add_command(demo)
-cli.add_command(bench_group)
-cli.add_command(results_group)
-cli.add_command(fix_group)
-cli.add_command(client_group)
-cli.add_command(mesh_group)
-cli.add_command(lagg_group)
-cli.add_command(nic_command)
-cli.add_command(plugin_group)
-cli.add_command(app_group)
-for command in API_COMMANDS:
-    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,13 +88,17 @@ class ResultStore(FixRows):
 
     def add_raw(self, run_id: int, raw: RawOutput) -> None:
         """Keep one tool invocation's exact output with its run (also for runs that fail)."""
+        self.add_raws(run_id, [raw])
+
+    def add_raws(self, run_id: int, raws: Sequence[RawOutput]) -> None:
+        """Keep a run's tool invocations, in order, in one transaction (one sync to disk, not one per tool)."""
         with self._connect(write=True) as conn:
             self._require_run(conn, run_id)
-            conn.execute(
+            conn.executemany(
                 "INSERT INTO raw_outputs (run_id, tool, argv, exit_code, stdout, stderr, started, seconds)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, raw.tool, json.dumps(raw.argv), raw.exit_code, raw.stdout, raw.stderr, raw.started,
-                 raw.seconds),
+                [(run_id, raw.tool, json.dumps(raw.argv), raw.exit_code, raw.stdout, raw.stderr, raw.started,
+                  raw.seconds) for raw in raws],
             )
 
     def finish_run(

@@ -16,7 +16,7 @@ from ...names import DATASET_RE
 from ...units import parse_size
 
 T = 60
-DESTROY_TRIES = 6
+DESTROY_TRIES = 7
 SETTLE_LIMIT_S = 30  # write-back still going after this long: measure anyway, and say so
 SETTLED_WRITE_BPS = 2**20  # a pool writing less than this per second has nothing left to write
 TAG_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -179,7 +179,9 @@ class ZfsCli:
                 return
             if "busy" not in done.stderr or attempt == DESTROY_TRIES - 1:
                 raise CommandFailed(list(done.argv), done.returncode, done.stdout, done.stderr)
-            time.sleep(0.5 * (attempt + 1))  # 7.5 s in all: an smbd child of a slow client lets go late
+            # -f at once (zfs-fuse's hold mostly goes with it), then pauses doubling from 0.25 s: 7.75 s in all,
+            # for an smbd child of a slow client that lets go late
+            time.sleep(0.25 * 2 ** (attempt - 1) if attempt else 0)
 
     def find_scratch(self, pool: str) -> list[str]:
         """Datasets carrying tengig's scratch tag (set locally), e.g. left by a killed run."""

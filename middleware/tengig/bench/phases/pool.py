@@ -21,11 +21,16 @@ Honest by construction (docs/physics.md §6):
 - the random tests' file is written in full before they run: a file fio's random writes left sparse would
   read its holes from nowhere (and fio would lay it out inside the timed read);
 - tests run one after another (never concurrently), each repeated, reported as median and CV, and a test
-  stops repeating once more runs could not change the verdict (bench/stats.settled);
+  stops repeating once more runs could not change the verdict (bench/stats.settled, as the SMB copies);
+- in quick each sequential run stops after seq_seconds or at its file's size (fio --runtime) and each read
+  reads what its write wrote: short runs, repeated until they agree. The random tests' file is written first,
+  and its speed makes the runs of a slow pool longer, to MIN_FILE (below it a figure is mostly ramp-up). Only
+  with uncached writes: a file that keeps the ARC out by its size must be written and read whole;
 - a sweep removes scratch datasets an earlier crashed run left behind (found by their user property).
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from contextlib import nullcontext
@@ -38,7 +43,7 @@ from ...errors import BenchRefused, ToolOutputError
 from ...units import MiB, format_size
 from ...verdict.models import Ceiling
 from .arc import ArcDelta, arc_for_run, delta
-from .cache_policy import MAX_SEQ_READ_HIT_RATIO, CachePolicy, file_size, keep_arc_out, reading
+from .cache_policy import MAX_SEQ_READ_HIT_RATIO, MIN_FILE, CachePolicy, file_size, keep_arc_out, reading
 from ..context import BenchContext
 from ..leftovers import remove_scratch, sweep_scratch
 from ..parse.fio_parse import parse_fio_json, require_io
@@ -51,6 +56,7 @@ from ...backends.host_os import HostOs, all_dropped
 MAX_COMPRESSRATIO = 1.02
 TEST_FILE = "tengig-pool-{}.dat"  # one per repeat of a sequential test
 RANDOM_FILE = "tengig-pool-random.dat"  # the random tests' one file (uncached writes)
+FLOOR_MARGIN = 1.1  # a slow pool's runs last long enough for MIN_FILE at its measured speed, and 10% more
 
 
 class PoolBenchRequest(BaseModel):
@@ -153,7 +159,10 @@ def pool_facts(pool: PoolBenchResult | None) -> dict[str, Any]:
     }
 
 
-def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolPreset, ioengine: str) -> list[str]:
+def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolPreset, ioengine: str, *,
+             seconds: float | None = None) -> list[str]:
+    """One fio job. ``seconds`` (sequential tests): stop after that long or at ``size``, whichever comes first
+    (fio --runtime without --time_based: never past the file, so the space rule still holds)."""
     rw = ("" if test.sequential else "rand") + direction
     argv = ["fio", f"--name={test.key}-{direction}", f"--filename={path}", f"--rw={rw}", f"--bs={test.block_size}",
             f"--iodepth={test.queue_depth}", f"--numjobs={test.threads}", f"--ioengine={ioengine}",
@@ -161,8 +170,16 @@ def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolP
     if direction == "write":
         argv += ["--refill_buffers", "--end_fsync=1"]  # incompressible, and on the pool before the clock stops
     if not test.sequential:
-        argv += ["--time_based", f"--runtime={preset.random_seconds}", f"--ramp_time={preset.ramp_seconds}"]
+        argv += ["--time_based", f"--runtime={_fio_time(preset.random_seconds)}",
+                 f"--ramp_time={_fio_time(preset.ramp_seconds)}"]
+    elif seconds is not None:
+        argv.append(f"--runtime={_fio_time(seconds)}")
     return argv
+
+
+def _fio_time(seconds: float) -> str:
+    """A duration as fio takes it: whole seconds bare ("5"), else in milliseconds ("500ms")."""
+    return f"{seconds:.0f}" if float(seconds).is_integer() else f"{round(seconds * 1000)}ms"
 
 
 def _timeout(test: PoolTest, size: int, preset: PoolPreset) -> float:
@@ -183,9 +200,9 @@ class _Nas:
 
 
 def _fio(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest, direction: str,
-         path: str, size: int, *, what: str):
+         path: str, size: int, *, what: str, seconds: float | None = None):
     """One fio run of ``test`` on ``path``, checked: its exit code, its JSON and the I/O it did."""
-    done = ctx.run(nas.host, fio_argv(test, direction, path, size, preset, nas.ioengine),
+    done = ctx.run(nas.host, fio_argv(test, direction, path, size, preset, nas.ioengine, seconds=seconds),
                    timeout=_timeout(test, size, preset), check=False, tool="fio")
     jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
     if done.returncode != 0 or not jobs:
@@ -197,10 +214,11 @@ def _fio(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest, direc
 
 
 def _run_phase(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest,
-               direction: str, paths: list[str], size: int, *, adaptive: bool,
-               against: list[Threshold] | None) -> PoolPhase:
-    """Up to len(paths) runs; ``adaptive``: fewer once they are enough (stats.settled, ``against`` the figures
-    the verdict compares this phase with)."""
+               direction: str, paths: list[str], sizes: list[int], *, adaptive: bool,
+               against: list[Threshold] | None, seconds: float | None = None) -> PoolPhase:
+    """Up to len(paths) runs, run i on paths[i] over its first sizes[i] bytes (``seconds``: or for that long,
+    whichever ends first); ``adaptive``: fewer once they are enough (stats.settled, the rule the SMB copies
+    stop by; ``against`` the figures the verdict compares this phase with)."""
     repeats = len(paths)
     enough = None
     speeds, iops, lats, moved = [], [], [], []
@@ -213,7 +231,8 @@ def _run_phase(ctx: BenchContext, nas: _Nas, preset: PoolPreset, test: PoolTest,
             dropped = all_dropped(dropped, nas.os.drop_caches(ctx, nas.host))
         if counted:
             before = nas.os.read_arc(ctx, nas.host)
-        io = _fio(ctx, nas, preset, test, direction, paths[i], size, what=f"fio {test.name} {direction}")
+        io = _fio(ctx, nas, preset, test, direction, paths[i], sizes[i], what=f"fio {test.name} {direction}",
+                  seconds=seconds)
         if counted:
             arc_total = arc_total + delta(before, nas.os.read_arc(ctx, nas.host))
         speeds.append(io.bytes_per_s)
@@ -285,25 +304,36 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         span = 90 if not sweep else (0 if not steps else 60)
         ratio = None
         written = sequential  # the sequential files the last write phase wrote
-        laid_out = 0
+        written_sizes = [size] * repeats  # and the bytes of each (a read reads what its write wrote)
+        laid_out, seconds = 0, None
+        if policy.uncached and any(not t.sequential for t in tests):
+            # the random tests' file first: its write is also the pool's speed, which sets how long quick's
+            # sequential runs last (seq_seconds, or longer where that writes less than MIN_FILE)
+            laid_out, rate = _lay_out(ctx.part(0, 5), nas, preset, random[0], size, preset.seq_seconds)
+            seconds = sequential_seconds(preset.seq_seconds, rate, size)
         for n, (test, direction) in enumerate(steps):
             part = ctx.part(5 + span * n / len(steps), 5 + span * (n + 1) / len(steps))
-            paths = sequential if test.sequential else (random if policy.uncached else written)
-            if direction == "read" and test.sequential:
-                paths = written  # each file the write phase wrote, read once
-            if policy.uncached and direction == "write" and test.sequential:
-                ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
-            if policy.uncached and not test.sequential and not laid_out:
-                laid_out = _lay_out(part, nas, preset, random[0], size)
+            if test.sequential and direction == "read":
+                paths, sizes = written, written_sizes  # each file the write phase wrote, read once, as written
+            elif test.sequential:
+                paths, sizes = sequential, [size] * repeats
+                if policy.uncached:
+                    ctx.run(host, ["rm", "-f", *paths], timeout=120, tool="rm")  # files a read left in the ARC
+            elif policy.uncached:
+                paths, sizes = random, [laid_out] * repeats
+            else:
+                paths, sizes = written, written_sizes
             if test == CEILING_TEST:
                 phase_against = against.get(direction, []) if against is not None else None
             else:
                 phase_against = [] if preset.name == "quick" else None
             with reading(storage, policy, sequential=test.sequential) if direction == "read" else nullcontext():
-                phases.append(_run_phase(part, nas, preset, test, direction, paths, size,
-                                         adaptive=req.repeats is None, against=phase_against))
+                phases.append(_run_phase(part, nas, preset, test, direction, paths, sizes,
+                                         adaptive=req.repeats is None, against=phase_against,
+                                         seconds=seconds if test.sequential else None))
             if direction == "write" and test.sequential:
                 written = paths[:len(phases[-1].bytes_moved)]
+                written_sizes = [moved // test.block_size * test.block_size for moved in phases[-1].bytes_moved]
             if direction == "write" and ratio is None:
                 ratio = storage.compressratio(info.name)
                 if ratio > MAX_COMPRESSRATIO:
@@ -331,11 +361,25 @@ def run_pool_bench(ctx: BenchContext, storage: ScratchStorage, host: str, req: P
         remove_scratch(ctx, storage, info.name)  # one still busy is named in the report, never fatal
 
 
-def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: int) -> int:
-    """Write the random tests' file in full, sequentially and uncached (not timed, not reported as a figure);
-    the bytes written."""
-    ctx.report(0, f"writing the random tests' {format_size(size)} file")
-    io = _fio(ctx, nas, preset, SEQ1M_Q8T1, "write", path, size, what="fio writing the random tests' file")
-    if io.bytes < size:
+def sequential_seconds(seconds: float | None, write_bytes_per_s: float, size: int) -> float | None:
+    """How long each sequential run may last: ``seconds`` (the preset's), or longer where a pool writing
+    ``write_bytes_per_s`` would write less than MIN_FILE (or ``size``, if smaller) in it, with FLOOR_MARGIN:
+    below that a sequential figure is mostly ramp-up. None: whole files."""
+    if seconds is None:
+        return None
+    needed = FLOOR_MARGIN * min(MIN_FILE, size) / write_bytes_per_s
+    return max(seconds, math.ceil(10 * needed) / 10)  # whole tenths of a second
+
+
+def _lay_out(ctx: BenchContext, nas: _Nas, preset: PoolPreset, path: str, size: int,
+             seconds: float | None) -> tuple[int, float]:
+    """Write the random tests' file, sequentially and uncached (not reported as a figure): in full, or
+    (``seconds``) as much of ``size`` as that long writes. Returns the bytes written, a whole number of MiB,
+    over which the random tests then run (a hole past them would read from nowhere), and fio's write speed."""
+    ctx.report(0, f"writing the random tests' file (up to {format_size(size)})")
+    io = _fio(ctx, nas, preset, SEQ1M_Q8T1, "write", path, size, what="fio writing the random tests' file",
+              seconds=seconds)
+    laid_out = io.bytes // SEQ1M_Q8T1.block_size * SEQ1M_Q8T1.block_size
+    if laid_out < (size if seconds is None else SEQ1M_Q8T1.block_size):
         raise ToolOutputError(f"fio wrote {format_size(io.bytes)} of the random tests' {format_size(size)} file")
-    return io.bytes
+    return laid_out, io.bytes_per_s

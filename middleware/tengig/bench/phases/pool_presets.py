@@ -34,22 +34,27 @@ class PoolPreset(BaseModel):
     name: PresetName
     tests: list[PoolTest]
     repeats: int = Field(ge=1, description="Runs of each test; the median is reported with the CV.")
-    random_seconds: int = Field(ge=1, description="Time-based length of each random test, s.")
+    random_seconds: float = Field(gt=0, description="Time-based length of each random test, s.")
     ramp_seconds: int = Field(ge=0, description="fio ramp_time before random tests are measured, s.")
     working_set: int = Field(description="Bytes per pool test file (at least 2 x ARC where the ARC cannot be kept "
                              "out otherwise, bench/phases/cache_policy.py).")
     smb_file: int = Field(description="Bytes per SMB copy (the same rule); quick: at most, see smb_copy_seconds.")
     smb_copy_seconds: float | None = Field(description="quick: size each SMB copy to last about this long at the "
                                            "network's measured goodput (64 MiB to smb_file); None: smb_file.")
+    seq_seconds: float | None = Field(description="quick: each sequential write (and the random tests' file) stops "
+                                      "after about this long or at working_set, whichever comes first, and each "
+                                      "read reads what its write wrote (fio --runtime; only with uncached writes, "
+                                      "whose reads the ARC cannot serve whatever the size); None: whole files.")
 
 
 PRESETS: dict[str, PoolPreset] = {
-    "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=1,
-                        ramp_seconds=0, working_set=512 * MiB, smb_file=256 * MiB, smb_copy_seconds=1.5),
+    "quick": PoolPreset(name="quick", tests=[SEQ1M_Q8T1, RND4K_Q32T1], repeats=3, random_seconds=0.5,
+                        ramp_seconds=0, working_set=512 * MiB, smb_file=256 * MiB, smb_copy_seconds=1.5,
+                        seq_seconds=1.0),
     # random tests: CrystalDiskMark's own measure time, 5 s a run (25 s of each test over its 5 runs); with one
     # desktop at 1 Gb/s the whole preset takes under 5 minutes on the lab (scripts/bench_full.py)
     "full": PoolPreset(name="full", tests=list(ALL_TESTS), repeats=5, random_seconds=5, ramp_seconds=2,
-                       working_set=2 * GiB, smb_file=1 * GiB, smb_copy_seconds=None),
+                       working_set=2 * GiB, smb_file=1 * GiB, smb_copy_seconds=None, seq_seconds=None),
 }
 
 

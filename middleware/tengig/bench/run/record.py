@@ -62,13 +62,11 @@ def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress
     try:
         report = run_suite(ctx, system, req, user_targets)
     except BaseException as exc:
-        for raw in ctx.raw:
-            store.add_raw(run_id, raw)
+        store.add_raws(run_id, ctx.raw)
         aborted = isinstance(exc, (Aborted, KeyboardInterrupt))
         store.finish_run(run_id, "aborted" if aborted else "failed", error=_error_text(exc))
         raise
-    for raw in ctx.raw:
-        store.add_raw(run_id, raw)
+    store.add_raws(run_id, ctx.raw)
     store.finish_run(run_id, "success", results=report.model_dump(mode="json"),
                      verdict=report.verdict)
     return run_id, report
