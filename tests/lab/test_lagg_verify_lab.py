@@ -58,10 +58,11 @@ def test_verify_job_measures_both_ways_and_names_the_idle_member(even_lab, host)
     assert [(t["direction"], t["flows"]) for t in tests] == [("read", 1), ("write", 1), ("read", 4), ("write", 4)]
     for t in tests:
         assert 0 < t["bps"] <= 1.03 * GOODPUT_1G  # the 1 Gb/s cable bounds it; a busy machine only lowers it
-    for window in result["measurements"]["counters"]:
+    for t, window in zip(tests, result["measurements"]["counters"]):
         desk = next(m for m in window["members"] if m["name"] == "eth-desk")
         moved = desk["tx_bytes"] if window["direction"] == "read" else desk["rx_bytes"]
-        assert moved > 0.9 * GOODPUT_1G / 8 * 2
+        # at least what iperf3 measured in that window crossed eth-desk (a ratio to the same test's figure)
+        assert window["direction"] == t["direction"] and moved > 0.9 * t["bps"] / 8 * 2
     assert all(b["idle"] == ["eth-lab"] for b in result["verdict"]["balance"])
     # The plan expects 4 clients' flows spread over both members; one address on one port gives the low end,
     # and the verdict says why from the counters.
