@@ -19,6 +19,7 @@ from .catalog import normal
 from .gain import judge_gain, keep
 from .models import DirectionGain, Fix, FixOutcome, FixPlan, Setting
 from .plan import plan_fixes, predicted_text
+from .record import check_text, checks
 from .run_view import RunView, view_of
 from .settings import Settings
 
@@ -136,11 +137,14 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
     judged = gains(view.report, after, fix.client)
     kept, why = keep(judged) if judged else (False, f"{fix.client} did not copy again in run {after_id}: "
                                              "nothing to judge the change by")
+    found = checks(fix, judged)
+    if found:
+        why += f". Predicted against measured: {check_text(found)}"
     if not kept:
         back = _put_back(settings, fix.setting, previous)
         why += f"; {back}"
     outcome = FixOutcome(fix_id=fix_id, run_id=run_id, after_run_id=after_id, fix=fix, previous=previous,
-                         state="kept" if kept else "rolled-back", gains=judged, why=why)
+                         state="kept" if kept else "rolled-back", gains=judged, predictions=found, why=why)
     store.finish_fix(fix_id, outcome.state, outcome.model_dump(mode="json"), after_run_id=after_id)
     progress(100, f"{'kept' if kept else 'put back'}: {why}")
     return outcome

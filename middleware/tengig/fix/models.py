@@ -64,6 +64,8 @@ class Fix(BaseModel):
     phases: list[Phase] = Field(description="What is measured again to judge it.")
     directions: list[Direction] = Field(description="The directions it should speed up.")
     predictions: list[Prediction]
+    gain_unknown: str | None = Field(None, description="Set when this rule's predictions missed too often on "
+                                     "this NAS: why its number is not given (the predictions stay, for the record).")
     text: str = Field(description="The fix in one paragraph: what, why, and the predicted result.")
 
 
@@ -102,6 +104,20 @@ class DirectionGain(BaseModel):
     text: str
 
 
+class PredictionCheck(BaseModel):
+    """One direction's prediction against what the re-measure gave (issue: every applied fix records both)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    direction: Direction
+    measured_bytes_per_s: float = Field(description="SMB before the fix (the run's median), bytes/s.")
+    predicted_bytes_per_s: float = Field(description="What the fix predicted, bytes/s.")
+    measured_after_bytes_per_s: float = Field(description="SMB after the fix (the re-measure's median), bytes/s.")
+    bound: Component
+    off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")
+    within: bool = Field(description="Within PREDICTION_TOLERANCE_PERCENT of the prediction.")
+
+
 class FixOutcome(BaseModel):
     """What an applied fix did: the runs before and after, each direction's gain, kept or put back, and why."""
 
@@ -114,4 +130,6 @@ class FixOutcome(BaseModel):
     previous: str = Field(description="The value before the fix (what undo puts back).")
     state: FixState
     gains: list[DirectionGain]
+    predictions: list[PredictionCheck] = Field(default_factory=list, description="Each direction's prediction "
+                                               "against the re-measure.")
     why: str

@@ -41,6 +41,8 @@ class TenGigFixEntry(ApiOutput):
     phases: list[Literal["smb"]] = Field(description="What is measured again to judge it.")
     directions: list[Direction] = Field(description="The directions it should speed up.")
     predictions: list[TenGigFixPrediction] = Field(description="Per direction: what SMB should reach.")
+    gain_unknown: str | None = Field(None, description="Set when this fix's predictions missed too often on this "
+                                     "NAS (more than 1 of its last 10 outside 15%): why no gain is promised.")
     text: str = Field(description="The fix in one paragraph.")
 
 
@@ -68,6 +70,16 @@ class TenGigFixGain(ApiOutput):
     text: str = Field(description="The judgement in words.")
 
 
+class TenGigFixCheck(ApiOutput):
+    direction: Direction = Field(description="read or write.")
+    measured_bytes_per_s: float = Field(description="SMB before the fix, bytes/s.")
+    predicted_bytes_per_s: float = Field(description="The prediction, bytes/s.")
+    measured_after_bytes_per_s: float = Field(description="SMB after the fix (the re-measure's median), bytes/s.")
+    bound: Literal["pool", "link", "network", "smb"] = Field(description="The component the prediction came from.")
+    off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")
+    within: bool = Field(description="Within 15% of the prediction.")
+
+
 class TenGigFixOutcome(ApiOutput):
     fix_id: int = Field(description="The fix's id in the results database.")
     run_id: int = Field(description="The run it was made from.")
@@ -76,6 +88,7 @@ class TenGigFixOutcome(ApiOutput):
     previous: str = Field(description="The value before it (what undo puts back).")
     state: Literal["kept", "rolled-back", "undone", "failed"] = Field(description="Kept, or put back.")
     gains: list[TenGigFixGain] = Field(description="Each direction before and after.")
+    predictions: list[TenGigFixCheck] = Field(description="Each direction's prediction against the re-measure.")
     why: str = Field(description="Why it was kept or put back.")
 
 

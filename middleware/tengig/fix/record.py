@@ -1,0 +1,61 @@
+"""Predicted against measured, per applied fix, and what a rule's record says of its next prediction (pure over
+the fixes table's rows): a rule whose measured SMB after the fix fell outside PREDICTION_TOLERANCE_PERCENT of its
+prediction in more than MISSES_ALLOWED of its last RECORD_RUNS applied fixes loses its number ("gain unknown");
+the fix itself stays."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .models import DirectionGain, Fix, PredictionCheck
+
+PREDICTION_TOLERANCE_PERCENT = 15.0
+RECORD_RUNS = 10
+MISSES_ALLOWED = 1
+
+
+def checks(fix: Fix, gains: Sequence[DirectionGain]) -> list[PredictionCheck]:
+    """Each predicted direction against the re-measure's median of it."""
+    out = []
+    for p in fix.predictions:
+        g = next((g for g in gains if g.direction == p.direction), None)
+        if g is None:
+            continue
+        off = 100 * (g.after_median - p.predicted_bytes_per_s) / p.predicted_bytes_per_s
+        out.append(PredictionCheck(direction=p.direction, measured_bytes_per_s=p.measured_bytes_per_s,
+                                   predicted_bytes_per_s=p.predicted_bytes_per_s, measured_after_bytes_per_s=g.after_median,
+                                   bound=p.bound, off_percent=off, within=abs(off) <= PREDICTION_TOLERANCE_PERCENT))
+    return out
+
+
+def track_record(rows: Iterable[dict[str, Any]], name: str) -> tuple[int, int]:
+    """(misses, applied) over fix ``name``'s last RECORD_RUNS applied fixes that were measured (rows newest
+    first, as ResultStore.fixes gives them): a miss is a fix with a direction outside the tolerance."""
+    applied = misses = 0
+    for row in rows:
+        found = (row.get("data") or {}).get("predictions")
+        if row.get("name") != name or not found:
+            continue
+        applied += 1
+        misses += any(not c.get("within") for c in found)
+        if applied == RECORD_RUNS:
+            break
+    return misses, applied
+
+
+def gain_unknown(rows: Iterable[dict[str, Any]], name: str) -> str | None:
+    """Why fix ``name``'s number is not given, or None while its record holds."""
+    misses, applied = track_record(rows, name)
+    if misses <= MISSES_ALLOWED:
+        return None
+    return (f"gain unknown: {name}'s prediction missed the measured SMB by more than "
+            f"{PREDICTION_TOLERANCE_PERCENT:.0f}% in {misses} of its last {applied} applied fixes")
+
+
+def check_text(found: Sequence[PredictionCheck]) -> str:
+    """'read predicted 390.2, measured 377.0 MB/s (-3.4%, within 15%)'."""
+    from ..verdict.advice import mb_s
+
+    return "; ".join(f"{c.direction} predicted {mb_s(c.predicted_bytes_per_s)}, measured "
+                     f"{mb_s(c.measured_after_bytes_per_s)} ({c.off_percent:+.1f}%, "
+                     f"{'within' if c.within else 'outside'} {PREDICTION_TOLERANCE_PERCENT:.0f}%)" for c in found)
