@@ -21,8 +21,12 @@ SYNC = Setting(platform="system", kind="dataset", object="tgtank/smb", key="sync
 class FakeSettings:
     """The NAS's settings as a dict; every write recorded."""
 
-    def __init__(self, values: dict[Setting, str], local: bool = True):
-        self.values, self.writes, self.local = dict(values), [], local
+    def __init__(self, values: dict[Setting, str], local: bool = True, busy: list[str] | None = None):
+        self.values, self.writes, self.local, self.doing, self.pools = dict(values), [], local, busy or [], []
+
+    def busy(self, pool):
+        self.pools.append(pool)
+        return self.doing
 
     def read(self, setting):
         return self.values[setting]
@@ -176,3 +180,31 @@ def test_a_dataset_property_inherited_before_the_fix_is_inherited_again_on_undo(
     assert out.state == "kept" and out.previous == INHERIT and settings.values[SYNC] == "standard"
     undo_fixes(store, settings, run.id)
     assert settings.writes[-1] == ("sync", INHERIT)
+
+
+@pytest.mark.abuse
+def test_a_nas_busy_with_another_session_or_a_scrub_is_refused_unless_forced_by_name(encrypted):
+    store, run = encrypted
+    doing = ["an SMB session of alice from 10.0.0.9 (SMB3_11)", "a scrub on tgtank (scrub in progress since Fri)"]
+    settings = FakeSettings({ENCRYPT: "required"}, busy=doing)
+    with pytest.raises(ValidationError) as caught:
+        apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, None, confirm=True)
+    [(field, message)] = caught.value.errors
+    assert field == "force_busy" and settings.pools == ["tgtank"]
+    assert message.startswith("the NAS is busy with an SMB session of alice from 10.0.0.9 (SMB3_11); a scrub on "
+                              "tgtank") and "Nothing changed" in message and "--force-busy" in message
+    assert settings.writes == [] and store.fixes() == []
+    out = apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, None, confirm=True, force_busy=True)
+    assert out.state == "kept"
+
+
+def test_an_applied_fix_records_predicted_against_measured(encrypted):
+    store, run = encrypted
+    out = apply_fix(store, FakeSettings({ENCRYPT: "required"}), _remeasure(store, run, 2.5), run.id, None,
+                    confirm=True)
+    assert [c.direction for c in out.predictions] == [p.direction for p in out.fix.predictions]
+    for c, g in zip(out.predictions, out.gains):
+        assert c.measured_after_bytes_per_s == g.after_median
+    [row] = store.fixes(run.id)
+    assert row["data"]["predictions"] == [c.model_dump(mode="json") for c in out.predictions]
+    assert "Predicted against measured: read predicted" in out.why

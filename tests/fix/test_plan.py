@@ -158,3 +158,34 @@ def test_a_failed_run_has_nothing_to_fix_from(run2):
     failed = run2.model_copy(update={"status": "failed", "results": None, "error": "boom"})
     with pytest.raises(Exception, match="run 2 failed and has no verdict to fix from"):
         view_of(failed)
+
+
+ZFS_FUSE_POOL = {"atime": "off", "compression": "off", "dedup": "off", "recordsize": "131072"}
+
+
+def test_a_small_recordsize_on_the_share_gets_a_fix_to_the_pool_measurement_s_both_ways(run2):
+    run = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "recordsize": "4096"},
+                  pool_properties=ZFS_FUSE_POOL)
+    desk = next(c for c in run.results["clients"] if c["client"] == "desk")
+    [far] = [a["text"] for a in desk["verdict"]["advice"] if a["rule"] == "smb-far-below"]
+    assert "recordsize 4 KiB on the share where the pool was measured with 128 KiB (32 times the records" in far
+    [fix] = plan_fixes(view_of(run)).fixes
+    assert (fix.name, fix.setting.key, fix.setting.object, fix.run_read, fix.to_value) == (
+        "dataset-recordsize", "recordsize", "tgtank/smb", "4096", "128K")
+    assert fix.call == "zfs set recordsize=128K tgtank/smb" and sorted(fix.directions) == ["read", "write"]
+    # the NAS reads 4K now (zfs get without -p): the same value, so the fix stands, from it
+    [now] = plan_fixes(view_of(run), {fix.setting: "4K"}).fixes
+    assert now.from_value == "4K"
+    changed = plan_fixes(view_of(run), {fix.setting: "16K"})
+    assert changed.fixes == [] and "recordsize = 16K now" in changed.words[-1].why
+
+
+def test_heavy_compression_and_atime_are_named_light_ones_are_not(run2):
+    heavy = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "compression": "gzip-9", "atime": "on"},
+                    pool_properties=ZFS_FUSE_POOL)
+    fixes = {f.name: f for f in plan_fixes(view_of(heavy)).fixes}
+    assert set(fixes) == {"dataset-compression", "dataset-atime"}
+    assert fixes["dataset-compression"].to_value == "off" and fixes["dataset-atime"].directions == ["read"]
+    light = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "compression": "lz4"},
+                    pool_properties=ZFS_FUSE_POOL)
+    assert plan_fixes(view_of(light)).fixes == []

@@ -9,17 +9,18 @@ suite, recorded: bench/run/record.run_and_record), both handed in."""
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..bench.run.suite import BenchReport, BenchRunRequest
 from ..errors import TengigError, ValidationError
 from ..results.models import RunRecord
+from .busy import busy_text
 from .catalog import normal
 from .gain import judge_gain, keep
 from .models import DirectionGain, Fix, FixOutcome, FixPlan, Setting
 from .plan import plan_fixes, predicted_text
-from .record import check_text, checks
+from .record import check_text, checks, with_record
 from .run_view import RunView, view_of
 from .settings import Settings
 
@@ -39,15 +40,16 @@ def newer_runs(store: Any, run: RunRecord) -> list[int]:
     return [r.id for r in later if (r.environment.hostname if r.environment else None) == host]
 
 
-def plan_now(view: RunView, settings: Settings) -> FixPlan:
-    """The run's fixes with each setting's value as the NAS holds it now (one that cannot be read: unknown)."""
+def plan_now(view: RunView, settings: Settings, history: Sequence[dict[str, Any]] = ()) -> FixPlan:
+    """The run's fixes with each setting's value as the NAS holds it now (one that cannot be read: unknown);
+    ``history``: the fixes table's rows, whose record may take a fix's number away (record.with_record)."""
     current: dict[Setting, str | None] = {}
     for fix in plan_fixes(view).fixes:
         try:
             current[fix.setting] = settings.read(fix.setting)
         except TengigError:
             current[fix.setting] = None
-    return plan_fixes(view, current)
+    return with_record(plan_fixes(view, current), history)
 
 
 def choose(plan: FixPlan, name: str | None) -> Fix:
@@ -112,12 +114,16 @@ def precheck(store: Any, run_id: int, name: str | None) -> RunView:
 
 
 def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int, name: str | None, *,
-              confirm: bool, join_timeout: int | None = None, progress: Progress = _silent) -> FixOutcome:
+              confirm: bool, join_timeout: int | None = None, force_busy: bool = False,
+              progress: Progress = _silent) -> FixOutcome:
     view = precheck(store, run_id, name)
-    fix = choose(plan_now(view, settings), name)
+    fix = choose(plan_now(view, settings, store.fixes()), name)
     if not confirm:
         raise ValidationError.one("confirm", f"{fix.text}. Nothing changed: confirm it (confirm: true) to apply it, "
                                   "measure SMB again and keep it only for a real gain")
+    busy = settings.busy(view.report.pool.pool if view.report.pool else None)
+    if busy and not force_busy:
+        raise ValidationError.one("force_busy", busy_text(busy))
     previous = settings.previous(fix.setting)
     fix_id = store.start_fix(run_id, fix.name, {"fix": fix.model_dump(mode="json"), "previous": previous})
     progress(2, f"{fix.setting.text()}: {fix.from_value} -> {fix.to_value} ({fix.call})")

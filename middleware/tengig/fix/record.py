@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .models import DirectionGain, Fix, PredictionCheck
+from .models import DirectionGain, Fix, FixPlan, PredictionCheck
 
 PREDICTION_TOLERANCE_PERCENT = 15.0
 RECORD_RUNS = 10
@@ -59,3 +59,16 @@ def check_text(found: Sequence[PredictionCheck]) -> str:
     return "; ".join(f"{c.direction} predicted {mb_s(c.predicted_bytes_per_s)}, measured "
                      f"{mb_s(c.measured_after_bytes_per_s)} ({c.off_percent:+.1f}%, "
                      f"{'within' if c.within else 'outside'} {PREDICTION_TOLERANCE_PERCENT:.0f}%)" for c in found)
+
+
+def with_record(plan: FixPlan, rows: Sequence[dict[str, Any]]) -> FixPlan:
+    """``plan`` with each fix whose record lost its number marked "gain unknown" (its text says so in place of
+    the predicted figure)."""
+    fixes = []
+    for fix in plan.fixes:
+        why = gain_unknown(rows, fix.name)
+        if why is not None:
+            head = fix.text.split(" Predicted: ")[0]
+            fix = fix.model_copy(update={"gain_unknown": why, "text": f"{head} {why[0].upper()}{why[1:]}."})
+        fixes.append(fix)
+    return plan.model_copy(update={"fixes": fixes})

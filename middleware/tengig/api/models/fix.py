@@ -108,6 +108,9 @@ class TenGigFixApplyRequest(ApiInput):
                           "shows the change and its prediction.")
     join_timeout: int | None = Field(None, ge=10, le=3600, description="Seconds to wait for the desktops to join "
                                      "the re-measure (default: the run's).")
+    force_busy: bool = Field(False, description="true to apply it while the NAS is busy with something else (an "
+                             "SMB session that is not the run's, a scrub or resilver on the pool); without it the "
+                             "fix is refused, naming what.")
 
 
 class TenGigFixApplyArgs(ApiInput):
