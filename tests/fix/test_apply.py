@@ -208,3 +208,24 @@ def test_an_applied_fix_records_predicted_against_measured(encrypted):
     [row] = store.fixes(run.id)
     assert row["data"]["predictions"] == [c.model_dump(mode="json") for c in out.predictions]
     assert "Predicted against measured: read predicted" in out.why
+
+
+def test_results_compare_shows_the_linked_pair_with_predicted_against_measured(encrypted):
+    from tengig.cli.results_views import compare_text
+
+    store, run = encrypted
+    out = apply_fix(store, FakeSettings({ENCRYPT: "required"}), _remeasure(store, run, 2.5), run.id, None,
+                    confirm=True)
+    comparison = store.compare(run.id, out.after_run_id)
+    link = comparison["fix"]
+    assert (link["fix_id"], link["name"], link["state"], link["before_run_id"], link["after_run_id"]) == (
+        out.fix_id, "smb-encryption", "kept", run.id, out.after_run_id)
+    assert (link["setting"], link["from_value"], link["to_value"]) == (
+        "server smb encrypt of smb.conf [global]", "required", "if_required")
+    assert [p["measured_after_bytes_per_s"] for p in link["predictions"]] == [
+        c.measured_after_bytes_per_s for c in out.predictions]
+    text = compare_text(comparison)
+    assert (f"Run {out.after_run_id} measured SMB again after fix {out.fix_id} (smb-encryption) of run {run.id}: "
+            "server smb encrypt of smb.conf [global] required -> if_required, kept") in text
+    assert "predicted" in text and "off the prediction" in text
+    assert store.compare(run.id, 2)["fix"] is None  # two runs no fix links

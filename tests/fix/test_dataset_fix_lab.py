@@ -34,6 +34,12 @@ def lab_10g():
     lab.down()
 
 
+def _logs(lab) -> str:
+    """The NAS's and desk's logs' ends, for a failure's message."""
+    return "\n".join(f"--- {name}:\n{(lab.paths.logs / name).read_text(errors='replace')[-2000:]}"
+                     for name in ("test-nas-serve.log", "test-join-desk.log") if (lab.paths.logs / name).exists())
+
+
 def _get(lab, prop: str) -> str:
     return lab.runner.run(["zfs", "get", "-H", "-o", "value", prop, SHARE_DATASET], timeout=30).stdout.strip()
 
@@ -46,7 +52,7 @@ def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10
         client = join(lab, "desk", urls["desk"], outcome["token"])
         thread.join(900)
         client.wait(60)
-        assert "error" not in outcome, outcome.get("error")
+        assert "error" not in outcome, f"{outcome.get('error')}\n{_logs(lab)}"
         run_id = outcome["result"]["run_id"]
         desk = outcome["result"]["report"]["clients"][0]
         print(f"verdict: {desk['verdict']['summary']}")
