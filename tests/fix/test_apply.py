@@ -229,3 +229,16 @@ def test_results_compare_shows_the_linked_pair_with_predicted_against_measured(e
             "server smb encrypt of smb.conf [global] required -> if_required, kept") in text
     assert "predicted" in text and "off the prediction" in text
     assert store.compare(run.id, 2)["fix"] is None  # two runs no fix links
+
+
+def test_multichannel_without_gain_for_a_one_channel_client_is_put_back_saying_why(tmp_path):
+    store = recorded_store(tmp_path)
+    run = _stored(store, altered(store.get(2), multichannel=False, smbd_cpu=99.0, smb_scale=0.4))
+    multichannel = Setting(platform="system", kind="smb", object=SMB_CONF, key="server multichannel support")
+    settings = FakeSettings({multichannel: "No"})
+    out = apply_fix(store, settings, _remeasure(store, run, 1.0), run.id, "smb-multichannel", confirm=True)
+    assert out.state == "rolled-back" and settings.writes == [("server multichannel support", "yes"),
+                                                              ("server multichannel support", "No")]
+    assert out.why.startswith("desk copies with smbclient (linux), which uses one channel whatever the NAS offers: "
+                              "multichannel gives it nothing")
+    assert "no gain beyond the run's own spread" in out.why

@@ -98,6 +98,29 @@ def gains(before: BenchReport, after: BenchReport, client: str) -> list[Directio
             for d in ("read", "write")]
 
 
+ONE_CHANNEL_CLIENTS = {"linux": "smbclient", "freebsd": "smbclient"}  # how a desktop of that OS joins a copy
+
+
+def one_channel(fix: Fix, after: BenchReport) -> str | None:
+    """Why multichannel gave the desktop nothing, when its client used one channel after the change too: the
+    channels its session held (Samba 4.18 on lists them), else the client its OS copies with."""
+    if fix.name != "smb-multichannel":
+        return None
+    report = next((c for c in after.clients if c.client == fix.client), None)
+    if report is None or report.smb is None:
+        return None
+    mc, os_name = report.smb.multichannel, (report.joined or {}).get("os")
+    channels = mc.session_channels if mc is not None else None
+    if channels == 1:
+        return (f"{fix.client}'s session still held 1 channel after the change: its client uses one channel, so "
+                "multichannel gives it nothing")
+    if channels is None and os_name in ONE_CHANNEL_CLIENTS:
+        return (f"{fix.client} copies with {ONE_CHANNEL_CLIENTS[os_name]} ({os_name}), which uses one channel "
+                "whatever the NAS offers: multichannel gives it nothing (a Windows desktop with several NICs, or "
+                "one RSS-capable NIC, opens several)")
+    return None
+
+
 def precheck(store: Any, run_id: int, name: str | None) -> RunView:
     """The refusals that need nothing of the NAS, before anything reads it: a run that is not the newest on its
     NAS, one with no verdict, a fix it does not have. The run's view."""
@@ -143,6 +166,8 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
     judged = gains(view.report, after, fix.client)
     kept, why = keep(judged) if judged else (False, f"{fix.client} did not copy again in run {after_id}: "
                                              "nothing to judge the change by")
+    if not kept and (one := one_channel(fix, after)) is not None:
+        why = f"{one}; {why}"
     found = checks(fix, judged)
     if found:
         why += f". Predicted against measured: {check_text(found)}"
