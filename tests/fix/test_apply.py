@@ -76,6 +76,7 @@ def test_without_confirmation_nothing_changes_and_the_change_and_prediction_are_
     assert field == "confirm"
     assert "set server smb encrypt of smb.conf [global] from required to if_required" in message
     assert "SMB read 43.96 MB/s now" in message and "confirm: true" in message
+    assert "The re-measure needs lab, desk to join again within 300 s" in message  # said before anything changes
     assert settings.writes == [] and store.fixes() == []
 
 

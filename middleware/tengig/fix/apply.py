@@ -88,6 +88,15 @@ def remeasure_request(view: RunView, fix: Fix, join_timeout: int | None) -> Benc
                            join_timeout=join_timeout or inputs.get("join_timeout") or 300, smb_file=smb.file_size)
 
 
+def rejoin_text(view: RunView, request: BenchRunRequest) -> str:
+    """What the re-measure needs, said before anything changes: the run's desktops joining again in time."""
+    names = [c.client for c in view.report.clients]
+    said = ", ".join(names) if names else "the run's desktops"
+    return (f"The re-measure needs {said} to join again within {request.join_timeout} s (the job shows the join "
+            f"command with its token, as a run does: on each desktop, `tengig client join ws://NAS:PORT --token TOKEN`); a "
+            "desktop that is gone or does not join in time puts the previous value back")
+
+
 def gains(before: BenchReport, after: BenchReport, client: str) -> list[DirectionGain]:
     """Each direction ``client`` copied both times, judged."""
     b = next((c.smb for c in before.clients if c.client == client), None)
@@ -141,14 +150,17 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
               progress: Progress = _silent) -> FixOutcome:
     view = precheck(store, run_id, name)
     fix = choose(plan_now(view, settings, store.fixes()), name)
+    request = remeasure_request(view, fix, join_timeout)
+    needs = rejoin_text(view, request)
     if not confirm:
         raise ValidationError.one("confirm", f"{fix.text}. Nothing changed: confirm it (confirm: true) to apply it, "
-                                  "measure SMB again and keep it only for a real gain")
+                                  f"measure SMB again and keep it only for a real gain. {needs}")
     busy = settings.busy(view.report.pool.pool if view.report.pool else None)
     if busy and not force_busy:
         raise ValidationError.one("force_busy", busy_text(busy))
     previous = settings.previous(fix.setting)
     fix_id = store.start_fix(run_id, fix.name, {"fix": fix.model_dump(mode="json"), "previous": previous})
+    progress(1, needs)
     progress(2, f"{fix.setting.text()}: {fix.from_value} -> {fix.to_value} ({fix.call})")
     try:
         settings.write(fix.setting, fix.to_value)
@@ -156,7 +168,7 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
         if normal(fix.setting, now) != normal(fix.setting, fix.to_value):
             raise TengigError(f"{fix.setting.text()} reads {now} after it was set to {fix.to_value}")
         progress(5, f"measuring SMB again (predicted: {predicted_text(fix)})")
-        after_id, after = remeasure(remeasure_request(view, fix, join_timeout))
+        after_id, after = remeasure(request)
     except BaseException as exc:
         why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         back = _put_back(settings, fix.setting, previous)
