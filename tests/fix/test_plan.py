@@ -189,3 +189,15 @@ def test_heavy_compression_and_atime_are_named_light_ones_are_not(run2):
     light = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "compression": "lz4"},
                     pool_properties=ZFS_FUSE_POOL)
     assert plan_fixes(view_of(light)).fixes == []
+
+
+def test_a_dataset_fix_predicts_no_more_than_smbd_moves_at_the_cpu_it_may_use(run2):
+    props = {"smb_properties": {**ZFS_FUSE_POOL, "recordsize": "4096"}, "pool_properties": ZFS_FUSE_POOL}
+    free = {p.direction: p for p in plan_fixes(view_of(altered(run2, smb_scale=0.4, **props))).fixes[0].predictions}
+    busy = altered(run2, smb_scale=0.4, smbd_cpu=80.0, **props)
+    [fix] = plan_fixes(view_of(busy)).fixes
+    for p in fix.predictions:
+        # smbd used 80% of its one core for the figure: at the whole core, 1.25 x it
+        assert p.bound == "smb" and p.predicted_bytes_per_s == pytest.approx(1.25 * p.measured_bytes_per_s)
+        assert p.predicted_bytes_per_s < free[p.direction].predicted_bytes_per_s
+        assert "smbd at one core (it used 80% of one core for" in p.why

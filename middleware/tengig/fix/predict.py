@@ -3,8 +3,9 @@ from the verdict's own chain. SMB itself never costs nothing, so this is the mos
 lifts SMB to it has done all the run's other figures allow."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from ..bench.run.suite import ClientReport
 from ..verdict.advice import best, ceiling_text, chain_bound, mb_s, measured_smb
 from ..verdict.models import Ceiling, Direction, DirectionVerdict
 from ..verdict.thresholds import link_ceiling
@@ -22,13 +23,36 @@ def _prediction(direction: Direction, smb: Ceiling, bound: Ceiling, gone: str) -
              f"{mb_s(bound.bytes_per_s)} ({bound.bytes_per_s / smb.bytes_per_s:.2g}x)"))
 
 
-def chain_predictions(directions: Sequence[DirectionVerdict], which: Sequence[Direction],
-                      gone: str) -> list[Prediction]:
+def smbd_ceilings(report: ClientReport, limit_cores: float | None) -> dict[Direction, Ceiling]:
+    """SMB's own cost as the run measured it, per direction: smbd used X% of one core to move the SMB figure,
+    and one smbd process serves a client, on one core or less where a CPU limit holds it; so, where a fix leaves
+    smbd's work per byte alone (a dataset property: the disks' work, not smbd's), smbd at all the CPU it may use
+    moves at most figure x usable / X."""
+    usable = min(1.0, limit_cores) if limit_cores else 1.0
+    out: dict[Direction, Ceiling] = {}
+    for direction in ("read", "write"):
+        d = getattr(report.smb, direction, None) if report.smb else None
+        if d is None or not d.smbd_cpu_percent or d.smbd_cpu_percent <= 0:
+            continue
+        ceiling = d.bytes_per_s.median * 100 * usable / d.smbd_cpu_percent
+        held = f"its CPU limit of {usable:.2g} of a core" if usable < 1 else "one core"
+        out[direction] = Ceiling(
+            component="smb", direction=direction, bytes_per_s=ceiling, provenance="estimated",
+            label=f"smbd at {held} (it used {d.smbd_cpu_percent:.0f}% of one core for {mb_s(d.bytes_per_s.median)})")
+    return out
+
+
+def chain_predictions(directions: Sequence[DirectionVerdict], which: Sequence[Direction], gone: str,
+                      smbd: Mapping[Direction, Ceiling] | None = None) -> list[Prediction]:
     """For a cost inside SMB (encryption, signing, one channel, a costly dataset property): the lowest of pool,
-    link and network, per direction in ``which``."""
+    link and network, per direction in ``which``; and, where the fix leaves smbd's work per byte alone, smbd's
+    own ceiling (``smbd``: smbd_ceilings) when it is lower."""
     out = []
     for dv in directions:
         smb, bound = measured_smb(dv.ceilings), chain_bound(dv.ceilings)
+        own = (smbd or {}).get(dv.direction)
+        if bound is not None and own is not None and own.bytes_per_s < bound.bytes_per_s:
+            bound = own
         if dv.direction in which and smb is not None and bound is not None:
             if (p := _prediction(dv.direction, smb, bound, gone)) is not None:
                 out.append(p)
