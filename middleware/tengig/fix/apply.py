@@ -93,8 +93,8 @@ def rejoin_text(view: RunView, request: BenchRunRequest) -> str:
     names = [c.client for c in view.report.clients]
     said = ", ".join(names) if names else "the run's desktops"
     return (f"The re-measure needs {said} to join again within {request.join_timeout} s (the job shows the join "
-            f"command with its token, as a run does: on each desktop, `tengig client join ws://NAS:PORT --token TOKEN`); a "
-            "desktop that is gone or does not join in time puts the previous value back")
+            "command with its token, as a run does: on each desktop, `tengig client join ws://NAS:PORT --token "
+            "TOKEN`); a desktop that is gone or does not join in time puts the previous value back")
 
 
 def gains(before: BenchReport, after: BenchReport, client: str) -> list[DirectionGain]:

@@ -22,9 +22,10 @@ def checks(fix: Fix, gains: Sequence[DirectionGain]) -> list[PredictionCheck]:
         if g is None:
             continue
         off = 100 * (g.after_median - p.predicted_bytes_per_s) / p.predicted_bytes_per_s
-        out.append(PredictionCheck(direction=p.direction, measured_bytes_per_s=p.measured_bytes_per_s,
-                                   predicted_bytes_per_s=p.predicted_bytes_per_s, measured_after_bytes_per_s=g.after_median,
-                                   bound=p.bound, off_percent=off, within=abs(off) <= PREDICTION_TOLERANCE_PERCENT))
+        out.append(PredictionCheck(
+            direction=p.direction, measured_bytes_per_s=p.measured_bytes_per_s,
+            predicted_bytes_per_s=p.predicted_bytes_per_s, measured_after_bytes_per_s=g.after_median, bound=p.bound,
+            off_percent=off, within=abs(off) <= PREDICTION_TOLERANCE_PERCENT))
     return out
 
 

@@ -58,8 +58,8 @@ def _cost(prop: str, share: str, pool: str) -> DatasetCost | None:
         return DatasetCost(prop, share, pool, DEDUP_OFF, ("write",), "every write looks up its blocks in the dedup "
                            "table")
     if prop == "recordsize" and (a := _bytes(s)) and (b := _bytes(p)) and a < b:
-        return DatasetCost(prop, share, pool, f"{b // 1024}K", ("read", "write"), f"{b // a} times the records, each with "
-                           "its own checksum, metadata and I/O, for the same bytes")
+        return DatasetCost(prop, share, pool, f"{b // 1024}K", ("read", "write"), f"{b // a} times the records, "
+                           "each with its own checksum, metadata and I/O, for the same bytes")
     if prop == "compression" and _heavy_compression(s) and not _heavy_compression(p):
         return DatasetCost(prop, share, pool, pool, ("read", "write"), "every record compressed on write and "
                            "decompressed on read by the NAS's CPU")

@@ -1,10 +1,11 @@
 """Where a joined run's files go in the SMB share: made by the NAS, removed by the NAS whatever the clients did.
 
 Where the share's directory is a ZFS dataset's mountpoint (as on TrueNAS), the run gets a scratch dataset of
-its own under it, with the share's own recordsize, compression, atime, sync and dedup (it inherits them: what SMB
-copies through is what the share's files meet, and the verdict compares them with the pool's measurement): it appears as a directory in the share, is tagged like the pool benchmark's scratch (the
-sweep removes it after a crash), is owned and moded like the share's directory, and keeps the ARC out of the
-reads with bounded files (bench/phases/cache_policy.py). Each client makes its own directory inside it.
+its own under it, with the share's own recordsize, compression, atime, sync and dedup (it inherits them: what
+SMB copies through is what the share's files meet, and the verdict compares them with the pool's measurement):
+it appears as a directory in the share, is tagged like the pool benchmark's scratch (the sweep removes it after
+a crash), is owned and moded like the share's directory, and keeps the ARC out of the reads with bounded files
+(bench/phases/cache_policy.py). Each client makes its own directory inside it.
 
 Elsewhere (a share that is a directory inside a dataset), each client's directory is a plain directory in the
 share, and the files are 2 x the ARC (cache_policy's fallback), as the report says."""
