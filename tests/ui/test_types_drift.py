@@ -23,6 +23,7 @@ from tengig.api.models.mesh import TenGigMeshApplyOptions, TenGigMeshVerifyOptio
 from tengig.api.models.nic import TenGigNicQueryOptions
 from tengig.api.models.results import (
     RunKind, RunStatus, TenGigResultsCeilingChange, TenGigResultsComparison, TenGigResultsEntry,
+    TenGigResultsFixCheck, TenGigResultsFixLink,
     TenGigResultsMetricDelta,
     TenGigResultsQueryOptions, TenGigResultsRunSummary,
 )
@@ -106,6 +107,8 @@ MAPPING = {
     "MetricDelta": TenGigResultsMetricDelta,
     "Comparison": TenGigResultsComparison,
     "CeilingChange": TenGigResultsCeilingChange,
+    "FixLink": TenGigResultsFixLink,
+    "FixLinkCheck": TenGigResultsFixCheck,
     # mesh
     "MeshPortRequest": mesh_request.MeshPort,
     "MeshHostRequest": mesh_request.MeshHost,

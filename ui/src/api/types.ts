@@ -357,6 +357,32 @@ export interface CeilingChange {
   bottleneck_b: boolean
 }
 
+/** One direction of a fix's prediction against its re-measure (tengig.results.compare's fix). */
+export interface FixLinkCheck {
+  direction: Direction
+  measured_bytes_per_s: number
+  predicted_bytes_per_s: number
+  measured_after_bytes_per_s: number
+  bound: Component
+  off_percent: number
+  within: boolean
+}
+
+/** The fix that links two compared runs: run b measured SMB again after a fix made from run a's verdict. */
+export interface FixLink {
+  fix_id: number
+  name: string
+  state: 'applying' | 'kept' | 'rolled-back' | 'undone' | 'failed'
+  before_run_id: number
+  after_run_id: number
+  setting: string
+  from_value: string | null
+  to_value: string | null
+  predictions: FixLinkCheck[]
+  gains: string[]
+  why: string
+}
+
 export interface Comparison {
   a: RunSummary
   b: RunSummary
@@ -367,6 +393,8 @@ export interface Comparison {
   ceilings: CeilingChange[]
   /** Which ceilings moved (and bottlenecks that changed), one line each, in the server's words. */
   moved: string[]
+  /** The fix that links the two runs; null: none. */
+  fix?: FixLink | null
 }
 
 export type JobState = 'WAITING' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'ABORTED'
