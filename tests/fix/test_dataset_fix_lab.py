@@ -80,6 +80,12 @@ def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10
                   f"predicted {p['predicted_bytes_per_s'] / 1e6:.1f} MB/s ({p['bound']}): {g.verdict}, measured/"
                   f"predicted {p['measured_after_bytes_per_s'] / p['predicted_bytes_per_s']:.2f}")
             assert p["measured_after_bytes_per_s"] == g.after_median
+        for name, run in (("before", before), ("after", after)):
+            smb = next(c for c in run["results"]["clients"] if c["client"] == "desk")["smb"]
+            for d in ("read", "write"):
+                cpu = smb[d].get("client_cpu") or {}
+                print(f"{name} {d}: smbd {smb[d].get('smbd_cpu_percent')}% of a core, desk's client "
+                      f"{cpu.get('cores')} of {cpu.get('cpus')} cores")
         print(f"{out['state']}: {out['why']}")
         if kept:
             said = api.call("tengig.fix.undo", run_id)

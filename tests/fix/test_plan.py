@@ -201,3 +201,15 @@ def test_a_dataset_fix_predicts_no_more_than_smbd_moves_at_the_cpu_it_may_use(ru
         assert p.bound == "smb" and p.predicted_bytes_per_s == pytest.approx(1.25 * p.measured_bytes_per_s)
         assert p.predicted_bytes_per_s < free[p.direction].predicted_bytes_per_s
         assert "smbd at one core (it used 80% of one core for" in p.why
+
+
+def test_a_dataset_fix_predicts_no_more_than_the_desktop_s_smb_client_moves_at_one_core(run2):
+    run = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "recordsize": "4096"},
+                  pool_properties=ZFS_FUSE_POOL)
+    desk = next(c for c in run.results["clients"] if c["client"] == "desk")
+    for d in ("read", "write"):
+        desk["smb"][d]["client_cpu"] = {"cores": 0.5, "cpu_seconds": [1.0], "wall_seconds": [2.0], "cpus": 2.0}
+    [fix] = plan_fixes(view_of(run)).fixes
+    for p in fix.predictions:  # half a core for the figure: at one core, twice it
+        assert p.bound == "smb" and p.predicted_bytes_per_s == pytest.approx(2 * p.measured_bytes_per_s)
+        assert "desk's SMB client at 1 of a core (it used 0.50 of a core for" in p.why

@@ -17,7 +17,7 @@ from ..verdict.models import Advice, Direction
 from . import catalog
 from .catalog import Knob, normal
 from .models import Fix, FixPlan, Prediction, Setting, Words
-from .predict import chain_predictions, mtu_predictions, smbd_ceilings
+from .predict import chain_predictions, mtu_predictions, smb_own_ceilings
 from .run_view import ClientView, RunView
 
 Current = Mapping[Setting, str | None]
@@ -161,7 +161,7 @@ def _dataset(view: RunView, client: ClientView, advice: Advice, current: Current
         knob = catalog.dataset(view.platform, share, cost)
         out.append(_fix(f"dataset-{cost.prop}", advice, client, knob, normal(knob.setting, cost.share_value),
                         current, chain_predictions(client.verdict.directions, which, knob.what,
-                                                   smbd_ceilings(client.report, facts.smbd_cpu_limit_cores)),
+                                                   smb_own_ceilings(client.report, facts.smbd_cpu_limit_cores)),
                         changed=f"it changed since run {view.run.id}"))
     return out
 
