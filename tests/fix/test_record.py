@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from tengig.fix.gain import judge_gain
 from tengig.fix.models import Fix, FixPlan, Prediction, Setting
-from tengig.fix.record import checks, gain_unknown, track_record, with_record
+import pytest
+
+from tengig.fix.record import checks, gain_unknown, smb_share, track_record, with_record
 
 SETTING = Setting(platform="system", kind="dataset", object="tgtank/smb", key="recordsize")
 
@@ -47,3 +49,21 @@ def test_a_fix_that_lost_its_number_says_gain_unknown_in_place_of_the_figure():
     [fix] = with_record(FixPlan(run_id=1, fixes=[_fix()], words=[]), rows).fixes
     assert fix.gain_unknown.startswith("gain unknown") and "Predicted" not in fix.text
     assert fix.text.endswith("in 2 of its last 2 applied fixes.") and fix.predictions  # kept for the record
+
+
+def _kept(name: str, after: float, bound: float, state: str = "kept") -> dict:
+    return {"name": name, "state": state, "data": {"predictions": [
+        {"direction": "read", "within": True, "bound_bytes_per_s": bound, "measured_after_bytes_per_s": after}]}}
+
+
+def test_smb_s_share_of_its_bound_comes_from_this_nas_s_kept_fixes_the_rule_s_own_first():
+    assert smb_share([], "dataset-recordsize") is None
+    rows = [_kept("smb-encryption", 90e6, 100e6), _kept("dataset-recordsize", 65e6, 100e6),
+            _kept("dataset-recordsize", 60e6, 100e6, state="rolled-back")]  # put back: its bound may have stayed
+    assert smb_share(rows, "dataset-recordsize") == (0.65, 1)
+    assert smb_share(rows, "dataset-atime") == (pytest.approx(0.775), 2)  # no record of its own: every kept fix's
+    [fix] = with_record(FixPlan(run_id=1, fixes=[_fix(400e6)], words=[]), rows).fixes
+    [p] = fix.predictions
+    assert (p.bound_bytes_per_s, p.smb_share, p.predicted_bytes_per_s) == (400e6, 0.65, pytest.approx(260e6))
+    assert "SMB reached 65% of the ceiling left after this NAS's last 1 kept fix measurement(s), so 260" in p.why
+    assert fix.text.count("Predicted: ") == 1

@@ -42,6 +42,10 @@ class Prediction(BaseModel):
     predicted_bytes_per_s: float = Field(description="The figure the other ceilings allow, bytes/s.")
     bound: Component = Field(description="The component whose ceiling that is.")
     bound_label: str = Field(description="That ceiling as the verdict labels it.")
+    bound_bytes_per_s: float | None = Field(None, description="That ceiling, bytes/s: the prediction before SMB's "
+                                            "share of it on this NAS (None: the same as predicted).")
+    smb_share: float | None = Field(None, description="SMB's share of the lowest ceiling left that this NAS's "
+                                    "earlier kept fixes measured (the median), applied to it; None: no record yet.")
     why: str = Field(description="The prediction in words, with its numbers.")
 
 
@@ -112,6 +116,7 @@ class PredictionCheck(BaseModel):
     direction: Direction
     measured_bytes_per_s: float = Field(description="SMB before the fix (the run's median), bytes/s.")
     predicted_bytes_per_s: float = Field(description="What the fix predicted, bytes/s.")
+    bound_bytes_per_s: float = Field(description="The lowest ceiling left, before SMB's share of it, bytes/s.")
     measured_after_bytes_per_s: float = Field(description="SMB after the fix (the re-measure's median), bytes/s.")
     bound: Component
     off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")

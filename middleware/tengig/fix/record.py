@@ -4,9 +4,11 @@ prediction in more than MISSES_ALLOWED of its last RECORD_RUNS applied fixes los
 the fix itself stays."""
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..verdict.advice import mb_s
 from .models import DirectionGain, Fix, FixPlan, PredictionCheck
 
 PREDICTION_TOLERANCE_PERCENT = 15.0
@@ -24,7 +26,8 @@ def checks(fix: Fix, gains: Sequence[DirectionGain]) -> list[PredictionCheck]:
         off = 100 * (g.after_median - p.predicted_bytes_per_s) / p.predicted_bytes_per_s
         out.append(PredictionCheck(
             direction=p.direction, measured_bytes_per_s=p.measured_bytes_per_s,
-            predicted_bytes_per_s=p.predicted_bytes_per_s, measured_after_bytes_per_s=g.after_median, bound=p.bound,
+            predicted_bytes_per_s=p.predicted_bytes_per_s, bound_bytes_per_s=p.bound_bytes_per_s or
+            p.predicted_bytes_per_s, measured_after_bytes_per_s=g.after_median, bound=p.bound,
             off_percent=off, within=abs(off) <= PREDICTION_TOLERANCE_PERCENT))
     return out
 
@@ -55,18 +58,58 @@ def gain_unknown(rows: Iterable[dict[str, Any]], name: str) -> str | None:
 
 def check_text(found: Sequence[PredictionCheck]) -> str:
     """'read predicted 390.2, measured 377.0 MB/s (-3.4%, within 15%)'."""
-    from ..verdict.advice import mb_s
-
     return "; ".join(f"{c.direction} predicted {mb_s(c.predicted_bytes_per_s)}, measured "
                      f"{mb_s(c.measured_after_bytes_per_s)} ({c.off_percent:+.1f}%, "
                      f"{'within' if c.within else 'outside'} {PREDICTION_TOLERANCE_PERCENT:.0f}%)" for c in found)
 
 
+def smb_share(rows: Iterable[dict[str, Any]], name: str) -> tuple[float, int] | None:
+    """SMB's own share of the lowest ceiling left once a fix's bound was gone, as this NAS's last RECORD_RUNS
+    kept fixes measured it (measured after / that ceiling, the median; fix ``name``'s own record when it has one,
+    else every fix's), and how many fixes that is; None: none kept yet. SMB never passes its bound (at most 1)."""
+    def ratios(of: str | None) -> list[float]:
+        found: list[float] = []
+        for row in rows:
+            if row.get("state") not in ("kept", "undone") or (of is not None and row.get("name") != of):
+                continue
+            checks_ = (row.get("data") or {}).get("predictions") or []
+            found += [c["measured_after_bytes_per_s"] / c["bound_bytes_per_s"] for c in checks_
+                      if c.get("bound_bytes_per_s")]
+            if len(found) >= RECORD_RUNS:
+                break
+        return found[:RECORD_RUNS]
+
+    rows = list(rows)
+    found = ratios(name) or ratios(None)
+    if not found:
+        return None
+    return min(1.0, statistics.median(found)), len(found)
+
+
+def with_share(fix: Fix, share: tuple[float, int] | None) -> Fix:
+    """``fix`` with each prediction scaled by SMB's share of its bound on this NAS (smb_share)."""
+    if share is None:
+        return fix
+    ratio, n = share
+    predictions = []
+    for p in fix.predictions:
+        bound = p.bound_bytes_per_s or p.predicted_bytes_per_s
+        predicted = max(p.measured_bytes_per_s, bound * ratio)
+        predictions.append(p.model_copy(update={
+            "bound_bytes_per_s": bound, "smb_share": ratio, "predicted_bytes_per_s": predicted,
+            "why": f"{p.why}; SMB reached {ratio:.0%} of the ceiling left after this NAS's last {n} kept fix "
+                   f"measurement(s), so {mb_s(predicted)}"}))
+    text = fix.text.split(" Predicted: ")[0]
+    return fix.model_copy(update={"predictions": predictions,
+                                  "text": f"{text} Predicted: {'; '.join(p.why for p in predictions)}"})
+
+
 def with_record(plan: FixPlan, rows: Sequence[dict[str, Any]]) -> FixPlan:
-    """``plan`` with each fix whose record lost its number marked "gain unknown" (its text says so in place of
-    the predicted figure)."""
+    """``plan`` with each fix's prediction scaled by SMB's share on this NAS (smb_share), and each fix whose
+    record lost its number marked "gain unknown" (its text says so in place of the predicted figure)."""
     fixes = []
     for fix in plan.fixes:
+        fix = with_share(fix, smb_share(rows, fix.name))
         why = gain_unknown(rows, fix.name)
         if why is not None:
             head = fix.text.split(" Predicted: ")[0]

@@ -362,6 +362,8 @@ export interface FixLinkCheck {
   direction: Direction
   measured_bytes_per_s: number
   predicted_bytes_per_s: number
+  /** The lowest ceiling left before SMB's share of it on this NAS; null: an older record. */
+  bound_bytes_per_s?: number | null
   measured_after_bytes_per_s: number
   bound: Component
   off_percent: number

@@ -25,6 +25,10 @@ class TenGigFixPrediction(ApiOutput):
                                          "bytes/s.")
     bound: Literal["pool", "link", "network", "smb"] = Field(description="The component whose ceiling that is.")
     bound_label: str = Field(description="That ceiling as the verdict labels it.")
+    bound_bytes_per_s: float | None = Field(None, description="That ceiling, bytes/s, before SMB's share of it on "
+                                            "this NAS; null: the same as predicted.")
+    smb_share: float | None = Field(None, description="SMB's share of that ceiling that this NAS's earlier kept "
+                                    "fixes measured (median), applied; null: no record yet.")
     why: str = Field(description="The prediction in words, with its numbers.")
 
 
@@ -74,6 +78,7 @@ class TenGigFixCheck(ApiOutput):
     direction: Direction = Field(description="read or write.")
     measured_bytes_per_s: float = Field(description="SMB before the fix, bytes/s.")
     predicted_bytes_per_s: float = Field(description="The prediction, bytes/s.")
+    bound_bytes_per_s: float = Field(description="The lowest ceiling left, before SMB's share of it, bytes/s.")
     measured_after_bytes_per_s: float = Field(description="SMB after the fix (the re-measure's median), bytes/s.")
     bound: Literal["pool", "link", "network", "smb"] = Field(description="The component the prediction came from.")
     off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")

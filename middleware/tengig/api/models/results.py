@@ -126,6 +126,8 @@ class TenGigResultsFixCheck(ApiOutput):
     direction: Literal["read", "write"] = Field(description="read or write.")
     measured_bytes_per_s: float = Field(description="SMB before the fix, bytes/s.")
     predicted_bytes_per_s: float = Field(description="The fix's prediction, bytes/s.")
+    bound_bytes_per_s: float | None = Field(None, description="The lowest ceiling left, before SMB's share of it on "
+                                            "this NAS, bytes/s (null: an older record).")
     measured_after_bytes_per_s: float = Field(description="SMB after the fix, bytes/s.")
     bound: Literal["pool", "link", "network", "smb"] = Field(description="The component the prediction came from.")
     off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")
