@@ -57,13 +57,14 @@ def _kept(name: str, after: float, bound: float, state: str = "kept") -> dict:
 
 
 def test_smb_s_share_of_its_bound_comes_from_this_nas_s_kept_fixes_the_rule_s_own_first():
-    assert smb_share([], "dataset-recordsize") is None
+    assert smb_share([], "dataset-recordsize", "read") is None
     rows = [_kept("smb-encryption", 90e6, 100e6), _kept("dataset-recordsize", 65e6, 100e6),
             _kept("dataset-recordsize", 60e6, 100e6, state="rolled-back")]  # put back: its bound may have stayed
-    assert smb_share(rows, "dataset-recordsize") == (0.65, 1)
-    assert smb_share(rows, "dataset-atime") == (pytest.approx(0.775), 2)  # no record of its own: every kept fix's
+    assert smb_share(rows, "dataset-recordsize", "read") == (0.65, 1)
+    assert smb_share(rows, "dataset-recordsize", "write") is None  # reads and writes apart
+    assert smb_share(rows, "dataset-atime", "read") == (pytest.approx(0.775), 2)  # none of its own: every kept fix's
     [fix] = with_record(FixPlan(run_id=1, fixes=[_fix(400e6)], words=[]), rows).fixes
     [p] = fix.predictions
     assert (p.bound_bytes_per_s, p.smb_share, p.predicted_bytes_per_s) == (400e6, 0.65, pytest.approx(260e6))
-    assert "SMB reached 65% of the ceiling left after this NAS's last 1 kept fix measurement(s), so 260" in p.why
+    assert "SMB read reached 65% of the ceiling left in this NAS's last 1 kept fix measurement(s), so 260" in p.why
     assert fix.text.count("Predicted: ") == 1

@@ -63,42 +63,48 @@ def check_text(found: Sequence[PredictionCheck]) -> str:
                      f"{'within' if c.within else 'outside'} {PREDICTION_TOLERANCE_PERCENT:.0f}%)" for c in found)
 
 
-def smb_share(rows: Iterable[dict[str, Any]], name: str) -> tuple[float, int] | None:
-    """SMB's own share of the lowest ceiling left once a fix's bound was gone, as this NAS's last RECORD_RUNS
-    kept fixes measured it (measured after / that ceiling, the median; fix ``name``'s own record when it has one,
-    else every fix's), and how many fixes that is; None: none kept yet. SMB never passes its bound (at most 1)."""
+def smb_share(rows: Iterable[dict[str, Any]], name: str, direction: str) -> tuple[float, int] | None:
+    """SMB's own share of the lowest ceiling left once a fix's bound was gone, in ``direction``, as this NAS's
+    last RECORD_RUNS kept fixes measured it (measured after / that ceiling, the median; fix ``name``'s own record
+    when it has one, else every fix's), and how many measurements that is; None: none kept yet. Reads and
+    writes apart (a write's copy ends in the NAS's RAM, a read's comes from the disks). At most 1."""
+    rows = list(rows)
+
     def ratios(of: str | None) -> list[float]:
         found: list[float] = []
         for row in rows:
             if row.get("state") not in ("kept", "undone") or (of is not None and row.get("name") != of):
                 continue
-            checks_ = (row.get("data") or {}).get("predictions") or []
-            found += [c["measured_after_bytes_per_s"] / c["bound_bytes_per_s"] for c in checks_
-                      if c.get("bound_bytes_per_s")]
+            found += [c["measured_after_bytes_per_s"] / c["bound_bytes_per_s"]
+                      for c in (row.get("data") or {}).get("predictions") or []
+                      if c.get("direction") == direction and c.get("bound_bytes_per_s")]
             if len(found) >= RECORD_RUNS:
                 break
         return found[:RECORD_RUNS]
 
-    rows = list(rows)
     found = ratios(name) or ratios(None)
     if not found:
         return None
     return min(1.0, statistics.median(found)), len(found)
 
 
-def with_share(fix: Fix, share: tuple[float, int] | None) -> Fix:
-    """``fix`` with each prediction scaled by SMB's share of its bound on this NAS (smb_share)."""
-    if share is None:
-        return fix
-    ratio, n = share
+def with_share(fix: Fix, rows: Sequence[dict[str, Any]]) -> Fix:
+    """``fix`` with each prediction scaled by SMB's share of its bound on this NAS in its direction (smb_share)."""
     predictions = []
     for p in fix.predictions:
+        share = smb_share(rows, fix.name, p.direction)
+        if share is None:
+            predictions.append(p)
+            continue
+        ratio, n = share
         bound = p.bound_bytes_per_s or p.predicted_bytes_per_s
         predicted = max(p.measured_bytes_per_s, bound * ratio)
         predictions.append(p.model_copy(update={
             "bound_bytes_per_s": bound, "smb_share": ratio, "predicted_bytes_per_s": predicted,
-            "why": f"{p.why}; SMB reached {ratio:.0%} of the ceiling left after this NAS's last {n} kept fix "
-                   f"measurement(s), so {mb_s(predicted)}"}))
+            "why": f"{p.why}; SMB {p.direction} reached {ratio:.0%} of the ceiling left in this NAS's last {n} kept "
+                   f"fix measurement(s), so {mb_s(predicted)}"}))
+    if predictions == fix.predictions:
+        return fix
     text = fix.text.split(" Predicted: ")[0]
     return fix.model_copy(update={"predictions": predictions,
                                   "text": f"{text} Predicted: {'; '.join(p.why for p in predictions)}"})
@@ -109,7 +115,7 @@ def with_record(plan: FixPlan, rows: Sequence[dict[str, Any]]) -> FixPlan:
     record lost its number marked "gain unknown" (its text says so in place of the predicted figure)."""
     fixes = []
     for fix in plan.fixes:
-        fix = with_share(fix, smb_share(rows, fix.name))
+        fix = with_share(fix, rows)
         why = gain_unknown(rows, fix.name)
         if why is not None:
             head = fix.text.split(" Predicted: ")[0]
