@@ -22,7 +22,7 @@ from tengig.lab.plan import SHARE_DATASET
 from ..bench.joined_harness import join, nas_api, start_run
 from .lab_fix import apply_joined, copies
 
-pytestmark = [pytest.mark.lab]
+pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]  # two rounds of a run and its fix
 COSTLY = ("recordsize", "4K")
 RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
 
