@@ -33,3 +33,16 @@ def test_a_scrub_in_progress_is_named_and_a_finished_one_is_not():
     assert pool_scan("tank", {"scan": {"function": "RESILVER", "state": "SCANNING", "percentage": 41.6}}) == [
         "a resilver on tank (TrueNAS: resilver in progress, 42% done)"]
     assert pool_scan("tank", {"scan": {"function": "SCRUB", "state": "FINISHED"}}) == []
+
+
+def test_what_truenas_does_not_show_is_not_busy_and_a_scan_it_shows_is():
+    from tengig.errors import TengigError
+    from tengig.fix.settings import TrueNasSettings
+
+    def call(method, *params):
+        if method == "smb.status":
+            raise TengigError("smb.status: method not found")
+        return [{"name": "tank", "scan": {"function": "SCRUB", "state": "SCANNING", "percentage": 10.0}}]
+
+    assert TrueNasSettings(call).busy("tank") == ["a scrub on tank (TrueNAS: scrub in progress, 10% done)"]
+    assert TrueNasSettings(lambda method, *p: []).busy(None) == []
