@@ -1,4 +1,4 @@
-"""The properties that set how fast a dataset takes data (compression, dedup, recordsize, sync where the pool
+"""The properties that set how fast a dataset takes data (atime, compression, dedup, recordsize, sync where the pool
 has it), read of the pool's scratch dataset and of the one SMB copied to, so the verdict can compare them:
 `zfs get` on recorded output (tests/fixtures/environment: the lab's share dataset on zfs-fuse); TrueNAS's
 pool.dataset.query: tests/truenas/test_storage_and_hosts.py."""
@@ -17,7 +17,8 @@ ZFS_FUSE = (FIX / "zfs-get-zfs-fuse.txt").read_text()
 
 
 def test_zfs_fuse_has_no_sync_property_and_the_rest_is_read():
-    assert parse_speed_properties(ZFS_FUSE) == {"compression": "off", "dedup": "off", "recordsize": "131072"}
+    assert parse_speed_properties(ZFS_FUSE) == {"atime": "off", "compression": "off", "dedup": "off",
+                                                "recordsize": "131072"}
 
 
 def test_sync_is_read_where_the_pool_has_it():
@@ -83,7 +84,7 @@ def test_a_run_hands_both_datasets_and_the_write_back_to_the_verdict():
     write = next(d for d in report.verdict.directions if d.direction == "write")
     assert write.bottleneck != "pool"
     assert ("The pool's scratch dataset tgtank/tengig-scratch-1 and the one SMB wrote to, tgtank/smb/tengig-scratch-2, "
-            "are alike (compression off, dedup off, recordsize 128 KiB), so SMB's write was timed before the pool had "
+            "are alike (atime off, compression off, dedup off, recordsize 128 KiB), so SMB's write was timed before the pool had "
             "it on disk") in report.verdict.summary
     assert "after the copies the NAS waited for the pool: zpool iostat: no writes left after 3 s" in report.verdict.summary
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from tengig.api.models.fix import (
-    TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPlanEntry, TenGigFixPrediction, TenGigFixPredictionCheck,
+    TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPlanEntry, TenGigFixPrediction, TenGigFixCheck,
     TenGigFixSetting, TenGigFixWords,
 )
 from tengig.fix.models import DirectionGain, Fix, FixOutcome, FixPlan, Prediction, PredictionCheck, Setting, Words
@@ -34,7 +34,7 @@ class ThisNas:
 @pytest.mark.parametrize("api, source", [(TenGigFixSetting, Setting), (TenGigFixPrediction, Prediction),
                                          (TenGigFixEntry, Fix), (TenGigFixWords, Words), (TenGigFixPlanEntry, FixPlan),
                                          (TenGigFixGain, DirectionGain), (TenGigFixOutcome, FixOutcome),
-                                         (TenGigFixPredictionCheck, PredictionCheck)])
+                                         (TenGigFixCheck, PredictionCheck)])
 def test_the_api_models_publish_every_field_of_the_fix_s_own(api, source):
     assert set(api.model_fields) == set(source.model_fields)
 

@@ -21,8 +21,12 @@ SYNC = Setting(platform="system", kind="dataset", object="tgtank/smb", key="sync
 class FakeSettings:
     """The NAS's settings as a dict; every write recorded."""
 
-    def __init__(self, values: dict[Setting, str], local: bool = True):
-        self.values, self.writes, self.local = dict(values), [], local
+    def __init__(self, values: dict[Setting, str], local: bool = True, busy: list[str] | None = None):
+        self.values, self.writes, self.local, self.doing, self.pools = dict(values), [], local, busy or [], []
+
+    def busy(self, pool):
+        self.pools.append(pool)
+        return self.doing
 
     def read(self, setting):
         return self.values[setting]
@@ -72,6 +76,7 @@ def test_without_confirmation_nothing_changes_and_the_change_and_prediction_are_
     assert field == "confirm"
     assert "set server smb encrypt of smb.conf [global] from required to if_required" in message
     assert "SMB read 43.96 MB/s now" in message and "confirm: true" in message
+    assert "The re-measure needs lab, desk to join again within 300 s" in message  # said before anything changes
     assert settings.writes == [] and store.fixes() == []
 
 
@@ -176,3 +181,65 @@ def test_a_dataset_property_inherited_before_the_fix_is_inherited_again_on_undo(
     assert out.state == "kept" and out.previous == INHERIT and settings.values[SYNC] == "standard"
     undo_fixes(store, settings, run.id)
     assert settings.writes[-1] == ("sync", INHERIT)
+
+
+@pytest.mark.abuse
+def test_a_nas_busy_with_another_session_or_a_scrub_is_refused_unless_forced_by_name(encrypted):
+    store, run = encrypted
+    doing = ["an SMB session of alice from 10.0.0.9 (SMB3_11)", "a scrub on tgtank (scrub in progress since Fri)"]
+    settings = FakeSettings({ENCRYPT: "required"}, busy=doing)
+    with pytest.raises(ValidationError) as caught:
+        apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, None, confirm=True)
+    [(field, message)] = caught.value.errors
+    assert field == "force_busy" and settings.pools == ["tgtank"]
+    assert message.startswith("the NAS is busy with an SMB session of alice from 10.0.0.9 (SMB3_11); a scrub on "
+                              "tgtank") and "Nothing changed" in message and "--force-busy" in message
+    assert settings.writes == [] and store.fixes() == []
+    out = apply_fix(store, settings, _remeasure(store, run, 2.5), run.id, None, confirm=True, force_busy=True)
+    assert out.state == "kept"
+
+
+def test_an_applied_fix_records_predicted_against_measured(encrypted):
+    store, run = encrypted
+    out = apply_fix(store, FakeSettings({ENCRYPT: "required"}), _remeasure(store, run, 2.5), run.id, None,
+                    confirm=True)
+    assert [c.direction for c in out.predictions] == [p.direction for p in out.fix.predictions]
+    for c, g in zip(out.predictions, out.gains):
+        assert c.measured_after_bytes_per_s == g.after_median
+    [row] = store.fixes(run.id)
+    assert row["data"]["predictions"] == [c.model_dump(mode="json") for c in out.predictions]
+    assert "Predicted against measured: read predicted" in out.why
+
+
+def test_results_compare_shows_the_linked_pair_with_predicted_against_measured(encrypted):
+    from tengig.cli.results_views import compare_text
+
+    store, run = encrypted
+    out = apply_fix(store, FakeSettings({ENCRYPT: "required"}), _remeasure(store, run, 2.5), run.id, None,
+                    confirm=True)
+    comparison = store.compare(run.id, out.after_run_id)
+    link = comparison["fix"]
+    assert (link["fix_id"], link["name"], link["state"], link["before_run_id"], link["after_run_id"]) == (
+        out.fix_id, "smb-encryption", "kept", run.id, out.after_run_id)
+    assert (link["setting"], link["from_value"], link["to_value"]) == (
+        "server smb encrypt of smb.conf [global]", "required", "if_required")
+    assert [p["measured_after_bytes_per_s"] for p in link["predictions"]] == [
+        c.measured_after_bytes_per_s for c in out.predictions]
+    text = compare_text(comparison)
+    assert (f"Run {out.after_run_id} measured SMB again after fix {out.fix_id} (smb-encryption) of run {run.id}: "
+            "server smb encrypt of smb.conf [global] required -> if_required, kept") in text
+    assert "predicted" in text and "off the prediction" in text
+    assert store.compare(run.id, 2)["fix"] is None  # two runs no fix links
+
+
+def test_multichannel_without_gain_for_a_one_channel_client_is_put_back_saying_why(tmp_path):
+    store = recorded_store(tmp_path)
+    run = _stored(store, altered(store.get(2), multichannel=False, smbd_cpu=99.0, smb_scale=0.4))
+    multichannel = Setting(platform="system", kind="smb", object=SMB_CONF, key="server multichannel support")
+    settings = FakeSettings({multichannel: "No"})
+    out = apply_fix(store, settings, _remeasure(store, run, 1.0), run.id, "smb-multichannel", confirm=True)
+    assert out.state == "rolled-back" and settings.writes == [("server multichannel support", "yes"),
+                                                              ("server multichannel support", "No")]
+    assert out.why.startswith("desk copies with smbclient (linux), which uses one channel whatever the NAS offers: "
+                              "multichannel gives it nothing")
+    assert "no gain beyond the run's own spread" in out.why

@@ -67,3 +67,21 @@ def test_an_older_run_is_refused_naming_the_newer_one(capsys, db):
 def test_undo_without_a_kept_fix_says_so(capsys, db):
     code, _, err = run(capsys, "fix", "undo", "2", "--db", str(db))
     assert code == 1 and "run 2 has no kept fix to undo" in err
+
+
+def test_results_compare_opens_with_the_fix_that_links_the_two_runs(capsys, db):
+    from tengig.fix.apply import apply_fix
+
+    from .test_apply import ENCRYPT, FakeSettings, _remeasure, _stored
+
+    store = ResultStore(db)
+    before = _stored(store, altered(store.get(2), encryption=True, smb_scale=0.4))
+    out = apply_fix(store, FakeSettings({ENCRYPT: "required"}), _remeasure(store, before, 2.5), before.id, None,
+                    confirm=True)
+    code, text, err = run(capsys, "results", "compare", str(before.id), str(out.after_run_id), "--db", str(db))
+    assert code == 0, err
+    lines = text.splitlines()
+    assert lines[2] == (f"Run {out.after_run_id} measured SMB again after fix {out.fix_id} (smb-encryption) of run "
+                        f"{before.id}: server smb encrypt of smb.conf [global] required -> if_required, kept")
+    assert lines[3] == ("  read: 44.0 MB/s before, predicted 117.7 MB/s (link), measured 109.9 MB/s (-6.6% off the "
+                        "prediction)")

@@ -12,8 +12,6 @@ No throughput bound: whether the gain is real is the product's decision; the tes
 the one the stored before and after copies give (fix/gain.py), and that smb.conf on disk says what was decided."""
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from tengig.fix.gain import judge_gain, keep
@@ -21,6 +19,7 @@ from tengig.lab import Lab, build_spec
 from tengig.lab.samba import ENCRYPTION, global_option, set_global
 
 from ..bench.joined_harness import CPU_CGROUPS, join, nas_api, smbd_cpu_capped, start_run
+from .lab_fix import apply_joined as _apply, copies as _copies
 
 pytestmark = [pytest.mark.lab, pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
                                                   reason="no cgroup v1 cpu controller here")]
@@ -35,39 +34,6 @@ def lab_10g():
     lab.up(build_spec(["desk-nas=10g", "lab-nas=100m", "desk-lab=1g"]))
     yield lab
     lab.down()
-
-
-def _apply(lab, api, urls, request: dict) -> dict:
-    """tengig.fix.apply as a job; desk joins the re-measure with the token its progress shows."""
-    outcome, token = {}, threading.Event()
-
-    def progress(job):
-        session = ((job.get("progress") or {}).get("extra") or {}).get("session")
-        if session and "token" not in outcome:
-            outcome["token"] = session["token"]
-            token.set()
-
-    def body():
-        try:
-            outcome["result"] = api.call("tengig.fix.apply", request, job=True, callback=progress, timeout=900)
-        except Exception as exc:  # the test reads it below
-            outcome["error"] = exc
-        token.set()
-
-    thread = threading.Thread(target=body)
-    thread.start()
-    assert token.wait(120), "the fix never showed its join token"
-    assert "error" not in outcome, outcome.get("error")
-    desk = join(lab, "desk", urls["desk"], outcome["token"])
-    thread.join(900)
-    desk.wait(60)
-    assert "error" not in outcome, outcome.get("error")
-    return outcome["result"]
-
-
-def _copies(run: dict, direction: str) -> list[float]:
-    desk = next(c for c in run["results"]["clients"] if c["client"] == "desk")
-    return desk["smb"][direction]["bytes_per_s"]["values"]
 
 
 def test_encryption_required_is_fixed_measured_again_and_kept_only_for_a_real_gain(lab_10g, tmp_path):

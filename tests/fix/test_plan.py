@@ -158,3 +158,58 @@ def test_a_failed_run_has_nothing_to_fix_from(run2):
     failed = run2.model_copy(update={"status": "failed", "results": None, "error": "boom"})
     with pytest.raises(Exception, match="run 2 failed and has no verdict to fix from"):
         view_of(failed)
+
+
+ZFS_FUSE_POOL = {"atime": "off", "compression": "off", "dedup": "off", "recordsize": "131072"}
+
+
+def test_a_small_recordsize_on_the_share_gets_a_fix_to_the_pool_measurement_s_both_ways(run2):
+    run = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "recordsize": "4096"},
+                  pool_properties=ZFS_FUSE_POOL)
+    desk = next(c for c in run.results["clients"] if c["client"] == "desk")
+    [far] = [a["text"] for a in desk["verdict"]["advice"] if a["rule"] == "smb-far-below"]
+    assert "recordsize 4 KiB on the share where the pool was measured with 128 KiB (32 times the records" in far
+    [fix] = plan_fixes(view_of(run)).fixes
+    assert (fix.name, fix.setting.key, fix.setting.object, fix.run_read, fix.to_value) == (
+        "dataset-recordsize", "recordsize", "tgtank/smb", "4096", "128K")
+    assert fix.call == "zfs set recordsize=128K tgtank/smb" and sorted(fix.directions) == ["read", "write"]
+    # the NAS reads 4K now (zfs get without -p): the same value, so the fix stands, from it
+    [now] = plan_fixes(view_of(run), {fix.setting: "4K"}).fixes
+    assert now.from_value == "4K"
+    changed = plan_fixes(view_of(run), {fix.setting: "16K"})
+    assert changed.fixes == [] and "recordsize = 16K now" in changed.words[-1].why
+
+
+def test_heavy_compression_and_atime_are_named_light_ones_are_not(run2):
+    heavy = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "compression": "gzip-9", "atime": "on"},
+                    pool_properties=ZFS_FUSE_POOL)
+    fixes = {f.name: f for f in plan_fixes(view_of(heavy)).fixes}
+    assert set(fixes) == {"dataset-compression", "dataset-atime"}
+    assert fixes["dataset-compression"].to_value == "off" and fixes["dataset-atime"].directions == ["read"]
+    light = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "compression": "lz4"},
+                    pool_properties=ZFS_FUSE_POOL)
+    assert plan_fixes(view_of(light)).fixes == []
+
+
+def test_a_dataset_fix_predicts_no_more_than_smbd_moves_at_the_cpu_it_may_use(run2):
+    props = {"smb_properties": {**ZFS_FUSE_POOL, "recordsize": "4096"}, "pool_properties": ZFS_FUSE_POOL}
+    free = {p.direction: p for p in plan_fixes(view_of(altered(run2, smb_scale=0.4, **props))).fixes[0].predictions}
+    busy = altered(run2, smb_scale=0.4, smbd_cpu=80.0, **props)
+    [fix] = plan_fixes(view_of(busy)).fixes
+    for p in fix.predictions:
+        # smbd used 80% of its one core for the figure: at the whole core, 1.25 x it
+        assert p.bound == "smb" and p.predicted_bytes_per_s == pytest.approx(1.25 * p.measured_bytes_per_s)
+        assert p.predicted_bytes_per_s < free[p.direction].predicted_bytes_per_s
+        assert "smbd at one core (it used 80% of one core for" in p.why
+
+
+def test_a_dataset_fix_predicts_no_more_than_the_desktop_s_smb_client_moves_at_one_core(run2):
+    run = altered(run2, smb_scale=0.4, smb_properties={**ZFS_FUSE_POOL, "recordsize": "4096"},
+                  pool_properties=ZFS_FUSE_POOL)
+    desk = next(c for c in run.results["clients"] if c["client"] == "desk")
+    for d in ("read", "write"):
+        desk["smb"][d]["client_cpu"] = {"cores": 0.5, "cpu_seconds": [1.0], "wall_seconds": [2.0], "cpus": 2.0}
+    [fix] = plan_fixes(view_of(run)).fixes
+    for p in fix.predictions:  # half a core for the figure: at one core, twice it
+        assert p.bound == "smb" and p.predicted_bytes_per_s == pytest.approx(2 * p.measured_bytes_per_s)
+        assert "desk's SMB client at 1 of a core (it used 0.50 of a core for" in p.why

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tengig.fix.gain import judge_gain, keep
-from tengig.fix.honest import PREDICTION_TOLERANCE
+from tengig.fix.record import PREDICTION_TOLERANCE_PERCENT
 from tengig.lab import Lab, build_spec
 from tengig.lab.mesh_adapter import lab_network
 
@@ -199,16 +199,16 @@ def test_the_mtu_fix_through_truenas_is_probed_measured_and_judged(lab, nas, mis
     assert _mtus(lab, nas) == ((PATH_MTU, PATH_MTU) if kept else (JUMBO, JUMBO)), out["why"]
     assert _call(nas, "interface.has_pending_changes") is False and _call(nas, "interface.checkin_waiting") is None
     # predicted against measured, as the fix recorded it, is what its figures give
-    checks = {c["direction"]: c for c in out["predicted_vs_measured"]}
+    checks = {c["direction"]: c for c in out["predictions"]}
     assert set(checks) == {p["direction"] for p in out["fix"]["predictions"]} and checks
     for p in out["fix"]["predictions"]:
         check, gain = checks[p["direction"]], next(g for g in judged if g.direction == p["direction"])
         assert check["predicted_bytes_per_s"] == p["predicted_bytes_per_s"]
-        assert check["measured_bytes_per_s"] == pytest.approx(gain.after_median)
+        assert check["measured_after_bytes_per_s"] == pytest.approx(gain.after_median)
         off = (gain.after_median - p["predicted_bytes_per_s"]) / p["predicted_bytes_per_s"]
-        assert check["within"] == (abs(off) <= PREDICTION_TOLERANCE), check
+        assert check["within"] == (abs(100 * off) <= PREDICTION_TOLERANCE_PERCENT), check
         print(f"{p['direction']}: before {gain.before_median / 1e6:.1f} MB/s, after {gain.after_median / 1e6:.1f} MB/s "
-              f"({', '.join(f'{v / 1e6:.1f}' for v in gain.after)}), {check['text']}; {gain.verdict}")
+              f"({', '.join(f'{v / 1e6:.1f}' for v in gain.after)}), predicted {p['predicted_bytes_per_s'] / 1e6:.1f} MB/s ({check['off_percent']:+.1f}%); {gain.verdict}")
     print(f"{out['state']}: {out['why']}")
     if kept:
         # the don't-fragment ping of the path's MTU passes from the NAS now; undo puts 9000 back the same way

@@ -58,10 +58,10 @@ def test_scratch_properties_that_set_its_speed_come_from_pool_dataset_query(stan
         info = scratch.create_scratch("tank", "run1")
         try:
             # the stand-in's entries carry no deduplication (TrueNAS's do): what is absent is left out
-            assert scratch.dataset_properties(info.name) == {"compression": "off", "recordsize": "1048576",
-                                                             "sync": "standard"}
-            assert scratch.dataset_properties("tank") == {"compression": "lz4", "recordsize": "131072",
-                                                          "sync": "standard"}
+            assert scratch.dataset_properties(info.name) == {"atime": "off", "compression": "off",
+                                                             "recordsize": "1048576", "sync": "standard"}
+            assert scratch.dataset_properties("tank") == {"atime": "off", "compression": "lz4",
+                                                          "recordsize": "131072", "sync": "standard"}
             with pytest.raises(ValidationError):
                 scratch.dataset_properties("tank/nope")
         finally:

@@ -19,13 +19,14 @@ from tengig.api.models.lagg import (
     TenGigLaggApplied, TenGigLaggApplyOptions, TenGigLaggValidation, TenGigLaggVerifyOptions,
 )
 from tengig.api.models.fix import (
-    TenGigFixApplyRequest, TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixPredictionCheck, TenGigFixPlanEntry, TenGigFixPrediction,
+    TenGigFixApplyRequest, TenGigFixEntry, TenGigFixGain, TenGigFixOutcome, TenGigFixCheck, TenGigFixPlanEntry, TenGigFixPrediction,
     TenGigFixRecord, TenGigFixSetting, TenGigFixWords,
 )
 from tengig.api.models.mesh import TenGigMeshApplyOptions, TenGigMeshVerifyOptions
 from tengig.api.models.nic import TenGigNicQueryOptions
 from tengig.api.models.results import (
     RunKind, RunStatus, TenGigResultsCeilingChange, TenGigResultsComparison, TenGigResultsEntry,
+    TenGigResultsFixCheck, TenGigResultsFixLink,
     TenGigResultsMetricDelta,
     TenGigResultsQueryOptions, TenGigResultsRunSummary,
 )
@@ -109,6 +110,8 @@ MAPPING = {
     "MetricDelta": TenGigResultsMetricDelta,
     "Comparison": TenGigResultsComparison,
     "CeilingChange": TenGigResultsCeilingChange,
+    "FixLink": TenGigResultsFixLink,
+    "FixLinkCheck": TenGigResultsFixCheck,
     # mesh
     "MeshPortRequest": mesh_request.MeshPort,
     "MeshHostRequest": mesh_request.MeshHost,
@@ -170,7 +173,7 @@ MAPPING = {
     "FixApplyRequest": TenGigFixApplyRequest,
     "FixGain": TenGigFixGain,
     "FixOutcome": TenGigFixOutcome,
-    "FixPredictionCheck": TenGigFixPredictionCheck,
+    "FixPredictionCheck": TenGigFixCheck,
     "FixRecord": TenGigFixRecord,
 }
 
@@ -295,7 +298,8 @@ def test_every_mapped_model_is_reached_by_a_panel_method_or_published_as_a_dict(
 
 
 def test_types_ts_agrees_with_the_server(ts_types):
-    assert check_types(ts_types, MAPPING, model_directions(used_methods()), omitted=OMITTED, widened=WIDENED) == []
+    found = check_types(ts_types, MAPPING, model_directions(used_methods()), omitted=OMITTED, widened=WIDENED)
+    assert found == [], "\n".join(found)
 
 
 # --- the check fails on drift ----------------------------------------------------------------------

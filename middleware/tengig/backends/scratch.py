@@ -18,7 +18,7 @@ PrimaryCache = Literal["all", "metadata"]
 MAX_FILL = 0.80  # never fill a pool past 80% (ZFS slows down sharply as it fills)
 # What sets how fast a dataset takes data: the pool's scratch dataset and the one SMB copies to are compared on
 # these (verdict/overrun.py). sync only where the pool has it (pool version 28 on; zfs-fuse's v23 has none).
-SPEED_PROPERTIES = ("compression", "dedup", "recordsize", "sync")
+SPEED_PROPERTIES = ("atime", "compression", "dedup", "recordsize", "sync")
 
 
 def require_scratch(dataset: str, action: str) -> None:
@@ -68,8 +68,10 @@ class ScratchStorage(Protocol):
         """The ZFS filesystem whose mountpoint is ``path`` (an SMB share's directory), or None."""
         ...
 
-    def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
-        """A scratch dataset as a child of ``parent`` (so it appears inside that dataset's directory)."""
+    def create_scratch_under(self, parent: str, tag: str, *, inherit: bool = False) -> ScratchInfo:
+        """A scratch dataset as a child of ``parent`` (so it appears inside that dataset's directory); with
+        ``inherit`` it sets none of its own speed properties and takes the parent's (an SMB share's scratch:
+        what SMB copies through is then the share's recordsize, compression, atime, sync and dedup)."""
         ...
 
     def dataset_properties(self, dataset: str) -> dict[str, str]:

@@ -19,7 +19,8 @@ from .in_process import in_process_api
 from .joined_host import JOIN_PORT, run_hosted
 from .words import in_cli_words
 
-FIX_FLAGS = {"fix": "FIX", "run_id": "RUN", "confirm": "--yes", "join_timeout": "--join-timeout"}
+FIX_FLAGS = {"fix": "FIX", "run_id": "RUN", "confirm": "--yes", "join_timeout": "--join-timeout",
+             "force_busy": "--force-busy"}
 
 
 class _DefaultApply(click.Group):
@@ -37,7 +38,7 @@ def plan_text(plan: FixPlan) -> str:
         now = f.from_value if f.from_value is not None else f"unknown now (the run saw: {f.run_read})"
         lines += [f"  {f.name} ({f.client}'s {f.rule}): {f.setting.text()} {now} -> {f.to_value}",
                   f"    how: {f.call}",
-                  f"    predicted: {predicted_text(f) or 'no gain the run can predict'}"]
+                  f"    predicted: {f.gain_unknown or predicted_text(f) or 'no gain the run can predict'}"]
         lines += [f"      {p.why}" for p in f.predictions]
     for w in plan.words:
         lines.append(f"  stays advice: {w.rule}{f' ({w.client})' if w.client else ''}: {w.why}")
@@ -72,12 +73,14 @@ def fix_group() -> None:
 @click.option("--yes", is_flag=True, help="Apply without asking (the change is still shown).")
 @click.option("--join-timeout", type=click.IntRange(10, 3600), default=None,
               help="Seconds to wait for the desktops to join the re-measure (default: the run's).")
+@click.option("--force-busy", is_flag=True, help="Apply it even while the NAS is busy with something else (an SMB "
+              "session that is not the run's, a scrub on the pool): refused without it, naming what.")
 @click.option("--port", type=click.IntRange(1, 65535), default=JOIN_PORT, show_default=True,
               help="The port desktops join the re-measure on (this machine's every address).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan, or the outcome, as JSON.")
 @click.option("--db", default=None, help="Results database (default $TENGIG_DB or /var/lib/tengig/results.sqlite3).")
-def apply_command(run_id: int, fix: str | None, yes: bool, join_timeout: int | None, port: int, as_json: bool,
-                  db: str | None) -> None:
+def apply_command(run_id: int, fix: str | None, yes: bool, join_timeout: int | None, force_busy: bool, port: int,
+                  as_json: bool, db: str | None) -> None:
     """Show what answers run RUN's advice; with one fix (or FIX named), ask, apply it, measure SMB again with the
     same desktops, keep it only for a real gain."""
     if db:
@@ -100,6 +103,8 @@ def apply_command(run_id: int, fix: str | None, yes: bool, join_timeout: int | N
     request: dict[str, Any] = {"run_id": run_id, "fix": fix, "confirm": True}
     if join_timeout is not None:
         request["join_timeout"] = join_timeout
+    if force_busy:
+        request["force_busy"] = True
     try:
         result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
             api, request, on_session=show_join, progress=bar, cancel=cancel, method="tengig.fix.apply"),

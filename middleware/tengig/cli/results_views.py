@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from ..results.fix_link import fix_link_lines
 from ..text import shown
 from ..units import format_mb_s
 
@@ -153,6 +154,8 @@ def compare_text(comparison: Mapping[str, Any]) -> str:
     a, b = comparison["a"], comparison["b"]
     out = [f"run {b['id']} ({when(b['started'])} UTC, {b['kind']}, {b['status']}) against "
            f"run {a['id']} ({when(a['started'])} UTC, {a['kind']}, {a['status']})", ""]
+    if comparison.get("fix"):
+        out += [*fix_link_lines(comparison["fix"]), ""]
     moved = comparison.get("moved") or []
     out += ["Ceilings that moved:" if moved else "No ceiling moved (5% or more) and no bottleneck changed."]
     out += [f"  {line}" for line in moved]

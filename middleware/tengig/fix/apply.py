@@ -9,17 +9,18 @@ suite, recorded: bench/run/record.run_and_record), both handed in."""
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..bench.run.suite import BenchReport, BenchRunRequest
 from ..errors import TengigError, ValidationError
 from ..results.models import RunRecord
+from .busy import busy_text
 from .catalog import normal
 from .gain import judge_gain, keep
-from .honest import check_predictions
 from .models import DirectionGain, Fix, FixOutcome, FixPlan, Platform, Setting
 from .plan import plan_fixes, predicted_text
+from .record import check_text, checks, with_record
 from .run_view import RunView, view_of
 from .settings import Settings
 
@@ -39,15 +40,16 @@ def newer_runs(store: Any, run: RunRecord) -> list[int]:
     return [r.id for r in later if (r.environment.hostname if r.environment else None) == host]
 
 
-def plan_now(view: RunView, settings: Settings) -> FixPlan:
-    """The run's fixes with each setting's value as the NAS holds it now (one that cannot be read: unknown)."""
+def plan_now(view: RunView, settings: Settings, history: Sequence[dict[str, Any]] = ()) -> FixPlan:
+    """The run's fixes with each setting's value as the NAS holds it now (one that cannot be read: unknown);
+    ``history``: the fixes table's rows, whose record may take a fix's number away (record.with_record)."""
     current: dict[Setting, str | None] = {}
     for fix in plan_fixes(view).fixes:
         try:
             current[fix.setting] = settings.read(fix.setting)
         except TengigError:
             current[fix.setting] = None
-    return plan_fixes(view, current)
+    return with_record(plan_fixes(view, current), history)
 
 
 def choose(plan: FixPlan, name: str | None) -> Fix:
@@ -86,6 +88,15 @@ def remeasure_request(view: RunView, fix: Fix, join_timeout: int | None) -> Benc
                            join_timeout=join_timeout or inputs.get("join_timeout") or 300, smb_file=smb.file_size)
 
 
+def rejoin_text(view: RunView, request: BenchRunRequest) -> str:
+    """What the re-measure needs, said before anything changes: the run's desktops joining again in time."""
+    names = [c.client for c in view.report.clients]
+    said = ", ".join(names) if names else "the run's desktops"
+    return (f"The re-measure needs {said} to join again within {request.join_timeout} s (the job shows the join "
+            "command with its token, as a run does: on each desktop, `tengig client join ws://NAS:PORT --token "
+            "TOKEN`); a desktop that is gone or does not join in time puts the previous value back")
+
+
 def gains(before: BenchReport, after: BenchReport, client: str) -> list[DirectionGain]:
     """Each direction ``client`` copied both times, judged."""
     b = next((c.smb for c in before.clients if c.client == client), None)
@@ -94,6 +105,29 @@ def gains(before: BenchReport, after: BenchReport, client: str) -> list[Directio
         return []
     return [judge_gain(d, getattr(b, d).bytes_per_s.values, getattr(a, d).bytes_per_s.values)
             for d in ("read", "write")]
+
+
+ONE_CHANNEL_CLIENTS = {"linux": "smbclient", "freebsd": "smbclient"}  # how a desktop of that OS joins a copy
+
+
+def one_channel(fix: Fix, after: BenchReport) -> str | None:
+    """Why multichannel gave the desktop nothing, when its client used one channel after the change too: the
+    channels its session held (Samba 4.18 on lists them), else the client its OS copies with."""
+    if fix.name != "smb-multichannel":
+        return None
+    report = next((c for c in after.clients if c.client == fix.client), None)
+    if report is None or report.smb is None:
+        return None
+    mc, os_name = report.smb.multichannel, (report.joined or {}).get("os")
+    channels = mc.session_channels if mc is not None else None
+    if channels == 1:
+        return (f"{fix.client}'s session still held 1 channel after the change: its client uses one channel, so "
+                "multichannel gives it nothing")
+    if channels is None and os_name in ONE_CHANNEL_CLIENTS:
+        return (f"{fix.client} copies with {ONE_CHANNEL_CLIENTS[os_name]} ({os_name}), which uses one channel "
+                "whatever the NAS offers: multichannel gives it nothing (a Windows desktop with several NICs, or "
+                "one RSS-capable NIC, opens several)")
+    return None
 
 
 def precheck(store: Any, run_id: int, name: str | None, network_owner: Platform | None = None) -> RunView:
@@ -112,15 +146,21 @@ def precheck(store: Any, run_id: int, name: str | None, network_owner: Platform 
 
 
 def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int, name: str | None, *,
-              confirm: bool, join_timeout: int | None = None, progress: Progress = _silent,
-              network_owner: Platform | None = None) -> FixOutcome:
+              confirm: bool, join_timeout: int | None = None, force_busy: bool = False,
+              progress: Progress = _silent, network_owner: Platform | None = None) -> FixOutcome:
     view = precheck(store, run_id, name, network_owner)
-    fix = choose(plan_now(view, settings), name)
+    fix = choose(plan_now(view, settings, store.fixes()), name)
+    request = remeasure_request(view, fix, join_timeout)
+    needs = rejoin_text(view, request)
     if not confirm:
         raise ValidationError.one("confirm", f"{fix.text}. Nothing changed: confirm it (confirm: true) to apply it, "
-                                  "measure SMB again and keep it only for a real gain")
+                                  f"measure SMB again and keep it only for a real gain. {needs}")
+    busy = settings.busy(view.report.pool.pool if view.report.pool else None)
+    if busy and not force_busy:
+        raise ValidationError.one("force_busy", busy_text(busy))
     previous = settings.previous(fix.setting)
     fix_id = store.start_fix(run_id, fix.name, {"fix": fix.model_dump(mode="json"), "previous": previous})
+    progress(1, needs)
     progress(2, f"{fix.setting.text()}: {fix.from_value} -> {fix.to_value} ({fix.call})")
     try:
         settings.write(fix.setting, fix.to_value)
@@ -128,7 +168,7 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
         if normal(fix.setting, now) != normal(fix.setting, fix.to_value):
             raise TengigError(f"{fix.setting.text()} reads {now} after it was set to {fix.to_value}")
         progress(5, f"measuring SMB again (predicted: {predicted_text(fix)})")
-        after_id, after = remeasure(remeasure_request(view, fix, join_timeout))
+        after_id, after = remeasure(request)
     except BaseException as exc:
         why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         back = _put_back(settings, fix.setting, previous)
@@ -138,12 +178,16 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
     judged = gains(view.report, after, fix.client)
     kept, why = keep(judged) if judged else (False, f"{fix.client} did not copy again in run {after_id}: "
                                              "nothing to judge the change by")
+    if not kept and (one := one_channel(fix, after)) is not None:
+        why = f"{one}; {why}"
+    found = checks(fix, judged)
+    if found:
+        why += f". Predicted against measured: {check_text(found)}"
     if not kept:
         back = _put_back(settings, fix.setting, previous)
         why += f"; {back}"
     outcome = FixOutcome(fix_id=fix_id, run_id=run_id, after_run_id=after_id, fix=fix, previous=previous,
-                         state="kept" if kept else "rolled-back", gains=judged,
-                         predicted_vs_measured=check_predictions(fix.predictions, judged), why=why)
+                         state="kept" if kept else "rolled-back", gains=judged, predictions=found, why=why)
     store.finish_fix(fix_id, outcome.state, outcome.model_dump(mode="json"), after_run_id=after_id)
     progress(100, f"{'kept' if kept else 'put back'}: {why}")
     return outcome

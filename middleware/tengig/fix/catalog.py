@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ..errors import ValidationError
+from ..units import parse_size
+from ..verdict.dataset_costs import DatasetCost, shown
 from .models import Platform, Setting
 
 SMB_CONF = "smb.conf [global]"
@@ -71,19 +74,14 @@ def multichannel(platform: Platform) -> Knob:
     return Knob(_smb(platform, "server multichannel support", ""), frozenset({"no"}), "yes", "SMB multichannel")
 
 
-# The share dataset's properties on the SMB copies' path: the run's scratch dataset in the share sets its own
-# compression, recordsize and atime, and inherits these two from the share (bench/phases/share_scratch.py).
-DATASET_COSTS = {"sync": (frozenset({"always"}), "standard", "sync=always (every write waits for the disks)"),
-                 "dedup": (frozenset({"on", "verify", "sha256", "sha512", "skein", "blake3", "edonr"}), "off",
-                           "dedup (every write looks up its blocks in the dedup table)")}
-
-
-def dataset(platform: Platform, name: str, prop: str) -> Knob:
-    costly, better, what = DATASET_COSTS[prop]
+def dataset(platform: Platform, name: str, cost: DatasetCost) -> Knob:
+    """The share dataset's property ``cost`` names (verdict/dataset_costs.py), its better value the pool
+    measurement's: TrueNAS's words in upper case (recordsize as '128K' on both)."""
+    setting = Setting(platform=platform, kind="dataset", object=name, key=cost.prop)
+    what = f"{cost.prop}={shown(cost.prop, cost.share_value)} ({cost.what})"
     if platform == "truenas":
-        return Knob(Setting(platform=platform, kind="dataset", object=name, key=prop),
-                    frozenset(v.upper() for v in costly), better.upper(), what)
-    return Knob(Setting(platform=platform, kind="dataset", object=name, key=prop), costly, better, what)
+        return Knob(setting, frozenset({normal(setting, cost.share_value)}), normal(setting, cost.better), what)
+    return Knob(setting, frozenset({normal(setting, cost.share_value)}), cost.better, what)
 
 
 def mtu(platform: Platform, ifname: str) -> Setting:
@@ -93,6 +91,11 @@ def mtu(platform: Platform, ifname: str) -> Setting:
 def normal(setting: Setting, value: str) -> str:
     """A value as the catalogue compares it: testparm's Yes/No and TrueNAS's booleans in lower case."""
     text = value.strip()
+    if setting.kind == "dataset" and setting.key == "recordsize":
+        try:
+            return str(int(text)) if text.isdigit() else str(parse_size(text))
+        except ValidationError:
+            return text
     if setting.kind == "smb" and text.lower() in ("yes", "no", "true", "false"):
         return text.lower()
     if setting.platform == "truenas" and setting.kind == "dataset":

@@ -42,6 +42,10 @@ class Prediction(BaseModel):
     predicted_bytes_per_s: float = Field(description="The figure the other ceilings allow, bytes/s.")
     bound: Component = Field(description="The component whose ceiling that is.")
     bound_label: str = Field(description="That ceiling as the verdict labels it.")
+    bound_bytes_per_s: float | None = Field(None, description="That ceiling, bytes/s: the prediction before SMB's "
+                                            "share of it on this NAS (None: the same as predicted).")
+    smb_share: float | None = Field(None, description="SMB's share of the lowest ceiling left that this NAS's "
+                                    "earlier kept fixes measured (the median), applied to it; None: no record yet.")
     why: str = Field(description="The prediction in words, with its numbers.")
 
 
@@ -64,6 +68,8 @@ class Fix(BaseModel):
     phases: list[Phase] = Field(description="What is measured again to judge it.")
     directions: list[Direction] = Field(description="The directions it should speed up.")
     predictions: list[Prediction]
+    gain_unknown: str | None = Field(None, description="Set when this rule's predictions missed too often on "
+                                     "this NAS: why its number is not given (the predictions stay, for the record).")
     text: str = Field(description="The fix in one paragraph: what, why, and the predicted result.")
 
 
@@ -103,16 +109,18 @@ class DirectionGain(BaseModel):
 
 
 class PredictionCheck(BaseModel):
-    """One direction's prediction beside what the copies after the fix measured (fix/honest.py)."""
+    """One direction's prediction against what the re-measure gave (issue: every applied fix records both)."""
 
     model_config = ConfigDict(extra="forbid")
 
     direction: Direction
-    predicted_bytes_per_s: float = Field(description="What the fix predicted SMB would reach, bytes/s.")
-    measured_bytes_per_s: float = Field(description="The median of the copies after the fix, bytes/s.")
-    off_percent: float = Field(description="(measured - predicted) / predicted x 100.")
-    within: bool = Field(description="Measured lies within +-15% of the prediction.")
-    text: str
+    measured_bytes_per_s: float = Field(description="SMB before the fix (the run's median), bytes/s.")
+    predicted_bytes_per_s: float = Field(description="What the fix predicted, bytes/s.")
+    bound_bytes_per_s: float = Field(description="The lowest ceiling left, before SMB's share of it, bytes/s.")
+    measured_after_bytes_per_s: float = Field(description="SMB after the fix (the re-measure's median), bytes/s.")
+    bound: Component
+    off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")
+    within: bool = Field(description="Within PREDICTION_TOLERANCE_PERCENT of the prediction.")
 
 
 class FixOutcome(BaseModel):
@@ -127,6 +135,6 @@ class FixOutcome(BaseModel):
     previous: str = Field(description="The value before the fix (what undo puts back).")
     state: FixState
     gains: list[DirectionGain]
-    predicted_vs_measured: list[PredictionCheck] = Field(default_factory=list, description="Each predicted "
-                                                         "direction beside the copies after the fix.")
+    predictions: list[PredictionCheck] = Field(default_factory=list, description="Each direction's prediction "
+                                               "against the re-measure.")
     why: str

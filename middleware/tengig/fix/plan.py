@@ -12,11 +12,12 @@ from pathlib import PurePosixPath
 
 from ..backends.scratch import SCRATCH_PREFIX
 from ..verdict.advice import mb_s, smb_far_below
+from ..verdict.dataset_costs import dataset_costs
 from ..verdict.models import Advice, Direction
 from . import catalog
 from .catalog import Knob, normal
 from .models import Fix, FixPlan, Prediction, Setting, Words
-from .predict import chain_predictions, mtu_predictions
+from .predict import chain_predictions, mtu_predictions, smb_own_ceilings
 from .run_view import ClientView, RunView
 
 Current = Mapping[Setting, str | None]
@@ -139,23 +140,28 @@ def _share_dataset(smb_dataset: str | None) -> str | None:
 
 
 def _dataset(view: RunView, client: ClientView, advice: Advice, current: Current) -> list[Fix | Words]:
-    """The share dataset's properties on the copies' path that cost writes, where the pool was measured
-    without them (its figure is then what the share gives once they are gone)."""
+    """The share dataset's properties on the copies' path costlier than the pool measurement's
+    (verdict/dataset_costs.py), in a direction where SMB sat far below: the pool's figure is then what the share
+    gives once they are gone."""
     facts, out = client.facts, []
     share = _share_dataset(facts.smb_dataset)
-    if share is None or "write" not in far_directions(client):
+    far = far_directions(client)
+    if share is None:
         return out
-    for prop, (costly, _, what) in catalog.DATASET_COSTS.items():
-        value, pool = facts.smb_dataset_properties.get(prop), facts.pool_dataset_properties.get(prop)
-        if value is None or value not in costly:
+    for prop, costly in (("sync", "always"), ("dedup", None)):  # costly on both: no figure without it
+        value = facts.smb_dataset_properties.get(prop, "").lower()
+        if value and value == facts.pool_dataset_properties.get(prop, "").lower() and value in (costly, value):
+            if (costly is None and value != "off") or value == costly:
+                out.append(Words(rule=advice.rule, client=client.name, why=f"the share has {prop}={value}, and so "
+                                 "did the pool's own measurement: the run has no figure without it to predict from"))
+    for cost in dataset_costs(facts):
+        which = [d for d in far if d in cost.directions]
+        if not which:
             continue
-        if pool is None or pool == value:
-            out.append(Words(rule=advice.rule, client=client.name, why=f"the share has {prop}={value}, and so did "
-                             "the pool's own measurement: the run has no figure without it to predict from"))
-            continue
-        knob = catalog.dataset(view.platform, share, prop)
-        out.append(_fix(f"dataset-{prop}", advice, client, knob, normal(knob.setting, value), current,
-                        chain_predictions(client.verdict.directions, ["write"], what),
+        knob = catalog.dataset(view.platform, share, cost)
+        out.append(_fix(f"dataset-{cost.prop}", advice, client, knob, normal(knob.setting, cost.share_value),
+                        current, chain_predictions(client.verdict.directions, which, knob.what,
+                                                   smb_own_ceilings(client.report, facts.smbd_cpu_limit_cores)),
                         changed=f"it changed since run {view.run.id}"))
     return out
 

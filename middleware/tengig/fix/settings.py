@@ -19,6 +19,7 @@ from ..bench.context import BenchContext
 from ..bench.phases.nas_share import running_smbd_conf
 from ..errors import TengigError, ValidationError
 from ..names import DATASET_RE, IFNAME_RE
+from .busy import pool_scan, session_words, smbstatus_sessions, zpool_scan
 from .models import Setting
 
 T = 30
@@ -38,6 +39,10 @@ class Settings(Protocol):
 
     def write(self, setting: Setting, value: str) -> None:
         """Set it (INHERIT: a dataset property inherited again), so that what reads it next sees ``value``."""
+        ...
+
+    def busy(self, pool: str | None) -> list[str]:
+        """What else the NAS is doing now, in words (fix/busy.py): SMB sessions, a scrub or resilver on ``pool``."""
         ...
 
 
@@ -107,6 +112,18 @@ class LocalSettings:
         else:
             self._must(["ip", "link", "set", "dev", setting.object, "mtu", value], "ip")
 
+    def busy(self, pool: str | None) -> list[str]:
+        conf = self._conf()
+        done = self._run(["smbstatus", "--json", "-s", str(conf)], "smbstatus")
+        try:  # what cannot be listed is not known to be busy (busy.py: as far as smbstatus shows)
+            found = smbstatus_sessions(done.stdout) if done.returncode == 0 else []
+        except TengigError:
+            found = []
+        if pool is not None and DATASET_RE.fullmatch(pool):
+            scan = self._run(["zpool", "status", pool], "zpool")
+            found += zpool_scan(pool, scan.stdout) if scan.returncode == 0 else []
+        return found
+
     def _must(self, argv: list[str], tool: str) -> None:
         done = self._run(argv, tool)
         if done.returncode != 0:
@@ -166,6 +183,20 @@ class TrueNasSettings:
             value, source = self._dataset(setting)
             return value if source.upper() == "LOCAL" else INHERIT
         return self.read(setting)
+
+    def busy(self, pool: str | None) -> list[str]:
+        found: list[str] = []
+        try:  # what TrueNAS does not show is not known to be busy (a stand-in or an older TrueNAS may lack it)
+            found += session_words(self.call("smb.status", "SESSIONS") or [])
+        except TengigError:
+            pass
+        if pool is not None:
+            try:
+                entries = self.call("pool.query", [["name", "=", pool]])
+            except TengigError:
+                entries = []
+            found += pool_scan(pool, entries[0] if entries else None)
+        return found
 
     def write(self, setting: Setting, value: str) -> None:
         _checked(setting, value)

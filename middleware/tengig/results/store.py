@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from ..errors import TengigError, ValidationError
 from . import run_locks
+from .fix_link import fix_link
 from .export import compare_runs, runs_to_csv, runs_to_json
 from .markdown import run_to_markdown
 from .models import FINAL_STATUSES, RUN_KINDS, RUN_STATUSES, Environment, RawOutput, RunRecord
@@ -213,7 +214,8 @@ class ResultStore(FixRows):
         with self._connect(write=False) as conn:
             ra, rb = self._load(conn, [a, b], include_raw=False)
         with shown_from_store(self.path, [a, b]):
-            return compare_runs(ra, rb)
+            comparison = compare_runs(ra, rb)
+        return {**comparison, "fix": fix_link(self.fixes(a), a, b)}
 
     def export_json(self, run_ids: Sequence[int] | None = None) -> str:
         """Runs (all, newest first, or the given ids in order) with raw outputs, as one JSON document."""

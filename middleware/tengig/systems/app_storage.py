@@ -83,9 +83,10 @@ class AppScratch:
         self._require_pool_visible(pool)
         return self._made(pool, "the scratch dataset", self.scratch.create_scratch, pool, tag)
 
-    def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
+    def create_scratch_under(self, parent: str, tag: str, *, inherit: bool = False) -> ScratchInfo:
         self._require_pool_visible(PurePosixPath(parent).parts[0])
-        return self._made(parent, "the share's scratch dataset", self.scratch.create_scratch_under, parent, tag)
+        return self._made(parent, "the share's scratch dataset",
+                          lambda p, t: self.scratch.create_scratch_under(p, t, inherit=inherit), parent, tag)
 
     def set_primarycache(self, dataset: str, value) -> None:
         self._call("the scratch dataset's primarycache", self.scratch.set_primarycache, dataset, value)

@@ -16,6 +16,7 @@ from ..units import format_mb_s as mb_s  # the one rate formatter, under the nam
 from .ceilings import tcp_goodput_bps
 from .loss import loss_advice
 from .members import dragging_text
+from .dataset_costs import dataset_costs
 from .models import Advice, Ceiling, Component, DirectionVerdict, Direction, Facts, Target
 from .small_files import SMBD_BUSY_PERCENT, ROUND_TRIPS_PER_FILE, files_per_s, latency_bound, round_trip_share, smbd_busy
 
@@ -433,6 +434,10 @@ def _smb_far_below(target: Target, by_dir: ByDirection, facts: Facts) -> Advice 
         for d, smb, bound in found
     )
     cpu = f" (smbd used {facts.smbd_cpu_percent:.0f}% of one core)" if facts.smbd_cpu_percent is not None else ""
+    far = {d for d, _, _ in found}
+    costs = [c for c in dataset_costs(facts) if far.intersection(c.directions)]
+    share = (f". The share's dataset costs throughput the pool's measurement did not pay: "
+             f"{'; '.join(c.text() for c in costs)}") if costs else ""
     cause = smb_cause(facts)
     if cause and cause.startswith("smbd, held back"):
         fix = "; raise or remove the CPU limit on smbd's service (its cgroup's cpu.max) and measure again"
@@ -444,7 +449,7 @@ def _smb_far_below(target: Target, by_dir: ByDirection, facts: Facts) -> Advice 
         text=(
             f"{parts}: SMB itself is the limit. smbd serves each client with one process, about one core{cpu}; "
             "signing and encryption cost CPU per byte; the client (its disk, its NIC, the copy tool) may be slower "
-            f"than the NAS" + (f". Measured: {cause}{fix}" if cause else "")
+            f"than the NAS{share}" + (f". Measured: {cause}{fix}" if cause else "")
         ),
     )
 

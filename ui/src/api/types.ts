@@ -357,6 +357,34 @@ export interface CeilingChange {
   bottleneck_b: boolean
 }
 
+/** One direction of a fix's prediction against its re-measure (tengig.results.compare's fix). */
+export interface FixLinkCheck {
+  direction: Direction
+  measured_bytes_per_s: number
+  predicted_bytes_per_s: number
+  /** The lowest ceiling left before SMB's share of it on this NAS; null: an older record. */
+  bound_bytes_per_s?: number | null
+  measured_after_bytes_per_s: number
+  bound: Component
+  off_percent: number
+  within: boolean
+}
+
+/** The fix that links two compared runs: run b measured SMB again after a fix made from run a's verdict. */
+export interface FixLink {
+  fix_id: number
+  name: string
+  state: 'applying' | 'kept' | 'rolled-back' | 'undone' | 'failed'
+  before_run_id: number
+  after_run_id: number
+  setting: string
+  from_value: string | null
+  to_value: string | null
+  predictions: FixLinkCheck[]
+  gains: string[]
+  why: string
+}
+
 export interface Comparison {
   a: RunSummary
   b: RunSummary
@@ -367,6 +395,8 @@ export interface Comparison {
   ceilings: CeilingChange[]
   /** Which ceilings moved (and bottlenecks that changed), one line each, in the server's words. */
   moved: string[]
+  /** The fix that links the two runs; null: none. */
+  fix?: FixLink | null
 }
 
 // --- fixes (tengig.fix.plan|apply|query|undo): a change of the NAS answering the verdict's advice ---
@@ -395,6 +425,10 @@ export interface FixPrediction {
   predicted_bytes_per_s: number
   bound: Component
   bound_label: string
+  /** bytes/s: that ceiling before SMB's share of it on this NAS; null: the prediction is the ceiling itself. */
+  bound_bytes_per_s?: number | null
+  /** SMB's share of that ceiling that this NAS's earlier kept fixes measured; null: none yet. */
+  smb_share?: number | null
   why: string
 }
 
@@ -415,6 +449,8 @@ export interface FixEntry {
   phases: 'smb'[]
   directions: Direction[]
   predictions: FixPrediction[]
+  /** Set when this fix's predictions missed too often on this NAS: its number is not given. */
+  gain_unknown?: string | null
   text: string
 }
 
@@ -435,6 +471,8 @@ export interface FixApplyRequest {
   fix?: string | null
   confirm?: boolean
   join_timeout?: number | null
+  /** true to apply it while the NAS is busy with something else. */
+  force_busy?: boolean
 }
 
 export interface FixGain {
@@ -451,14 +489,16 @@ export interface FixGain {
   text: string
 }
 
-/** One predicted direction beside the copies after the fix: within +-15% of the prediction or not. */
+/** One direction's prediction against the re-measure (tengig.fix.apply's outcome, the fixes table). */
 export interface FixPredictionCheck {
   direction: Direction
-  predicted_bytes_per_s: number
   measured_bytes_per_s: number
+  predicted_bytes_per_s: number
+  bound_bytes_per_s: number
+  measured_after_bytes_per_s: number
+  bound: 'pool' | 'link' | 'network' | 'smb'
   off_percent: number
   within: boolean
-  text: string
 }
 
 export interface FixOutcome {
@@ -469,7 +509,7 @@ export interface FixOutcome {
   previous: string
   state: FixState
   gains: FixGain[]
-  predicted_vs_measured: FixPredictionCheck[]
+  predictions: FixPredictionCheck[]
   why: string
 }
 

@@ -25,6 +25,10 @@ class TenGigFixPrediction(ApiOutput):
                                          "bytes/s.")
     bound: Literal["pool", "link", "network", "smb"] = Field(description="The component whose ceiling that is.")
     bound_label: str = Field(description="That ceiling as the verdict labels it.")
+    bound_bytes_per_s: float | None = Field(None, description="That ceiling, bytes/s, before SMB's share of it on "
+                                            "this NAS; null: the same as predicted.")
+    smb_share: float | None = Field(None, description="SMB's share of that ceiling that this NAS's earlier kept "
+                                    "fixes measured (median), applied; null: no record yet.")
     why: str = Field(description="The prediction in words, with its numbers.")
 
 
@@ -41,6 +45,8 @@ class TenGigFixEntry(ApiOutput):
     phases: list[Literal["smb"]] = Field(description="What is measured again to judge it.")
     directions: list[Direction] = Field(description="The directions it should speed up.")
     predictions: list[TenGigFixPrediction] = Field(description="Per direction: what SMB should reach.")
+    gain_unknown: str | None = Field(None, description="Set when this fix's predictions missed too often on this "
+                                     "NAS (more than 1 of its last 10 outside 15%): why no gain is promised.")
     text: str = Field(description="The fix in one paragraph.")
 
 
@@ -68,13 +74,15 @@ class TenGigFixGain(ApiOutput):
     text: str = Field(description="The judgement in words.")
 
 
-class TenGigFixPredictionCheck(ApiOutput):
+class TenGigFixCheck(ApiOutput):
     direction: Direction = Field(description="read or write.")
-    predicted_bytes_per_s: float = Field(description="What the fix predicted SMB would reach, bytes/s.")
-    measured_bytes_per_s: float = Field(description="The median of the copies after the fix, bytes/s.")
-    off_percent: float = Field(description="(measured - predicted) / predicted x 100.")
-    within: bool = Field(description="Measured lies within +-15% of the prediction.")
-    text: str = Field(description="Predicted against measured in words.")
+    measured_bytes_per_s: float = Field(description="SMB before the fix, bytes/s.")
+    predicted_bytes_per_s: float = Field(description="The prediction, bytes/s.")
+    bound_bytes_per_s: float = Field(description="The lowest ceiling left, before SMB's share of it, bytes/s.")
+    measured_after_bytes_per_s: float = Field(description="SMB after the fix (the re-measure's median), bytes/s.")
+    bound: Literal["pool", "link", "network", "smb"] = Field(description="The component the prediction came from.")
+    off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")
+    within: bool = Field(description="Within 15% of the prediction.")
 
 
 class TenGigFixOutcome(ApiOutput):
@@ -85,8 +93,7 @@ class TenGigFixOutcome(ApiOutput):
     previous: str = Field(description="The value before it (what undo puts back).")
     state: Literal["kept", "rolled-back", "undone", "failed"] = Field(description="Kept, or put back.")
     gains: list[TenGigFixGain] = Field(description="Each direction before and after.")
-    predicted_vs_measured: list[TenGigFixPredictionCheck] = Field(default_factory=list, description="Each predicted "
-                                                                  "direction beside the copies after the fix (+-15%).")
+    predictions: list[TenGigFixCheck] = Field(description="Each direction's prediction against the re-measure.")
     why: str = Field(description="Why it was kept or put back.")
 
 
@@ -130,6 +137,9 @@ class TenGigFixApplyRequest(ApiInput):
                           "shows the change and its prediction.")
     join_timeout: int | None = Field(None, ge=10, le=3600, description="Seconds to wait for the desktops to join "
                                      "the re-measure (default: the run's).")
+    force_busy: bool = Field(False, description="true to apply it while the NAS is busy with something else (an "
+                             "SMB session that is not the run's, a scrub or resilver on the pool); without it the "
+                             "fix is refused, naming what.")
 
 
 class TenGigFixApplyArgs(ApiInput):

@@ -122,6 +122,32 @@ class TenGigResultsCeilingChange(ApiOutput):
     bottleneck_b: bool = Field(description="The bottleneck of that direction in run b.")
 
 
+class TenGigResultsFixCheck(ApiOutput):
+    direction: Literal["read", "write"] = Field(description="read or write.")
+    measured_bytes_per_s: float = Field(description="SMB before the fix, bytes/s.")
+    predicted_bytes_per_s: float = Field(description="The fix's prediction, bytes/s.")
+    bound_bytes_per_s: float | None = Field(None, description="The lowest ceiling left, before SMB's share of it on "
+                                            "this NAS, bytes/s (null: an older record).")
+    measured_after_bytes_per_s: float = Field(description="SMB after the fix, bytes/s.")
+    bound: Literal["pool", "link", "network", "smb"] = Field(description="The component the prediction came from.")
+    off_percent: float = Field(description="(measured after - predicted) / predicted x 100.")
+    within: bool = Field(description="Within 15% of the prediction.")
+
+
+class TenGigResultsFixLink(ApiOutput):
+    fix_id: int = Field(description="The fix's id (tengig.fix).")
+    name: str = Field(description="The fix's name, e.g. dataset-recordsize.")
+    state: Literal["applying", "kept", "rolled-back", "undone", "failed"] = Field(description="Kept or put back.")
+    before_run_id: int = Field(description="The run whose verdict the fix answered.")
+    after_run_id: int = Field(description="The run that measured SMB again after it.")
+    setting: str = Field(description="The setting, e.g. 'recordsize of tgtank/smb'.")
+    from_value: str | None = Field(description="Its value before the fix (inherit: inherited).")
+    to_value: str | None = Field(description="The value the fix set.")
+    predictions: list[TenGigResultsFixCheck] = Field(description="Each direction: predicted against measured.")
+    gains: list[str] = Field(description="Each direction's gain judged against the runs' spread, in words.")
+    why: str = Field(description="Why it was kept or put back.")
+
+
 class TenGigResultsComparison(ApiOutput):
     a: TenGigResultsRunSummary = Field(description="Run a.")
     b: TenGigResultsRunSummary = Field(description="Run b.")
@@ -133,6 +159,8 @@ class TenGigResultsComparison(ApiOutput):
         description="Every ceiling of every verdict's chain (aggregate, each client) in both runs, with the change.")
     moved: list[str] = Field(description="Which ceilings moved (and bottlenecks that changed), one line each: "
                              "'aggregate read: link 129.5 -> 235.4 MB/s (+81.8%), the bottleneck in both'.")
+    fix: TenGigResultsFixLink | None = Field(None, description="The fix that links the two runs (one measured "
+                                             "SMB again after a fix made from the other's verdict); null: none.")
 
 
 class TenGigResultsCompareResult(ApiOutput):

@@ -10,6 +10,7 @@ from ...bench.run.record import run_and_record
 from ...errors import TengigError, ValidationError
 from ...fix.apply import apply_fix, kept_fixes, plan_now, precheck, undo_fixes
 from ...fix.plan import plan_fixes
+from ...fix.record import with_record
 from ...fix.run_view import view_of
 from ...fix.models import Platform
 from ...fix.settings import Settings, settings_of
@@ -73,13 +74,14 @@ class TenGigFixService(Service):
         """The run's advice answered: each fix with its setting's value now and the SMB figure it predicts,
         and the advice that stays words. Changes nothing."""
         with api_errors():
-            run = ResultStore().get(run_id)
+            store = ResultStore()
+            run = store.get(run_id)
             view = view_of(run, self._network_owner())
             try:
                 _, settings = self._where(run, "run_id")
-            except TengigError:
-                return plan_fixes(view).model_dump(mode="json")  # measured elsewhere: the values now are unknown
-            return plan_now(view, settings).model_dump(mode="json")
+            except TengigError:  # measured elsewhere: the values now are unknown
+                return with_record(plan_fixes(view), store.fixes()).model_dump(mode="json")
+            return plan_now(view, settings, store.fixes()).model_dump(mode="json")
 
     @api_method(TenGigFixApplyArgs, TenGigFixApplyResult, roles=["FULL_ADMIN"])
     @job(lock="tengig.fix", lock_queue_size=0, abortable=True)
@@ -101,8 +103,8 @@ class TenGigFixService(Service):
                                       live=lambda sample: job.set_progress(extra=sample))
 
             outcome = apply_fix(store, settings, remeasure, request.run_id, request.fix, confirm=request.confirm,
-                                join_timeout=request.join_timeout, progress=progress,
-                                network_owner=self._network_owner())
+                                join_timeout=request.join_timeout, force_busy=request.force_busy,
+                                progress=progress, network_owner=self._network_owner())
         return outcome.model_dump(mode="json")
 
     @api_method(TenGigFixQueryArgs, TenGigFixQueryResult, roles=["READONLY_ADMIN"])

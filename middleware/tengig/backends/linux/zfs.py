@@ -98,21 +98,21 @@ class ZfsCli:
             return self.create_scratch_under(self.scratch_parent, tag)
         return self._create(pool, tag)
 
-    def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
+    def create_scratch_under(self, parent: str, tag: str, *, inherit: bool = False) -> ScratchInfo:
         if not DATASET_RE.fullmatch(parent):
             raise ValidationError.one("dataset", f"{parent!r} is not a dataset name")
-        return self._create(parent, tag)
+        return self._create(parent, tag, inherit=inherit)
 
-    def _create(self, parent: str, tag: str) -> ScratchInfo:
+    def _create(self, parent: str, tag: str, *, inherit: bool = False) -> ScratchInfo:
         if not TAG_RE.fullmatch(tag):
             raise ValueError(f"bad scratch tag {tag!r}")
         name = f"{parent}/{SCRATCH_PREFIX}-{tag}"
         last = ""
-        for recordsize in RECORDSIZES:
-            done = self._zfs(
-                "create", "-o", "compression=off", "-o", "atime=off", "-o", f"recordsize={recordsize}",
-                "-o", f"{SCRATCH_PROPERTY}={tag}", name, check=False,
-            )
+        # inherit: the parent's own recordsize, compression and atime (one try: nothing of its own to refuse)
+        for recordsize in (None,) if inherit else RECORDSIZES:
+            own = [] if recordsize is None else ["-o", "compression=off", "-o", "atime=off", "-o",
+                                                 f"recordsize={recordsize}"]
+            done = self._zfs("create", *own, "-o", f"{SCRATCH_PROPERTY}={tag}", name, check=False)
             if done.returncode == 0:
                 break
             last = done.stderr.strip()

@@ -73,10 +73,10 @@ class TrueNASScratch:
         self._check_pool(pool)
         return self._create(pool, tag)
 
-    def create_scratch_under(self, parent: str, tag: str) -> ScratchInfo:
+    def create_scratch_under(self, parent: str, tag: str, *, inherit: bool = False) -> ScratchInfo:
         if not isinstance(parent, str) or not DATASET_RE.fullmatch(parent):
             raise ValidationError.one("dataset", f"{parent!r} is not a dataset name")
-        return self._create(parent, tag)
+        return self._create(parent, tag, inherit=inherit)
 
     def set_primarycache(self, dataset: str, value: PrimaryCache) -> None:
         require_scratch(dataset, f"set primarycache={value} on")
@@ -88,20 +88,22 @@ class TrueNASScratch:
         found = self.backend.call("pool.dataset.query", [["mountpoint", "=", path.rstrip("/")]])
         return found[0]["id"] if found else None
 
-    def _create(self, parent: str, tag: str) -> ScratchInfo:
+    def _create(self, parent: str, tag: str, *, inherit: bool = False) -> ScratchInfo:
         if not TAG_RE.fullmatch(tag):
             raise ValueError(f"bad scratch tag {tag!r}")
         name = f"{parent}/{SCRATCH_PREFIX}-{tag}"
-        for index, recordsize in enumerate(RECORDSIZES):
+        sizes = (None,) if inherit else RECORDSIZES  # inherit: the parent's own speed properties, one try
+        for index, recordsize in enumerate(sizes):
+            own = {} if recordsize is None else {"compression": "OFF", "sync": "STANDARD",
+                                                 "recordsize": recordsize, "atime": "OFF"}
             try:
                 self.backend.call("pool.dataset.create", {
-                    "name": name, "type": "FILESYSTEM", "compression": "OFF", "sync": "STANDARD",
-                    "recordsize": recordsize, "atime": "OFF",
+                    "name": name, "type": "FILESYSTEM", **own,
                     "user_properties": [{"key": SCRATCH_PROPERTY, "value": tag}],
                 })
                 break
             except ValidationError as exc:  # a pool without large blocks refuses 1M: the next size, as ZfsCli does
-                if index + 1 == len(RECORDSIZES) or not any(f.endswith(".recordsize") for f, _ in exc.errors):
+                if index + 1 == len(sizes) or not any(f.endswith(".recordsize") for f, _ in exc.errors):
                     raise
         entry = self._dataset(name)
         if entry is None:

@@ -1,9 +1,11 @@
 """Where a joined run's files go in the SMB share: made by the NAS, removed by the NAS whatever the clients did.
 
 Where the share's directory is a ZFS dataset's mountpoint (as on TrueNAS), the run gets a scratch dataset of
-its own under it: it appears as a directory in the share, is tagged like the pool benchmark's scratch (the
-sweep removes it after a crash), is owned and moded like the share's directory, and keeps the ARC out of the
-reads with bounded files (bench/phases/cache_policy.py). Each client makes its own directory inside it.
+its own under it, with the share's own recordsize, compression, atime, sync and dedup (it inherits them: what
+SMB copies through is what the share's files meet, and the verdict compares them with the pool's measurement):
+it appears as a directory in the share, is tagged like the pool benchmark's scratch (the sweep removes it after
+a crash), is owned and moded like the share's directory, and keeps the ARC out of the reads with bounded files
+(bench/phases/cache_policy.py). Each client makes its own directory inside it.
 
 Elsewhere (a share that is a directory inside a dataset), each client's directory is a plain directory in the
 share, and the files are 2 x the ARC (cache_policy's fallback), as the report says."""
@@ -27,7 +29,7 @@ class ShareScratch(BaseModel):
     tag: str
     dataset: str | None = None
     directory: str | None = None  # the dataset's directory name in the share
-    properties: dict[str, str] = {}  # the dataset's that set its speed (it inherits the share's sync and dedup)
+    properties: dict[str, str] = {}  # the dataset's that set its speed: all the share's own (it inherits them)
     policy: CachePolicy
 
     def remote_dir(self, client: str) -> str:
@@ -44,7 +46,7 @@ def open_share_scratch(ctx: BenchContext, storage: ScratchStorage, nas: str, sha
             "note": f"{share.path} is not a dataset's mountpoint, so tengig cannot make a scratch dataset there: "
                     "each file 2 x the ARC"}))
     sweep_scratch(ctx, storage, parent.split("/")[0])  # what an earlier run left in this pool goes first
-    info = storage.create_scratch_under(parent, tag)
+    info = storage.create_scratch_under(parent, tag, inherit=True)
     scratch = ShareScratch(share=share, tag=tag, dataset=info.name, policy=LARGER_THAN_ARC)
     try:
         if PurePosixPath(info.mountpoint).parent != PurePosixPath(share.path):

@@ -51,8 +51,8 @@ export function predictionRows(fix: FixEntry): PredictionRow[] {
     .map((p) => ({
       direction: p.direction,
       now: formatMBps(p.measured_bytes_per_s),
-      predicted: formatMBps(p.predicted_bytes_per_s),
-      change: p.measured_bytes_per_s > 0
+      predicted: fix.gain_unknown ? 'gain unknown' : formatMBps(p.predicted_bytes_per_s),
+      change: !fix.gain_unknown && p.measured_bytes_per_s > 0
         ? formatPercent((100 * (p.predicted_bytes_per_s - p.measured_bytes_per_s)) / p.measured_bytes_per_s, { signed: true })
         : '—',
       bound: COMPONENT_NAMES[p.bound],
@@ -168,7 +168,9 @@ export function outcomeView(o: FixOutcome | FixRecord): OutcomeView {
     runId: o.run_id,
     afterRunId: o.after_run_id,
     gains,
-    predictedVsMeasured: o.fix.predictions.map((p) => {
+    predictedVsMeasured: 'predictions' in o && o.predictions?.length ? o.predictions.map((c) =>
+      `${c.direction}: predicted ${formatMBps(c.predicted_bytes_per_s)}, measured ${formatMBps(c.measured_after_bytes_per_s)} ` +
+      `(${formatPercent(c.off_percent, { signed: true })}, ${c.within ? 'within' : 'outside'} 15% of the prediction)`) : o.fix.predictions.map((p) => {
       const g = o.gains.find((x) => x.direction === p.direction)
       return `${p.direction}: predicted up to ${formatMBps(p.predicted_bytes_per_s)}, measured ${g ? formatMBps(g.after_median) : 'nothing'}`
     }),
