@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tengig.fix.gain import judge_gain, keep
+from tengig.fix.models import DirectionGain
 
 MB = 1e6
 
@@ -47,3 +48,15 @@ def test_kept_when_one_direction_gains_and_none_loses():
 def test_no_copies_is_no_judgement():
     with pytest.raises(ValueError):
         judge_gain("read", [], [1.0])
+
+
+def test_an_mtu_fix_mends_a_fault_and_stays_unless_it_costs():
+    """Within the spread an MTU fix is kept (the mismatch it removes drops full frames); a loss still puts it back;
+    a tuning fix within the spread is put back."""
+    flat = DirectionGain(direction="read", before=[100e6] * 3, after=[101e6] * 3, before_median=100e6,
+                         after_median=101e6, gain_percent=1.0, verdict="within-spread", chance_percent=100.0,
+                         text="SMB read flat")
+    loss = flat.model_copy(update={"verdict": "loss", "text": "SMB read lost"})
+    assert keep([flat], "mtu")[0] is True and "mends a fault" in keep([flat], "mtu")[1]
+    assert keep([flat, loss], "mtu")[0] is False
+    assert keep([flat], "smb-encryption")[0] is False

@@ -193,7 +193,7 @@ def test_the_mtu_fix_through_truenas_is_probed_measured_and_judged(lab, nas, mis
     assert after["kind"] == "smb" and after["status"] == "success"
     assert next(c for c in after["results"]["clients"] if c["client"] == "desk")["nas_port"]["mtu"] == PATH_MTU
     judged = [judge_gain(d, _copies(before, d), _copies(after, d)) for d in ("read", "write")]
-    kept, _ = keep(judged)
+    kept, _ = keep(judged, "mtu")
     assert out["state"] == ("kept" if kept else "rolled-back"), out["why"]
     # kernel and database agree on what the fix decided
     assert _mtus(lab, nas) == ((PATH_MTU, PATH_MTU) if kept else (JUMBO, JUMBO)), out["why"]

@@ -176,7 +176,7 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
                          {"fix": fix.model_dump(mode="json"), "previous": previous, "why": f"{why}; {back}"})
         raise
     judged = gains(view.report, after, fix.client)
-    kept, why = keep(judged) if judged else (False, f"{fix.client} did not copy again in run {after_id}: "
+    kept, why = keep(judged, fix.name) if judged else (False, f"{fix.client} did not copy again in run {after_id}: "
                                              "nothing to judge the change by")
     if not kept and (one := one_channel(fix, after)) is not None:
         why = f"{one}; {why}"

@@ -42,8 +42,15 @@ def judge_gain(direction: Direction, before: Sequence[float], after: Sequence[fl
                          after_median=a, gain_percent=move, verdict=verdict, chance_percent=chance, text=text)
 
 
-def keep(gains: Sequence[DirectionGain]) -> tuple[bool, str]:
-    """Keep the change when some direction gained for real and none lost for real; the reason in words."""
+# Fixes that mend a fault rather than tune a setting: kept unless they cost throughput. An MTU larger at the NAS
+# than on the path drops every full frame that needs fragmenting (a black hole TCP's MSS only hides), so the
+# mismatch goes even where TCP's adjustment left nothing to gain.
+FAULT_FIXES = frozenset({"mtu"})
+
+
+def keep(gains: Sequence[DirectionGain], fix: str = "") -> tuple[bool, str]:
+    """Keep the change when some direction gained for real and none lost for real (a fault's fix, FAULT_FIXES:
+    when none lost); the reason in words."""
     if not gains:
         return False, "nothing was measured after the change to judge it by"
     lost = [g for g in gains if g.verdict == "loss"]
@@ -51,6 +58,9 @@ def keep(gains: Sequence[DirectionGain]) -> tuple[bool, str]:
     said = "; ".join(g.text for g in gains)
     if lost:
         return False, f"it cost throughput: {said}"
+    if not won and fix in FAULT_FIXES:
+        return True, (f"it mends a fault (the path's MTU at both ends) and cost nothing beyond the run's own spread: "
+                      f"{said}")
     if not won:
         return False, f"no gain beyond the run's own spread: {said}"
     return True, f"a real gain: {said}"
