@@ -47,9 +47,11 @@ def _stored(store, run):
 
 def _remeasure(store, before, scale: float, *, client="desk", seen=None):
     """A re-measure that copies at ``scale`` x the run's figures (``client`` only), stored as a run of its own."""
-    def remeasure(req):
+    def remeasure(req, on_joined=None):
         if seen is not None:
             seen.append(req)
+        if on_joined is not None:
+            on_joined([client])  # the desktops joined: the fix changes its setting now
         report = BenchReport.model_validate(before.results)
         report.clients = [c for c in report.clients if c.client == client]
         for d in (report.clients[0].smb.read, report.clients[0].smb.write):
@@ -125,14 +127,16 @@ def test_a_failed_re_measure_puts_the_value_back_and_is_recorded(encrypted):
     store, run = encrypted
     settings = FakeSettings({ENCRYPT: "required"})
 
-    def broken(req):
-        raise TengigError("desk did not join within 300 s")
+    def broken(req, on_joined=None):
+        on_joined(["desk"])  # joined, the setting changed, then the copies failed
+        raise TengigError("desk's SMB copy failed: NT_STATUS_IO_TIMEOUT")
 
-    with pytest.raises(TengigError, match="did not join"):
+    with pytest.raises(TengigError, match="copy failed"):
         apply_fix(store, settings, broken, run.id, None, confirm=True)
-    assert settings.values[ENCRYPT] == "required"
+    assert settings.values[ENCRYPT] == "required" and len(settings.writes) == 2  # changed, then put back
     [row] = store.fixes(run.id)
-    assert row["state"] == "failed" and row["data"]["why"].startswith("desk did not join within 300 s; put back")
+    assert row["state"] == "failed" and row["data"]["why"].startswith("desk's SMB copy failed: NT_STATUS_IO_TIMEOUT; "
+                                                                      "put back")
 
 
 def test_a_run_that_is_not_the_newest_on_its_nas_is_refused(encrypted):
@@ -243,3 +247,20 @@ def test_multichannel_without_gain_for_a_one_channel_client_is_put_back_saying_w
     assert out.why.startswith("desk copies with smbclient (linux), which uses one channel whatever the NAS offers: "
                               "multichannel gives it nothing")
     assert "no gain beyond the run's own spread" in out.why
+
+
+def test_desktops_that_never_join_the_re_measure_leave_the_nas_as_it_was(encrypted):
+    """The setting changes only once the re-measure's desktops joined: a desktop that is gone (the join times
+    out) refuses the fix naming why, and nothing was changed or needs putting back."""
+    store, run = encrypted
+    settings = FakeSettings({ENCRYPT: "required"})
+
+    def gone(req, on_joined=None):
+        raise TengigError(f"desk did not join within {req.join_timeout} s")
+
+    with pytest.raises(TengigError) as refused:
+        apply_fix(store, settings, gone, run.id, "smb-encryption", confirm=True)
+    assert "nothing changed" in refused.value.message and "desk did not join" in refused.value.message
+    assert settings.values[ENCRYPT] == "required" and settings.writes == []
+    (row,) = store.fixes(run.id)
+    assert row["state"] == "failed" and "nothing was changed" in row["data"]["why"]

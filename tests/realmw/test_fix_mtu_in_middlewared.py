@@ -24,7 +24,6 @@ import pytest
 from tengig.fix.gain import judge_gain, keep
 from tengig.fix.record import PREDICTION_TOLERANCE_PERCENT
 from tengig.lab import Lab, build_spec
-from tengig.lab.mesh_adapter import lab_network
 
 from ..bench.joined_harness import join
 from .conftest import TEST_API_KEY, installer_for
@@ -166,20 +165,33 @@ def test_the_plan_names_truenas_calls_for_the_nas_port(nas, mismatched_run):
 
 
 def test_desk_unreachable_after_the_change_no_checkin_and_truenas_rolls_back(lab, nas, mismatched_run):
+    """desk joins the re-measure (nothing changes before), then answers no ping from the NAS (its INPUT chain
+    drops them): the MTU is committed with rollback armed, the don't-fragment probe gets no answer, tengig never
+    checks in, and TrueNAS's rollback puts 9000 back in kernel and database; no copy was measured again."""
     request = {"run_id": mismatched_run["run_id"], "fix": "mtu", "confirm": True}
-    lab_network(lab, "desk").set_up("eth-nas", False)
+    rule = ["INPUT", "-p", "icmp", "--icmp-type", "echo-request", "-j", "DROP"]
+    lab.run("desk", ["iptables", "-A", *rule], timeout=30)
     try:
-        code, steps = _midclt_job(nas, "tengig.fix.apply", request)
+        run, steps, token, watcher = _run_through_midclt(nas, request, method="tengig.fix.apply")
+        desk = join(lab, "desk", f"ws://{lab.plan().address_of('nas', 'desk')}:{nas.port}", token)
+        try:
+            run.wait(timeout=JOB_TIMEOUT_S)
+        finally:
+            if run.poll() is None:
+                run.kill()
+            watcher.join(30)
+            desk.wait(60)
     finally:
-        lab_network(lab, "desk").set_up("eth-nas", True)
+        lab.run("desk", ["iptables", "-D", *rule], timeout=30)
     err = "\n".join(steps)
-    assert code != 0
+    assert run.returncode != 0
     assert any("interface.update" in s and "9000 -> 1500" in s for s in steps), steps
     assert "eth-desk -> desk" in err and "don't-fragment, 1500 bytes" in err and "did not answer" in err, err[-2000:]
     assert "previous network configuration is back" in err, err[-2000:]
     assert _mtus(lab, nas) == (JUMBO, JUMBO)
     assert _call(nas, "interface.has_pending_changes") is False and _call(nas, "interface.checkin_waiting") is None
-    assert _call(nas, "tengig.results.query", json.dumps({"kind": "smb"})) == [], "nothing was measured again"
+    remeasures = _call(nas, "tengig.results.query", json.dumps({"kind": "smb"}))
+    assert all(r["status"] != "success" for r in remeasures), "nothing was measured again"
 
 
 def test_the_mtu_fix_through_truenas_is_probed_measured_and_judged(lab, nas, mismatched_run):

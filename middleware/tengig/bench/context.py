@@ -40,24 +40,29 @@ class BenchContext:
     raw: list[RawOutput] = field(default_factory=list)
     live: Callable[[dict[str, Any]], None] | None = None  # live samples (phase, MB/s) for charts
     leftovers: Leftovers = field(default_factory=Leftovers)  # scratch datasets swept and left behind
+    # called once every desktop asked for has joined, before anything is measured (a fix changes its setting
+    # there, so desktops that are gone leave the NAS as it was)
+    on_joined: Callable[[list[Any]], None] | None = None
     _span: tuple[float, float] = (0.0, 100.0)
 
     def part(self, start: float, end: float) -> "BenchContext":
         """A view of this context whose progress 0-100 covers [start, end] of this one."""
         lo, hi = self._span
         span = (lo + (hi - lo) * start / 100, lo + (hi - lo) * end / 100)
-        return BenchContext(self.hosts, self.progress, self.cancel, self.raw, self.live, self.leftovers, span)
+        return BenchContext(self.hosts, self.progress, self.cancel, self.raw, self.live, self.leftovers,
+                            self.on_joined, span)
 
     def uncancellable(self) -> "BenchContext":
         """For cleanup that must run after an abort: same hosts and raw log, a token nobody sets."""
         return BenchContext(self.hosts, self.progress, threading.Event(), self.raw, self.live, self.leftovers,
-                            self._span)
+                            self.on_joined, self._span)
 
     def through(self, hosts: Hosts) -> "BenchContext":
         """A view of this context whose programs run through other ``hosts`` (same progress, cancel token
         and raw log): for a system whose own Hosts start some programs differently (the lab's smbnetfs
         mounts, lab.hosts)."""
-        return BenchContext(hosts, self.progress, self.cancel, self.raw, self.live, self.leftovers, self._span)
+        return BenchContext(hosts, self.progress, self.cancel, self.raw, self.live, self.leftovers, self.on_joined,
+                            self._span)
 
     def port_reader(self, host: str, ifname: str):
         """A function giving ``host``'s port ``ifname`` (rx, tx) bytes without starting a program, where its

@@ -9,6 +9,7 @@ suite, recorded: bench/run/record.run_and_record), both handed in."""
 from __future__ import annotations
 
 import errno
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,7 +25,9 @@ from .record import check_text, checks, with_record
 from .run_view import RunView, view_of
 from .settings import Settings
 
-Remeasure = Callable[[BenchRunRequest], tuple[int, BenchReport]]
+# remeasure(request, on_joined): the run of kind smb, stored; on_joined is called once its desktops joined,
+# before anything is measured (run_and_record's hook), and changes the setting there
+Remeasure = Callable[..., tuple[int, BenchReport]]
 Progress = Callable[[float, str], None]
 MIN_COPIES = 2  # a gain needs a spread to be judged against: at least two copies each way
 
@@ -94,7 +97,7 @@ def rejoin_text(view: RunView, request: BenchRunRequest) -> str:
     said = ", ".join(names) if names else "the run's desktops"
     return (f"The re-measure needs {said} to join again within {request.join_timeout} s (the job shows the join "
             "command with its token, as a run does: on each desktop, `tengig client join ws://NAS:PORT --token "
-            "TOKEN`); a desktop that is gone or does not join in time puts the previous value back")
+            "TOKEN`); nothing changes before they have joined, so a desktop that is gone leaves the NAS as it was")
 
 
 def gains(before: BenchReport, after: BenchReport, client: str) -> list[DirectionGain]:
@@ -161,16 +164,35 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
     previous = settings.previous(fix.setting)
     fix_id = store.start_fix(run_id, fix.name, {"fix": fix.model_dump(mode="json"), "previous": previous})
     progress(1, needs)
-    progress(2, f"{fix.setting.text()}: {fix.from_value} -> {fix.to_value} ({fix.call})")
-    try:
+    changed = threading.Event()
+
+    def change(_joined: Any = None) -> None:
+        """The setting changed and read back: once the re-measure's desktops joined, or at once without any."""
+        if changed.is_set():
+            return
+        progress(2, f"{fix.setting.text()}: {fix.from_value} -> {fix.to_value} ({fix.call})")
+        changed.set()
         settings.write(fix.setting, fix.to_value)
         now = settings.read(fix.setting)
         if normal(fix.setting, now) != normal(fix.setting, fix.to_value):
             raise TengigError(f"{fix.setting.text()} reads {now} after it was set to {fix.to_value}")
         progress(5, f"measuring SMB again (predicted: {predicted_text(fix)})")
-        after_id, after = remeasure(request)
+
+    try:
+        if not request.join:
+            change()
+        after_id, after = remeasure(request, on_joined=change)
+        if not changed.is_set():
+            raise TengigError(f"the re-measure (run {after_id}) ended before its desktops joined")
     except BaseException as exc:
         why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        if not changed.is_set():  # the desktops never joined (gone, late, stopped): the NAS is as it was
+            store.finish_fix(fix_id, "failed", {"fix": fix.model_dump(mode="json"), "previous": previous,
+                                                "why": f"{why}; nothing was changed"})
+            if isinstance(exc, TengigError):
+                raise TengigError(f"{fix.name} not applied, nothing changed: {why}",
+                                  errno=getattr(exc, "errno", None)) from exc
+            raise
         back = _put_back(settings, fix.setting, previous)
         store.finish_fix(fix_id, "failed" if back.startswith("put back") else "applying",
                          {"fix": fix.model_dump(mode="json"), "previous": previous, "why": f"{why}; {back}"})

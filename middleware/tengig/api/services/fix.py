@@ -97,10 +97,10 @@ class TenGigFixService(Service):
             precheck(store, request.run_id, request.fix, self._network_owner())
             system, settings = self._where(store.get(request.run_id), "run_id", job)
 
-            def remeasure(req):
+            def remeasure(req, on_joined=None):
                 return run_and_record(system, req, store, cancel=cancel,
                                       progress=lambda p, d: progress(lo + (hi - lo) * p / 100, d),
-                                      live=lambda sample: job.set_progress(extra=sample))
+                                      live=lambda sample: job.set_progress(extra=sample), on_joined=on_joined)
 
             outcome = apply_fix(store, settings, remeasure, request.run_id, request.fix, confirm=request.confirm,
                                 join_timeout=request.join_timeout, force_busy=request.force_busy,

@@ -47,17 +47,21 @@ def run_suite(ctx: BenchContext, system: BenchSystem, req: BenchRunRequest,
 
 def run_and_record(system: BenchSystem, req: BenchRunRequest, store, *, progress: Progress | None = None,
                    cancel: threading.Event | None = None,
-                   live: Callable[[dict[str, Any]], None] | None = None) -> tuple[int, BenchReport]:
+                   live: Callable[[dict[str, Any]], None] | None = None,
+                   on_joined: Callable[[list[Any]], None] | None = None) -> tuple[int, BenchReport]:
     """run_suite, stored: (run id, report). Raises after recording a failed/aborted run. A system that runs
-    the suite itself elsewhere (``run_recorded``: the lab's nas, over its API) records it there, in ``store``."""
+    the suite itself elsewhere (``run_recorded``: the lab's nas, over its API) records it there, in ``store``.
+    ``on_joined``: called once the desktops asked for have joined, before anything is measured (BenchContext)."""
     delegate = getattr(system, "run_recorded", None)
     if delegate is not None:
+        if on_joined is not None:
+            raise TengigError("a run measured on another system cannot act on this one once its desktops joined")
         return delegate(req, store, progress=progress, cancel=cancel, live=live)
     user_targets = [Target.model_validate({**doc, "builtin": False}) for doc in store.user_targets()]
     find_target(req.target, user_targets)  # bad input fails before a run row exists
     _check_clients(system, req)
     ctx = BenchContext(system.hosts, progress=progress or (lambda p, d: None), cancel=cancel or threading.Event(),
-                       live=live)
+                       live=live, on_joined=on_joined)
     run_id = store.start_run(req.kind, req, system.environment())
     try:
         report = run_suite(ctx, system, req, user_targets)

@@ -32,6 +32,8 @@ def run_joined(ctx: BenchContext, system: Any, req: Any, target: Target):
     try:
         share = system.share(ctx, req.share) if req.kind in SHARE_KINDS else None
         clients = session.wait_joined(ctx.cancel, on_change=announce(ctx, session, token))
+        if ctx.on_joined is not None:
+            ctx.on_joined(clients)
         steps = plan_steps(req.kind, clients, concurrent=req.kind in ("smb", "all") and len(clients) > 1,
                            small=req.preset == "full")
         concurrent = None
