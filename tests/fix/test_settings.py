@@ -106,3 +106,19 @@ def test_on_a_truenas_smb_and_dataset_settings_go_through_its_api():
     assert calls[-1] == ("pool.dataset.update", "tank/share", {"sync": "INHERIT"})
     with pytest.raises(TengigError, match="interface.update, commit and checkin, with a desktop of the run as the probe"):
         settings.read(Setting(platform="truenas", kind="interface", object="enp1s0", key="mtu"))
+
+
+def test_interfaces_apart_answers_every_call_of_the_settings_seam():
+    """The TrueNAS seam that sends interface settings one way and the rest another answers all that apply_fix
+    calls (a method missing here failed every fix through real middlewared: 'no attribute busy')."""
+    import inspect
+
+    from tengig.fix.settings import InterfacesApart, Settings
+
+    wanted = {name for name, _ in inspect.getmembers(Settings, inspect.isfunction) if not name.startswith("_")}
+    assert wanted and wanted <= {name for name in dir(InterfacesApart) if not name.startswith("_")}
+
+    class Rest:
+        def busy(self, pool):
+            return [f"a scrub of {pool}"]
+    assert InterfacesApart(Rest(), None).busy("tank") == ["a scrub of tank"]

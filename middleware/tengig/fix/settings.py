@@ -226,6 +226,10 @@ class InterfacesApart:
     def write(self, setting: Setting, value: str) -> None:
         self._of(setting).write(setting, value)
 
+    def busy(self, pool: str | None) -> list[str]:
+        """What else the NAS is doing: its SMB sessions and the pool's scrub, from the seam that serves them."""
+        return self.rest.busy(pool)
+
 
 def settings_of(system: Any, ctx: BenchContext, interfaces: Settings | None = None) -> Settings:
     """The settings seam of a bench system (systems/local_bench.LocalBenchSystem): TrueNAS's API where it has one
