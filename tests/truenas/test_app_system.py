@@ -195,3 +195,18 @@ def test_an_arc_of_unknown_size_is_refused_where_files_must_outgrow_it(tmp_path)
     assert "the ARC's size is needed and cannot be read here" in refused.value.message
     assert "/proc/spl/kstat/zfs/arcstats" in refused.value.message and "primarycache" in refused.value.message
     assert not any(a[0] == "fio" for a in machine.argv) and not any(p.exists() for p in storage.made)
+
+
+def test_the_shares_scratch_dataset_inherits_what_it_does_not_set(app):
+    """pool.dataset.create without compression, recordsize, atime or sync leaves them to the parent, as TrueNAS
+    25.10's model does (compression defaults to INHERIT, the others are not required): the share's scratch
+    dataset is made so, and what it reports is the parent's."""
+    scratch = TrueNASScratch(TrueNASBackend(connect(app.base, app.nas.api_key)))
+    parent = app.state(lambda: app.nas.state.storage.datasets["tank"])
+    info = scratch.create_scratch_under("tank", "t5", inherit=True)
+    made = app.state(lambda: app.nas.state.storage.datasets[info.name])
+    for prop in ("compression", "recordsize", "atime", "sync"):
+        assert made[prop]["source"] == "INHERITED" and made[prop]["value"] == parent[prop]["value"], prop
+    assert info.compression == parent["compression"]["value"].lower()
+    own = scratch.create_scratch_under("tank", "t6")  # without inherit: its own cheap values, set
+    assert app.state(lambda: app.nas.state.storage.datasets[own.name])["compression"]["source"] == "LOCAL"

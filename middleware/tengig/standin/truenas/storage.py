@@ -70,6 +70,11 @@ class SmbCreateFrom2510(BaseModel):
     options: dict[str, Any] | None = None
 
 
+# The properties pool.dataset.create sets only when asked (TrueNAS 25.10's model: compression defaults to INHERIT,
+# recordsize, atime and sync are NotRequired): a child created without them inherits its parent's.
+SPEED_PROPERTIES = ("compression", "sync", "recordsize", "atime")
+
+
 def _prop(value: str, raw: str, parsed: Any, source: str = "LOCAL") -> dict[str, Any]:
     return {"value": value, "rawvalue": raw, "parsed": parsed, "source": source, "source_info": None}
 
@@ -139,7 +144,11 @@ class StorageState:
             raise ValidationErrors.one("pool_dataset_create.name", f"Path {spec.name} already exists")
         if parent not in self.datasets:
             raise ValidationErrors.one("pool_dataset_create.name", f"Parent dataset {parent} does not exist")
-        self.datasets[spec.name] = self._dataset(spec)
+        entry = self._dataset(spec)
+        for prop in SPEED_PROPERTIES:  # not given: inherited from the parent, as TrueNAS's create leaves them
+            if prop not in spec.model_fields_set:
+                entry[prop] = {**self.datasets[parent][prop], "source": "INHERITED"}
+        self.datasets[spec.name] = entry
         return self.datasets[spec.name]
 
     def delete_dataset(self, name: str, options: dict[str, Any]) -> bool:

@@ -90,10 +90,14 @@ class ZfsPoolStorage(StorageState):
             raise ValidationErrors.one("pool_dataset_create.name", f"Path {spec.name} already exists")
         if parent not in entries:
             raise ValidationErrors.one("pool_dataset_create.name", f"Parent dataset {parent} does not exist")
-        if spec.sync != "STANDARD":
+        given = spec.model_fields_set  # what is not given inherits the parent's (storage.SPEED_PROPERTIES)
+        if "sync" in given and spec.sync != "STANDARD":
             raise CallError(f"sync={spec.sync}: this pool (zfs-fuse) writes only as sync=standard", errno.EINVAL)
-        options = ["-o", f"compression={spec.compression.lower()}", "-o", f"recordsize={spec.recordsize}",
-                   "-o", f"atime={spec.atime.lower()}"]
+        options = []
+        for prop, value in (("compression", spec.compression.lower()), ("recordsize", spec.recordsize),
+                            ("atime", spec.atime.lower())):
+            if prop in given:
+                options += ["-o", f"{prop}={value}"]
         for prop in spec.user_properties:
             options += ["-o", f"{prop.key}={prop.value}"]
         done = self._zfs("create", *options, spec.name, check=False)
