@@ -26,9 +26,11 @@ DIRECTIONS: tuple[Direction, ...] = ("read", "write")
 SMB_FAR_BELOW_RATIO = 0.70
 # smbd's cgroup throttled in this share of its scheduling periods: its CPU limit held it back.
 SMBD_THROTTLED_PERCENT = 20.0
-# SMB above a ceiling by more than this (beyond both spreads): two tools' clocks and rounding cannot explain it,
-# so the ceiling was not measured as SMB used it and is no bound.
-OVERRUN_TOLERANCE = 0.01
+# SMB above a ceiling by more than this (beyond both spreads): two tools' clocks, rounding and short windows
+# cannot explain it, so the ceiling was not measured as SMB used it and is no bound. The quick preset's fio runs
+# last a second or two: a pool held to 50 MB/s by a blkio throttle read 2-3% under it in them, while SMB's
+# copies of the same pool ran at the throttle (the lab's slow pool), so 1% named SMB for the pool's doing.
+OVERRUN_TOLERANCE = 0.05
 # A measured network at or above this share of the link's goodput is the link itself at work.
 NETWORK_AT_LINK_RATIO = 0.90
 # The desktop's SMB client this busy (share of the CPU it may use: one core, one copying thread, or less where the
