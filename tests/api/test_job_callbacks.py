@@ -25,3 +25,15 @@ def test_the_progress_callback_sets_percent_and_description_only():
     job.set_progress(extra={"checkin": None})
     progress_callback(job)(42.7, "measuring")
     assert job.progress == {"percent": 42, "description": "measuring", "extra": {"checkin": None}}
+
+
+def test_the_progress_callback_only_goes_forward():
+    """A step that reports a lower percent (a fix changing its setting inside its re-measure's span) keeps the
+    highest so far, with its own words."""
+    job = _job()
+    progress = progress_callback(job)
+    progress(5, "waiting for desk")
+    progress(2, "server smb encrypt: required -> if_required")
+    assert job.progress["percent"] == 5 and job.progress["description"] == "server smb encrypt: required -> if_required"
+    progress(9, "measuring")
+    assert job.progress["percent"] == 9

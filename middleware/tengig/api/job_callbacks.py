@@ -16,5 +16,12 @@ def cancel_event(job: Any) -> threading.Event:
 
 
 def progress_callback(job: Any) -> Callable[[float, str], None]:
-    """``progress(percent, description)`` for a capability: both go to ``job.set_progress``."""
-    return lambda percent, description: job.set_progress(percent, description)
+    """``progress(percent, description)`` for a capability: both go to ``job.set_progress``, the percent only
+    forward (a step that reports a lower one, as a fix changing its setting inside its re-measure's span does,
+    keeps the highest so far: a job's bar never runs back)."""
+    highest = [0.0]
+
+    def progress(percent: float, description: str) -> None:
+        highest[0] = max(highest[0], percent)
+        job.set_progress(highest[0], description)
+    return progress
