@@ -3,7 +3,27 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
+from tengig.lab import Lab, build_spec
+
 from ..bench.joined_harness import join
+
+# The fix lab tests' NAS: desk on a 10 Gb/s cable, a run of kind all that desk joins, smbd held to a quarter of a
+# core where encryption's cost per byte should show plainly.
+LINKS_10G = ["desk-nas=10g", "lab-nas=100m", "desk-lab=1g"]
+RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
+SMBD_QUOTA_US = 25000  # of the 100000 us period: a quarter of a core
+
+
+@pytest.fixture(scope="module")
+def lab_10g():
+    """The lab with desk on a 10 Gb/s cable, for one module; down afterwards."""
+    lab = Lab()
+    lab.down()
+    lab.up(build_spec(LINKS_10G))
+    yield lab
+    lab.down()
 
 
 def apply_joined(lab, api, urls, request: dict) -> dict:

@@ -16,24 +16,13 @@ from __future__ import annotations
 import pytest
 
 from tengig.fix.gain import judge_gain, keep
-from tengig.lab import Lab, build_spec
 from tengig.lab.plan import SHARE_DATASET
 
 from ..bench.joined_harness import join, nas_api, start_run
-from .lab_fix import apply_joined, copies
+from .lab_fix import RUN, lab_10g, apply_joined, copies  # noqa: F401 (lab_10g: a fixture)
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]  # two rounds of a run and its fix
 COSTLY = ("recordsize", "4K")
-RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
-
-
-@pytest.fixture(scope="module")
-def lab_10g():
-    lab = Lab()
-    lab.down()
-    lab.up(build_spec(["desk-nas=10g", "lab-nas=100m", "desk-lab=1g"]))
-    yield lab
-    lab.down()
 
 
 def _logs(lab) -> str:

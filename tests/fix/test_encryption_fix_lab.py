@@ -15,25 +15,13 @@ from __future__ import annotations
 import pytest
 
 from tengig.fix.gain import judge_gain, keep
-from tengig.lab import Lab, build_spec
 from tengig.lab.samba import ENCRYPTION, global_option, set_global
 
 from ..bench.joined_harness import CPU_CGROUPS, join, nas_api, smbd_cpu_capped, start_run
-from .lab_fix import apply_joined as _apply, copies as _copies
+from .lab_fix import RUN, lab_10g, SMBD_QUOTA_US, apply_joined as _apply, copies as _copies  # noqa: F401 (lab_10g: a fixture)
 
 pytestmark = [pytest.mark.lab, pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
                                                   reason="no cgroup v1 cpu controller here")]
-SMBD_QUOTA_US = 25000  # of the 100000 us period: a quarter of a core
-RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
-
-
-@pytest.fixture(scope="module")
-def lab_10g():
-    lab = Lab()
-    lab.down()
-    lab.up(build_spec(["desk-nas=10g", "lab-nas=100m", "desk-lab=1g"]))
-    yield lab
-    lab.down()
 
 
 def test_encryption_required_is_fixed_measured_again_and_kept_only_for_a_real_gain(lab_10g, tmp_path):

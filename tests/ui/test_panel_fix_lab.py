@@ -19,28 +19,18 @@ import time
 
 import pytest
 
-from tengig.lab import Lab, build_spec
 from tengig.lab.samba import ENCRYPTION, global_option, set_global
 from tengig.server.apikeys import ApiKeyStore
 
 from ..bench.joined_harness import CPU_CGROUPS, PORT, join, nas_api, smbd_cpu_capped, start_run
 from .browser import UI_DIST, require_browser, run_scenario
 
+from ..fix.lab_fix import RUN, lab_10g, SMBD_QUOTA_US  # noqa: F401 (lab_10g: a fixture)
+
 pytestmark = [pytest.mark.lab, pytest.mark.browser,
               pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
                                  reason="no cgroup v1 cpu controller here")]
-SMBD_QUOTA_US = 25000  # a quarter of a core: encryption's cost per byte plain (test_encryption_fix_lab.py)
-RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
 VERDICT_WORDS = {"gain": "gain", "loss": "loss", "within-spread": "within the spread"}
-
-
-@pytest.fixture(scope="module")
-def lab_10g():
-    lab = Lab()
-    lab.down()
-    lab.up(build_spec(["desk-nas=10g", "lab-nas=100m", "desk-lab=1g"]))
-    yield lab
-    lab.down()
 
 
 def mb_s(bytes_per_s: float) -> str:
