@@ -36,6 +36,7 @@ JOB_TIMEOUT_S = 900
 VERSION = "25.10.6"
 PORTS = ("eth-desk", "eth-lab")
 JUMBO, PATH_MTU = 9000, 1500
+CHECKIN_S = 20  # the unreachable case's rollback timer (TrueNAS's default is 60): the probe waits most of it
 RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
 
 
@@ -168,7 +169,7 @@ def test_desk_unreachable_after_the_change_no_checkin_and_truenas_rolls_back(lab
     """desk joins the re-measure (nothing changes before), then answers no ping from the NAS (its INPUT chain
     drops them): the MTU is committed with rollback armed, the don't-fragment probe gets no answer, tengig never
     checks in, and TrueNAS's rollback puts 9000 back in kernel and database; no copy was measured again."""
-    request = {"run_id": mismatched_run["run_id"], "fix": "mtu", "confirm": True}
+    request = {"run_id": mismatched_run["run_id"], "fix": "mtu", "confirm": True, "checkin_timeout": CHECKIN_S}
     rule = ["INPUT", "-p", "icmp", "--icmp-type", "echo-request", "-j", "DROP"]
     lab.run("desk", ["iptables", "-A", *rule], timeout=30)
     try:
@@ -186,6 +187,7 @@ def test_desk_unreachable_after_the_change_no_checkin_and_truenas_rolls_back(lab
     err = "\n".join(steps)
     assert run.returncode != 0
     assert any("interface.update" in s and "9000 -> 1500" in s for s in steps), steps
+    assert any(f"{CHECKIN_S} s rollback timer" in s for s in steps), steps  # the request's, not the default 60
     assert "eth-desk -> desk" in err and "don't-fragment, 1500 bytes" in err and "did not answer" in err, err[-2000:]
     assert "previous network configuration is back" in err, err[-2000:]
     assert _mtus(lab, nas) == (JUMBO, JUMBO)

@@ -20,7 +20,7 @@ from .joined_host import JOIN_PORT, run_hosted
 from .words import in_cli_words
 
 FIX_FLAGS = {"fix": "FIX", "run_id": "RUN", "confirm": "--yes", "join_timeout": "--join-timeout",
-             "force_busy": "--force-busy"}
+             "force_busy": "--force-busy", "checkin_timeout": "--checkin-timeout"}
 
 
 class _DefaultApply(click.Group):
@@ -75,12 +75,15 @@ def fix_group() -> None:
               help="Seconds to wait for the desktops to join the re-measure (default: the run's).")
 @click.option("--force-busy", is_flag=True, help="Apply it even while the NAS is busy with something else (an SMB "
               "session that is not the run's, a scrub on the pool): refused without it, naming what.")
+@click.option("--checkin-timeout", type=click.IntRange(5, 600), default=None,
+              help="A network fix on a TrueNAS: seconds of its rollback timer, within which the desktops must "
+              "answer (default 60).")
 @click.option("--port", type=click.IntRange(1, 65535), default=JOIN_PORT, show_default=True,
               help="The port desktops join the re-measure on (this machine's every address).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan, or the outcome, as JSON.")
 @click.option("--db", default=None, help="Results database (default $TENGIG_DB or /var/lib/tengig/results.sqlite3).")
-def apply_command(run_id: int, fix: str | None, yes: bool, join_timeout: int | None, force_busy: bool, port: int,
-                  as_json: bool, db: str | None) -> None:
+def apply_command(run_id: int, fix: str | None, yes: bool, join_timeout: int | None, force_busy: bool,
+                  checkin_timeout: int | None, port: int, as_json: bool, db: str | None) -> None:
     """Show what answers run RUN's advice; with one fix (or FIX named), ask, apply it, measure SMB again with the
     same desktops, keep it only for a real gain."""
     if db:
@@ -105,6 +108,8 @@ def apply_command(run_id: int, fix: str | None, yes: bool, join_timeout: int | N
         request["join_timeout"] = join_timeout
     if force_busy:
         request["force_busy"] = True
+    if checkin_timeout is not None:
+        request["checkin_timeout"] = checkin_timeout
     try:
         result = run_hosted(lambda api, show_join, bar, cancel: run_over_api(
             api, request, on_session=show_join, progress=bar, cancel=cancel, method="tengig.fix.apply"),

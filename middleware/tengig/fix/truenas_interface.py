@@ -15,12 +15,12 @@ from typing import Any
 
 from ..backends.truenas import ProbeResult, ProbeTarget, TrueNASBackend, apply_staged
 from ..changes import ApiCall
+from ..checkin import CHECKIN_TIMEOUT_S
 from ..errors import TengigError, ValidationError
 from ..ping import ping_once
 from ..runner import Completed
 from .models import Setting
 
-CHECKIN_TIMEOUT_S = 60  # TrueNAS rolls the change back by itself when nobody checks in within this
 MTU_RANGE = (68, 9216)  # what TrueNAS's interface.update accepts
 BackendOpener = Callable[[], AbstractContextManager[TrueNASBackend]]
 RunOnNas = Callable[[Sequence[str]], Completed]

@@ -473,6 +473,8 @@ export interface FixApplyRequest {
   join_timeout?: number | null
   /** true to apply it while the NAS is busy with something else. */
   force_busy?: boolean
+  /** A network fix on a TrueNAS: seconds of its rollback timer (5-600, default 60). */
+  checkin_timeout?: number
 }
 
 export interface FixGain {

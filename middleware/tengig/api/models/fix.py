@@ -5,6 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ...checkin import CHECKIN_TIMEOUT_S
 from .base import ApiInput, ApiOutput, RowId
 
 Direction = Literal["read", "write"]
@@ -140,6 +141,9 @@ class TenGigFixApplyRequest(ApiInput):
     force_busy: bool = Field(False, description="true to apply it while the NAS is busy with something else (an "
                              "SMB session that is not the run's, a scrub or resilver on the pool); without it the "
                              "fix is refused, naming what.")
+    checkin_timeout: int = Field(CHECKIN_TIMEOUT_S, ge=5, le=600, description="A network fix on a TrueNAS: seconds "
+                                 "of its rollback timer; the desktops must answer the don't-fragment probe within "
+                                 "it or TrueNAS puts the previous value back.")
 
 
 class TenGigFixApplyArgs(ApiInput):

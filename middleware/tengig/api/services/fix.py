@@ -7,6 +7,7 @@ from typing import Any
 
 from ...bench.context import BenchContext
 from ...bench.run.record import run_and_record
+from ...checkin import CHECKIN_TIMEOUT_S
 from ...errors import TengigError, ValidationError
 from ...fix.apply import apply_fix, kept_fixes, plan_now, precheck, undo_fixes
 from ...fix.plan import plan_fixes
@@ -50,7 +51,8 @@ class TenGigFixService(Service):
         """'truenas' where this machine is a TrueNAS: its middlewared owns the ports, whatever the run recorded."""
         return "truenas" if self.seams.truenas_here() is not None else None
 
-    def _where(self, run: RunRecord, field: str, job: Any = None) -> tuple[Any, Settings]:
+    def _where(self, run: RunRecord, field: str, job: Any = None,
+               checkin_timeout: int = CHECKIN_TIMEOUT_S) -> tuple[Any, Settings]:
         """The bench system the run measured (this NAS) and its settings seam (a TrueNAS's ports through its
         interface.update, commit and checkin, probed with the run's desktops); refused for a run measured
         elsewhere."""
@@ -66,7 +68,7 @@ class TenGigFixService(Service):
             except TengigError:
                 peers = {}
             interfaces = TrueNasInterfaces(lambda: self.seams.truenas(job), self.seams.run_on_nas, peers,
-                                           progress=_staged_progress(job))
+                                           checkin_timeout=checkin_timeout, progress=_staged_progress(job))
         return system, settings_of(system, BenchContext(system.hosts), interfaces)
 
     @api_method(TenGigFixPlanArgs, TenGigFixPlanResult, roles=["READONLY_ADMIN"])
@@ -95,7 +97,8 @@ class TenGigFixService(Service):
         with api_errors(prefix="request"):
             store = ResultStore()
             precheck(store, request.run_id, request.fix, self._network_owner())
-            system, settings = self._where(store.get(request.run_id), "run_id", job)
+            system, settings = self._where(store.get(request.run_id), "run_id", job,
+                                           request.checkin_timeout)
 
             def remeasure(req, on_joined=None):
                 return run_and_record(system, req, store, cancel=cancel,
