@@ -24,7 +24,7 @@ rm -f "$out"/pytest-*.xml "$out"/pytest-rest.log
 nice -n 10 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest \
   --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1 &
 rest_pid=$!
-.venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream lab --junitxml="$out/pytest-lab.xml" "$@"
+.venv/bin/python -m pytest -q -p no:cacheprovider --durations=40 --stream lab --junitxml="$out/pytest-lab.xml" "$@"
 lab_rc=$?
 wait "$rest_pid"
 rest_rc=$?
