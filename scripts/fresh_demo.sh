@@ -68,7 +68,7 @@ mmdebstrap -q --variant=minbase --include=make,git,ca-certificates bookworm "$DI
   "deb http://deb.debian.org/debian bookworm main" "deb http://deb.debian.org/debian bookworm-updates main" \
   "deb http://deb.debian.org/debian-security bookworm-security main"
 find /usr/local/share/ca-certificates -maxdepth 1 -name '*.crt' -exec cp -t "$DIR/usr/local/share/ca-certificates" {} +
-chroot "$DIR" update-ca-certificates >/dev/null
+chroot "$DIR" update-ca-certificates >/dev/null 2>&1  # its rehash warns about the bundle itself
 printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$DIR/etc/hosts"
 git clone -q "$ROOT" "$DIR/root/tengig"
 say "clone: $(git -C "$DIR/root/tengig" log -1 --format='%h %s' | cut -c1-100)"
