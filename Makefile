@@ -3,6 +3,8 @@
 #   make test   set up everything, then run every test (Python and panel) and print "N passed, N failed"
 # make fast: the inner loop (no lab, real middlewared, browser or VM), on every core
 # make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
+# make fresh-demo: `make demo` timed whole on a fresh Debian 12 root (mmdebstrap) with a fresh clone of HEAD, in
+#   its own PID and mount namespaces (scripts/fresh_demo.sh; holds the lab lock, needs mmdebstrap)
 # make wheel: dist/tengig-<version>-py3-none-any.whl, the panel inside (to install tengig elsewhere with pip)
 # make ui-fixtures: re-record the panel's lab fixtures (ui/src/fixtures/*-lab.json) from real lab runs
 # make parser-fixtures: re-record the Linux tools' output the parsers are tested on (tests/fixtures/{ip,ethtool,ping,kernel-log}),
@@ -14,7 +16,7 @@
 # make app-image: the SCALE app's image tengig:VERSION (mmdebstrap + podman import) and
 #   dist/app-image/tengig-<version>.docker.tar (cached in /var/cache/tengig-app-image by a hash of its inputs: an
 #   unchanged tree builds nothing), then run once with podman and checked (not a test); plugin/app/README.md
-.PHONY: setup setup-base demo test fast bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
+.PHONY: setup setup-base demo fresh-demo test fast bench clean-lab ui-fixtures parser-fixtures results-fixture wheel iocage-artifact app-image
 
 # Setup by need (scripts/setup.sh): the demo and the targets that run the lab, the wheel or the panel need
 # only the base part; the tests and `make bench` also need chromium, shellcheck, Mono, strace, smbnetfs,
@@ -28,6 +30,9 @@ setup-base:
 # The lab is one per machine: the demo waits for anyone else using it (tests, another demo).
 demo: setup-base
 	@mkdir -p /run/tengig && flock /run/tengig/lab.lock .venv/bin/tengig demo
+
+fresh-demo: setup-base
+	@bash scripts/fresh_demo.sh
 
 # The SCALE app's image the lab test runs (tests/lab/test_app_image_lab.py) is built first, outside the tests:
 # cached by a hash of its inputs, rebuilt only when tengig changed (about 1-2 minutes), found in a second else.
