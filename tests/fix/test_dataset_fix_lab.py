@@ -19,7 +19,7 @@ from tengig.fix.gain import judge_gain, keep
 from tengig.lab.plan import SHARE_DATASET
 
 from ..bench.joined_harness import join, nas_api, start_run
-from .lab_fix import RUN, lab_10g, apply_joined, copies  # noqa: F401 (lab_10g: a fixture)
+from .lab_fix import RUN, SLOW_POOL_MBPS, lab_10g_steady_pool, apply_joined, copies  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]  # two rounds of a run and its fix
 COSTLY = ("recordsize", "4K")
@@ -84,9 +84,9 @@ def _round(lab, api, urls, prop: str, value: str) -> dict:
     return out
 
 
-def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10g, tmp_path):
+def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10g_steady_pool, tmp_path):
     """Twice on one NAS: the second prediction takes SMB's share of its ceiling from the first kept fix."""
-    lab, (prop, value) = lab_10g, COSTLY
+    lab, (prop, value) = lab_10g_steady_pool, COSTLY
     lab.runner.run(["zfs", "set", f"{prop}={value}", SHARE_DATASET], timeout=30)
     with nas_api(lab, tmp_path) as (api, urls):
         first = _round(lab, api, urls, prop, value)
