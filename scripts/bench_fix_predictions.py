@@ -7,7 +7,7 @@ re-measure), and undo. Per round: SMB before, predicted, after (MB/s, medians), 
 figure; at the end, the hits within fix/record.py's tolerance over N and whether the rule keeps its number
 (fix/record.gain_unknown over these rounds' records, newest first).
 
-Usage: .venv/bin/python scripts/bench_fix_predictions.py [--rounds 10] [--slow-pool MBPS] [--value 4K]
+Usage: .venv/bin/python scripts/bench_fix_predictions.py [--rounds 10] [--slow-pool MBPS] [--repeats 3] [--value 4K]
 (takes the lab lock, /run/tengig/lab.lock, for its whole run; the lab down at the end.)"""
 from __future__ import annotations
 
@@ -41,10 +41,10 @@ def _pool(report: dict, direction: str) -> float | None:
     return found[0] if found else None
 
 
-def one_round(lab, api, urls, value: str) -> dict:
+def one_round(lab, api, urls, value: str, repeats: int) -> dict:
     """The costly value set, a run, its fix applied and undone: the fix's outcome, the run's report beside it."""
     lab.runner.run(["zfs", "set", f"{PROP}={value}", SHARE_DATASET], timeout=30)
-    thread, outcome = start_run(api, RUN)
+    thread, outcome = start_run(api, {**RUN, "repeats": repeats})
     desk = join(lab, "desk", urls["desk"], outcome["token"])
     thread.join(900)
     desk.wait(60)
@@ -77,12 +77,13 @@ def print_round(n: int, got: dict) -> list[bool]:
         planned = next(q for q in got["fix"]["predictions"] if q["direction"] == d)
         share = f"{planned['smb_share']:.2f}" if planned.get("smb_share") is not None else "-"
         after = copies(got["after"], d)
-        cpu = next(c for c in got["after"]["results"]["clients"] if c["client"] == "desk")["smb"][d]
-        print(f"  {n:2} {d:5} before {_mb(p['measured_bytes_per_s']):>6}  predicted {_mb(p['predicted_bytes_per_s']):>6}"
-              f"  after {_mb(p['measured_after_bytes_per_s']):>6} MB/s  {p['off_percent']:+6.1f}%  "
-              f"(ceiling {_mb(p['bound_bytes_per_s'])} MB/s {p['bound']}, share {share}, pool fio {_mb(pool)} MB/s, "
-              f"after's copies {' '.join(_mb(v) for v in after)} MB/s, smbd {cpu.get('smbd_cpu_percent') or 0:.0f}% of a "
-              f"core after) {'hit' if p['within'] else 'MISS'}", flush=True)
+        smbd = next(c for c in got["after"]["results"]["clients"] if c["client"] == "desk")["smb"][d]
+        smbd = smbd.get("smbd_cpu_percent") or 0
+        print(f"  {n:2} {d:5} before {_mb(p['measured_bytes_per_s']):>6}  predicted "
+              f"{_mb(p['predicted_bytes_per_s']):>6}  after {_mb(p['measured_after_bytes_per_s']):>6} MB/s  "
+              f"{p['off_percent']:+6.1f}%  (ceiling {_mb(p['bound_bytes_per_s'])} MB/s {p['bound']}, share {share}, "
+              f"pool fio {_mb(pool)} MB/s, after's copies {' '.join(_mb(v) for v in after)} MB/s, smbd {smbd:.0f}% "
+              f"of a core after) {'hit' if p['within'] else 'MISS'}", flush=True)
         hits.append(p["within"])
     return hits
 
@@ -92,6 +93,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10, help="Fixes applied and undone in a row on one NAS.")
     ap.add_argument("--slow-pool", type=float, default=SLOW_POOL_MBPS, metavar="MBPS",
                     help="The pool's throttle, MB/s (10^6 bytes/s); 0: none (zfs-fuse's own pace).")
+    ap.add_argument("--repeats", type=int, default=RUN["repeats"], help="SMB copies each way per run (the fix's "
+                    "re-measure makes as many).")
     ap.add_argument("--value", default="4K", help=f"The costly {PROP} set on the share's dataset each round.")
     args = ap.parse_args()
     LAB_LOCK.parent.mkdir(parents=True, exist_ok=True)
@@ -106,14 +109,14 @@ def measure(args: argparse.Namespace) -> None:
     lab.up(build_spec(LINKS_10G, slow_pool_mbps=args.slow_pool or None))
     rows: list[dict] = []  # as ResultStore.fixes gives them: newest first
     name = f"dataset-{PROP}"
-    print(f"{PROP}={args.value} on {SHARE_DATASET}, pool throttle "
+    print(f"{PROP}={args.value} on {SHARE_DATASET}, {args.repeats} copies each way, pool throttle "
           f"{f'{args.slow_pool:g} MB/s' if args.slow_pool else 'none'}, {args.rounds} rounds; per round and "
           f"direction: SMB before, predicted, after (medians, MB/s), after off the prediction", flush=True)
     hits, started = [], time.monotonic()
     try:
         with tempfile.TemporaryDirectory() as tmp, nas_api(lab, Path(tmp)) as (api, urls):
             for n in range(1, args.rounds + 1):
-                got = one_round(lab, api, urls, args.value)
+                got = one_round(lab, api, urls, args.value, args.repeats)
                 out = got["out"]
                 if out is not None:
                     rows.insert(0, {"name": name, "state": out["state"], "data": {"predictions": out["predictions"]}})
