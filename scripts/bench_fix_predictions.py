@@ -1,13 +1,14 @@
 """Fix-prediction benchmark (not a test): how often the dataset fix's prediction holds (issue 35, item 5).
 
-On one lab NAS (system local, desk joined over a 10 Gb/s cable, the pool throttled with --slow-pool so that its
-ceiling holds still from run to run), N rounds of: the share's dataset set to a costly value (recordsize 4K) as
+On one lab NAS (system local, desk joined over a 10 Gb/s cable, the pool throttled with --slow-pool and its image
+in RAM, so that the pool is SMB's bound and its figure moves little from run to run), N rounds of: the share's dataset set to a costly value (recordsize 4K) as
 its admin would, a run with desk joined, tengig.fix.plan's fix for it, tengig.fix.apply (desk joining its
 re-measure), and undo. Per round: SMB before, predicted, after (MB/s, medians), off % and the pool's own fio
 figure; at the end, the hits within fix/record.py's tolerance over N and whether the rule keeps its number
 (fix/record.gain_unknown over these rounds' records, newest first).
 
-Usage: .venv/bin/python scripts/bench_fix_predictions.py [--rounds 10] [--slow-pool MBPS] [--repeats 3] [--value 4K]
+Usage: .venv/bin/python scripts/bench_fix_predictions.py [--rounds 10] [--slow-pool MBPS] [--repeats 3]
+       [--pool-on-disk] [--value 4K]
 (takes the lab lock, /run/tengig/lab.lock, for its whole run; the lab down at the end.)"""
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  the lab's own way to start both ends
-from tests.fix.lab_fix import LINKS_10G, RUN, SLOW_POOL_MBPS, apply_joined, copies  # noqa: E402
+from tests.fix.lab_fix import LINKS_10G, MEMORY_DATA, RUN, SLOW_POOL_MBPS, apply_joined, copies  # noqa: E402
 
 from tengig.fix.record import PREDICTION_TOLERANCE_PERCENT, gain_unknown  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
+from tengig.lab.paths import LabPaths  # noqa: E402
 from tengig.lab.plan import SHARE_DATASET  # noqa: E402
 
 LAB_LOCK = Path("/run/tengig/lab.lock")  # as tests/conftest.py takes it
@@ -95,6 +97,8 @@ def main() -> None:
                     help="The pool's throttle, MB/s (10^6 bytes/s); 0: none (zfs-fuse's own pace).")
     ap.add_argument("--repeats", type=int, default=RUN["repeats"], help="SMB copies each way per run (the fix's "
                     "re-measure makes as many).")
+    ap.add_argument("--pool-on-disk", action="store_true", help="The pool's image on this machine's disk (the "
+                    "lab's default) in place of RAM (MEMORY_DATA), where the disk's own pace moves the pool's.")
     ap.add_argument("--value", default="4K", help=f"The costly {PROP} set on the share's dataset each round.")
     args = ap.parse_args()
     LAB_LOCK.parent.mkdir(parents=True, exist_ok=True)
@@ -104,12 +108,13 @@ def main() -> None:
 
 
 def measure(args: argparse.Namespace) -> None:
-    lab = Lab()
+    lab = Lab() if args.pool_on_disk else Lab(LabPaths(data=MEMORY_DATA))
     lab.down()
     lab.up(build_spec(LINKS_10G, slow_pool_mbps=args.slow_pool or None))
     rows: list[dict] = []  # as ResultStore.fixes gives them: newest first
     name = f"dataset-{PROP}"
-    print(f"{PROP}={args.value} on {SHARE_DATASET}, {args.repeats} copies each way, pool throttle "
+    print(f"{PROP}={args.value} on {SHARE_DATASET}, {args.repeats} copies each way, the pool's image "
+          f"{'on disk' if args.pool_on_disk else 'in RAM'}, throttled to "
           f"{f'{args.slow_pool:g} MB/s' if args.slow_pool else 'none'}, {args.rounds} rounds; per round and "
           f"direction: SMB before, predicted, after (medians, MB/s), after off the prediction", flush=True)
     hits, started = [], time.monotonic()
