@@ -1,11 +1,11 @@
 """Fix-prediction benchmark (not a test): how often the dataset fix's prediction holds (issue 35, item 5).
 
 On one lab NAS (system local, desk joined over a 10 Gb/s cable, the pool throttled with --slow-pool and its image
-in RAM, so that the pool is SMB's bound and its figure moves little from run to run), N rounds of: the share's dataset set to a costly value (recordsize 4K) as
-its admin would, a run with desk joined, tengig.fix.plan's fix for it, tengig.fix.apply (desk joining its
-re-measure), and undo. Per round: SMB before, predicted, after (MB/s, medians), off % and the pool's own fio
-figure; at the end, the hits within fix/record.py's tolerance over N and whether the rule keeps its number
-(fix/record.gain_unknown over these rounds' records, newest first).
+in RAM, so that the pool is SMB's bound and its figure moves little from run to run), N rounds of: the share's
+dataset set to a costly value (recordsize 4K) as its admin would, a run with desk joined, tengig.fix.plan's fix
+for it, tengig.fix.apply (desk joining its re-measure), and undo. Per round: SMB before, predicted, after (MB/s,
+medians), off % and the pool's own fio figure; at the end, the hits within fix/record.py's tolerance over N and
+whether the rule keeps its number (fix/record.gain_unknown over these rounds' records, newest first).
 
 Usage: .venv/bin/python scripts/bench_fix_predictions.py [--rounds 10] [--slow-pool MBPS] [--repeats 3]
        [--pool-on-disk] [--value 4K]
