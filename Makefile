@@ -2,7 +2,8 @@
 #   make demo   set up what the demo runs, then run the main flow on the embedded lab
 #   make test   set up everything, then run every test (Python and panel) and print "N passed, N failed"
 # make fast: the inner loop (no lab, real middlewared, browser or VM), on every core
-# make bench: tengig's own fidelity against the raw tools, and the API's core.ping calls/s (not tests)
+# make bench: tengig's own fidelity against the raw tools, how often a fix's prediction holds, and the API's
+#   core.ping calls/s (not tests)
 # make fresh-demo: `make demo` timed whole on a fresh Debian 12 root (mmdebstrap) with a fresh clone of HEAD, in
 #   its own PID and mount namespaces (scripts/fresh_demo.sh; holds the lab lock, needs mmdebstrap)
 # make wheel: dist/tengig-<version>-py3-none-any.whl, the panel inside (to install tengig elsewhere with pip)
@@ -48,6 +49,7 @@ fast: setup
 bench: setup
 	@.venv/bin/python scripts/bench_joined.py
 	@.venv/bin/python scripts/bench_joined.py --link desk-nas=10g --paired 16 --pool-in-memory
+	@.venv/bin/python scripts/bench_fix_predictions.py
 	@.venv/bin/python scripts/bench_mounted.py
 	@.venv/bin/python scripts/bench_own_disk.py
 	@.venv/bin/python scripts/bench_smallfiles.py

@@ -5,9 +5,13 @@ share's properties, so the verdict's smb-far-below names the property, the fix p
 measurement's value with a prediction, tengig.fix.apply sets it with `zfs set`, measures SMB again with desk
 joining again, keeps it only for a gain beyond the run's own spread, and undo puts the costly value back.
 
-The property: COSTLY below, recordsize 4K (the pool's scratch is measured at 128K). On zfs-fuse it costs plenty:
-SMB read 146.7 -> 286.5 MB/s and write 103.5 -> 260.4 MB/s once the share is back at 128K (one run). Two rounds
-on one NAS: the second prediction takes SMB's share of its ceiling from the first kept fix (fix/record.py).
+The property: COSTLY below, recordsize 4K (the pool's scratch is measured at 128K), on a pool throttled to
+SLOW_POOL_MBPS (400 MB/s) with its image in RAM: unthrottled, SMB at 128K stops at 56-78% of zfs-fuse's pool
+(this machine's two cores bound it), so a prediction from the pool's figure misses; throttled, the pool is SMB's
+bound. One run: read 255.7 -> 392.4 MB/s (predicted 404.3) and write 172.0 -> 363.2 MB/s (predicted 348.6), then
+read 206.8 -> 346.4 (392.4) and write 145.7 -> 320.7 (346.8). Two rounds on one NAS: the second prediction takes
+SMB's share of its ceiling from the first kept fix (fix/record.py). scripts/bench_fix_predictions.py runs it 10
+times (docs/fix.md: 8 of 10 within 15% there, not yet the 9 the rule asks).
 
 No throughput bound: the decision must be the one the stored before and after copies give (fix/gain.py), and
 the dataset on disk must say what was decided. Predicted against measured is printed and recorded."""
@@ -19,7 +23,7 @@ from tengig.fix.gain import judge_gain, keep
 from tengig.lab.plan import SHARE_DATASET
 
 from ..bench.joined_harness import join, nas_api, start_run
-from .lab_fix import RUN, lab_10g, apply_joined, copies  # noqa: F401 (lab_10g: a fixture)
+from .lab_fix import RUN, lab_10g_steady_pool, apply_joined, copies  # noqa: F401 (lab_10g_steady_pool: a fixture)
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]  # two rounds of a run and its fix
 COSTLY = ("recordsize", "4K")
@@ -84,9 +88,9 @@ def _round(lab, api, urls, prop: str, value: str) -> dict:
     return out
 
 
-def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10g, tmp_path):
+def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10g_steady_pool, tmp_path):
     """Twice on one NAS: the second prediction takes SMB's share of its ceiling from the first kept fix."""
-    lab, (prop, value) = lab_10g, COSTLY
+    lab, (prop, value) = lab_10g_steady_pool, COSTLY
     lab.runner.run(["zfs", "set", f"{prop}={value}", SHARE_DATASET], timeout=30)
     with nas_api(lab, tmp_path) as (api, urls):
         first = _round(lab, api, urls, prop, value)
