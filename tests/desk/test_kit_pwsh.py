@@ -141,6 +141,11 @@ def test_the_nas_reads_the_kits_own_copies_and_its_own_disk(tmp_path):
     assert not list(tmp_path.glob("tengig-kit-*"))  # and its staging
 
 
+def _strace_lines(trace) -> list[str]:
+    """strace -f's lines as "PID call...": it pads a PID to its widest (two spaces after a 4-digit one)."""
+    return [" ".join(line.split(None, 1)) for line in trace.read_text().splitlines() if line.strip()]
+
+
 def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(tmp_path):
     """The lab's mounted share (smbnetfs) answers ftruncate with EIO, and .NET's FileMode.Create on Linux opens
     with O_CREAT, then truncates with ftruncate: the kit's copies, own-disk writes and small files failed there
@@ -158,7 +163,7 @@ def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(tmp_pat
                           env=pwsh_env(), timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert target.read_bytes() == b"\x01\x02\x03"
-    lines = trace.read_text().splitlines()
+    lines = _strace_lines(trace)
     (at,) = [i for i, line in enumerate(lines) if f'"{target}", O_WRONLY' in line]
     assert "O_CREAT|O_EXCL" in lines[at] and "O_TRUNC" not in lines[at], lines[at]
     fd = lines[at].rsplit("= ", 1)[1].strip()
@@ -168,6 +173,8 @@ def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(tmp_pat
         if line.startswith(f"{pid} close({fd})"):
             break
         until_close.append(line)
+    else:
+        raise AssertionError(f"strace saw no close of fd {fd} by {pid}: {lines[at:][:40]}")
     assert not [line for line in until_close if line.startswith(f"{pid} ftruncate({fd},")], until_close
 
 
@@ -185,7 +192,7 @@ def test_where_not_windows_the_kit_drops_a_files_cached_pages_before_reading_it(
                            "-NoProfile", "-NonInteractive", "-Command", script], capture_output=True, text=True,
                           env=pwsh_env(), timeout=300, cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == "65536", done.stdout + done.stderr
-    lines = trace.read_text().splitlines()
+    lines = _strace_lines(trace)
     (opened,) = [line for line in lines if f'"{target}", O_RDONLY' in line]
     pid, fd = opened.split(" ", 1)[0], opened.rsplit("= ", 1)[1].strip()
     assert f"{pid} fadvise64({fd}, 0, 0, POSIX_FADV_DONTNEED) = 0" in lines, [ln for ln in lines if "fadvise" in ln]
