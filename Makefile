@@ -41,10 +41,11 @@ test: setup
 	@echo "[test] app image: $$(bash scripts/build_app_image.sh 2>&1 | tail -1)"
 	@bash scripts/test.sh
 
-# The inner loop: every test that needs no lab, real middlewared, browser or VM, on every core (pytest-xdist,
-# one file per worker at a time). Its set is the marker expression below; CONTRIBUTING.md says more.
+# The inner loop: every test that needs no lab, real middlewared, browser or VM, two workers per core
+# (pytest-xdist, one file per worker at a time: many tests wait on a subprocess, so one per core leaves it
+# idle). Its set is the marker expression below; CONTRIBUTING.md says more.
 fast: setup
-	@.venv/bin/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile -m "not lab and not realmw and not browser and not vm"
+	@.venv/bin/python -m pytest -q -p no:cacheprovider -n $$(( 2 * $$(nproc) )) --dist loadfile -m "not lab and not realmw and not browser and not vm"
 
 bench: setup
 	@.venv/bin/python scripts/bench_joined.py
