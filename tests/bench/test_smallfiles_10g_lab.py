@@ -33,15 +33,19 @@ def test_small_files_from_desk_at_10g_per_size_with_latency(lab_10g, tmp_path):
         assert (s["nas_files"], s["nas_bytes"], s["nas_files_left"]) == (s["count"], s["count"] * s["size"], 0)
         for o in s["ops"]:
             assert o["files"] == s["count"] and o["files_per_s"] > 0
-            if o["op"] in ("write", "read"):
+            if o["op"] in ("write", "read") and o["nas_note"] is None:
                 p = o["per_file"]
                 assert p["count"] == s["count"] and 0 < p["p50_ms"] <= p["p95_ms"] <= p["p99_ms"]
+            elif o["op"] in ("write", "read"):
+                # a busy desk read smbclient's lines in bunches (stamps microseconds apart, under what a file
+                # takes at the line rate): the NAS leaves its times of single files out and says why
+                assert o["per_file"] is None and o["nas_note"].endswith("its times of single files are left out"), o
         rates[s["size"]] = {o["op"]: o for o in s["ops"]}
     four, mib = rates[4096]["write"], rates[1048576]["write"]
     assert four["bytes_per_s"] < 0.5 * mib["bytes_per_s"]  # 4 KiB files move a fraction of 1 MiB files' bytes
     assert client["verdict"]["small_files"].startswith(f"copying 4 KiB files: {four['files_per_s']:,.0f} files/s")
     for size, ops in rates.items():
         print(f"10g {size:>8} B: write {ops['write']['files_per_s']:,.0f} files/s "
-              f"({ops['write']['bytes_per_s'] / 1e6:.1f} MB/s, p50 {ops['write']['per_file']['p50_ms']:.2f} ms, "
-              f"p99 {ops['write']['per_file']['p99_ms']:.2f} ms), read {ops['read']['files_per_s']:,.0f} files/s")
+              f"({ops['write']['bytes_per_s'] / 1e6:.1f} MB/s, per file {ops['write']['per_file'] or 'left out'}), "
+              f"read {ops['read']['files_per_s']:,.0f} files/s")
     print(client["verdict"]["small_files"])
