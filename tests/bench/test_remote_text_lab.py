@@ -35,11 +35,12 @@ def test_a_misbehaving_desktops_escapes_reach_the_other_desktop_and_tengig_bench
         tokens = {m.group(1): m.group(2) for m in JOIN_LINE.finditer((shaped_lab.paths.logs / log).read_text())}
         time.sleep(0.2)
     assert url in tokens, (shaped_lab.paths.logs / log).read_text()
+    # both are "desk" to the NAS: whichever joins second is named desk-2 (on a busy machine, either)
     hostile = _misbehave(shaped_lab, url, tokens[url], "escapes")
     honest = start_join(shaped_lab, "desk", url, tokens[url], smb=False, log_name="test-escapes-honest.log")
     assert nas.wait(300) != 0 and honest.wait(60) != 0 and hostile.wait(60) != 0
     at_nas = (shaped_lab.paths.logs / log).read_text()
     at_desk = (shaped_lab.paths.logs / "test-escapes-honest.log").read_text()
     assert ESCAPES[0] == "\x1b" and [ch for ch in RAW if ch in at_nas + at_desk] == []
-    assert re.search(rf"error: .*desk: iperf3 printed no JSON: {re.escape(SHOWN)}", at_nas), at_nas[-2000:]
+    assert re.search(rf"error: .*desk(-2)?: iperf3 printed no JSON: {re.escape(SHOWN)}", at_nas), at_nas[-2000:]
     assert re.search(rf"error: the NAS stopped the run: .*iperf3 printed no JSON: {re.escape(SHOWN)}", at_desk), at_desk
