@@ -13,7 +13,6 @@ Usage: .venv/bin/python scripts/bench_fix_predictions.py [--rounds 10] [--slow-p
 from __future__ import annotations
 
 import argparse
-import fcntl
 import statistics
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  the lab's own way to start both ends
+from tests.lab_lock import lab_lock  # noqa: E402
 from tests.fix.lab_fix import LINKS_10G, MEMORY_DATA, RUN, SLOW_POOL_MBPS, apply_joined, copies  # noqa: E402
 
 from tengig.fix.record import PREDICTION_TOLERANCE_PERCENT, gain_unknown  # noqa: E402
@@ -29,7 +29,6 @@ from tengig.lab import Lab, build_spec  # noqa: E402
 from tengig.lab.paths import LabPaths  # noqa: E402
 from tengig.lab.plan import SHARE_DATASET  # noqa: E402
 
-LAB_LOCK = Path("/run/tengig/lab.lock")  # as tests/conftest.py takes it
 PROP = "recordsize"
 
 
@@ -101,9 +100,7 @@ def main() -> None:
                     "lab's default) in place of RAM (MEMORY_DATA), where the disk's own pace moves the pool's.")
     ap.add_argument("--value", default="4K", help=f"The costly {PROP} set on the share's dataset each round.")
     args = ap.parse_args()
-    LAB_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(LAB_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one lab per machine: a lab test or another script waits for this one
+    with lab_lock():  # one lab per machine: a lab test or another script waits for this one
         measure(args)
 
 

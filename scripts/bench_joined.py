@@ -19,7 +19,6 @@ the lab's data in /dev/shm/tengig-bench-lab, removed by the lab's down at the en
 from __future__ import annotations
 
 import argparse
-import fcntl
 import math
 import os
 import random
@@ -32,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.bench.joined_harness import join, nas_api, start_run  # noqa: E402  the lab's own way to start both ends
+from tests.lab_lock import lab_lock  # noqa: E402
 
 from tengig.bench.run.suite import NET_OMIT, NET_SECONDS  # noqa: E402
 from tengig.lab import Lab, build_spec  # noqa: E402
@@ -42,7 +42,6 @@ from tengig.lab.hosts import LabHosts  # noqa: E402
 from tengig.units import GiB, MiB  # noqa: E402
 from raw_tools import raw_iperf3  # noqa: E402  scripts/raw_tools.py
 
-LAB_LOCK = Path("/run/tengig/lab.lock")  # as tests/conftest.py takes it
 MEMORY_DATA = Path("/dev/shm/tengig-bench-lab")  # --pool-in-memory: the lab's data (its pool image) in tmpfs
 RAW_GET = re.compile(r"getting file .* of size (\d+) as /dev/null \(([\d.]+) KiloBytes/sec\)")
 
@@ -285,9 +284,7 @@ def main() -> None:
                     help="The lab's pool image in RAM (tmpfs): cold reads then come from zfs-fuse, not from this "
                          "machine's own disk under the image, whose throughput varies run to run.")
     args = ap.parse_args()
-    LAB_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(LAB_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one lab per machine: a lab test or another script waits for this one
+    with lab_lock():  # one lab per machine: a lab test or another script waits for this one
         measure(args)
 
 

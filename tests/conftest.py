@@ -2,20 +2,19 @@
 the one lab a machine can have (zfs-fuse is one daemon), so they clean up any earlier lab first."""
 from __future__ import annotations
 
-import fcntl
 import os
-from pathlib import Path
 
 import pytest
 
 from tengig.lab import Lab, build_spec
 from tengig.lab import residue
 
+from .lab_lock import lab_lock
+
 # One lab for the module-scoped tests: both shaped speeds the ceilings are asserted on.
 SHAPED_LINKS = ["desk-nas=1g", "lab-nas=100m", "desk-lab=10g"]
 
 
-LAB_LOCK = Path("/run/tengig/lab.lock")
 # Markers, not folders, decide (pyproject.toml lists them): `lab` puts a test in the lab's stream and makes the
 # session wait for the lab lock; realmw, browser and vm name the other slow kinds, for the fast inner loop:
 #   pytest -m "not lab and not realmw and not browser and not vm"
@@ -90,9 +89,7 @@ def one_lab_user_at_a_time(request):
     if not any(uses_lab(item) for item in request.session.items):
         yield
         return
-    LAB_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(LAB_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with lab_lock():
         yield
 
 

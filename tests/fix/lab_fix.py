@@ -24,24 +24,24 @@ SLOW_POOL_MBPS = 400
 MEMORY_DATA = Path("/dev/shm/tengig-fix-lab")
 
 
+def _lab_for_the_module(lab: Lab, **spec):
+    """``lab`` up with desk on a 10 Gb/s cable (and ``spec``), for one module; down afterwards."""
+    lab.down()
+    lab.up(build_spec(LINKS_10G, **spec))
+    yield lab
+    lab.down()
+
+
 @pytest.fixture(scope="module")
 def lab_10g():
     """The lab with desk on a 10 Gb/s cable, for one module; down afterwards."""
-    lab = Lab()
-    lab.down()
-    lab.up(build_spec(LINKS_10G))
-    yield lab
-    lab.down()
+    yield from _lab_for_the_module(Lab())
 
 
 @pytest.fixture(scope="module")
 def lab_10g_steady_pool():
     """As lab_10g, its pool throttled to SLOW_POOL_MBPS and its image in RAM, for one module; down afterwards."""
-    lab = Lab(LabPaths(data=MEMORY_DATA))
-    lab.down()
-    lab.up(build_spec(LINKS_10G, slow_pool_mbps=SLOW_POOL_MBPS))
-    yield lab
-    lab.down()
+    yield from _lab_for_the_module(Lab(LabPaths(data=MEMORY_DATA)), slow_pool_mbps=SLOW_POOL_MBPS)
 
 
 def apply_joined(lab, api, urls, request: dict) -> dict:
