@@ -1,5 +1,6 @@
 """The machine's one lab, one user at a time: the lock a lab test session and the benchmark scripts hold while
-they use it (`flock /run/tengig/lab.lock CMD` takes the same one from a shell, as `make demo` does)."""
+they use it (`flock /run/tengig/lab.lock CMD` takes the same one from a shell, as `make demo` does). The suite's
+second lab (TENGIG_LAB_INSTANCE=2, tests/second_lab.sh) has its own: /run/tengig/lab-2.lock."""
 from __future__ import annotations
 
 import contextlib
@@ -7,7 +8,9 @@ import fcntl
 from collections.abc import Iterator
 from pathlib import Path
 
-LAB_LOCK = Path("/run/tengig/lab.lock")
+from tengig.lab.instance import suffix
+
+LAB_LOCK = Path(f"/run/tengig/lab{suffix()}.lock")
 
 
 @contextlib.contextmanager

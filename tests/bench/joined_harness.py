@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tengig.client.client import Client
 from tengig.client.errors import ClientError
+from tengig.lab.instance import suffix
 from tengig.lab.nas_tengig import join_argv, join_url, linked_desktops, nas_tengig, start_join
 
 PORT = 8611
@@ -113,7 +114,7 @@ def smbd_cpu_capped(lab, name: str, quota_us: int):
     set-property smbd CPUQuota=...` would on a TrueNAS SCALE); smbd forks each client's process into it.
     Moved back to the root cgroup and removed afterwards."""
     smbd = lab.require_up().pids["smbd"]
-    held = CPU_CGROUPS / name
+    held = CPU_CGROUPS / (name + suffix())  # a second lab beside this one has its own
     held.mkdir(exist_ok=True)
     try:
         (held / "cpu.cfs_quota_us").write_text(str(quota_us))

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tengig.lab.instance import suffix
 from tengig.lab.nas_tengig import join_argv
 from tengig.units import MiB
 
@@ -49,7 +50,7 @@ def wait_for_line(log: Path, text: str, process, timeout: float = 120.0):
 
 @pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(), reason="no cgroup v1 cpu controller here")
 def test_desks_smb_client_held_to_a_fraction_of_a_core_is_named_with_its_figure(shaped_lab, tmp_path):
-    held = CPU_CGROUPS / "tg-desk-client"
+    held = CPU_CGROUPS / f"tg-desk-client{suffix()}"
     held.mkdir(exist_ok=True)
     try:
         (held / "cpu.cfs_period_us").write_text(str(int(CFS_PERIOD_S * 1e6)))

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.phases.smb_probes import (
-    parse_cpu_ticks, parse_smbd_pids, parse_smbstatus_session,
+    parse_cpu_ticks, parse_own_netns, parse_smbd_pids, parse_smbd_processes, parse_smbstatus_session,
 )
 from tengig.bench.parse.smbclient_parse import parse_transfer
 from tengig.errors import ToolOutputError
@@ -35,6 +35,16 @@ def test_smbd_cpu_ticks_include_ended_children():
             "77 (a (weird) name) S 1 1 1 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 5 0 0\n")
     assert parse_cpu_ticks(stat) == (11 + 7 + 250 + 40) + (2 + 1) + (5 + 5)
     assert parse_smbd_pids(" 1340 smbd\n 1343 smbd-notifyd\n  999 bash\n") == [1340, 1343]
+
+
+def test_only_the_smbd_in_the_nas_own_network_is_the_nas_smbd():
+    """A Samba in a container (or a second lab's NAS on the same machine) serves another network."""
+    text = " 977 4026531833 smbd\n 980 4026531833 smbd-notifyd\n1340 4026532301 smbd\n1343 4026532301 " \
+           "smbd-notifyd\n 999 4026532301 bash\n1500 - smbd\n"
+    assert parse_smbd_processes(text, "4026532301") == [1340, 1343, 1500]
+    assert parse_smbd_processes(text, None) == [977, 980, 1340, 1343, 1500]
+    assert parse_own_netns("net:[4026532301]\n") == "4026532301"
+    assert parse_own_netns("readlink: /proc/self/ns/net: No such file or directory") is None
 
 
 def test_share_full_and_missing_share_are_errors():

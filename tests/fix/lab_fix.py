@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tengig.lab import Lab, build_spec
+from tengig.lab.instance import suffix
 from tengig.lab.paths import LabPaths
 
 from ..bench.joined_harness import join
@@ -21,7 +22,7 @@ SMBD_QUOTA_US = 25000  # of the 100000 us period: a quarter of a core
 # (unthrottled SMB stops at 56-78% of the pool, and a share of one run's pool misses the next).
 SLOW_POOL_MBPS = 400
 # ... and its image in RAM: on this machine's disk, the disk's own pace moves the pool's (docs/lab.md §9)
-MEMORY_DATA = Path("/dev/shm/tengig-fix-lab")
+MEMORY_DATA = Path(f"/dev/shm/tengig-fix-lab{suffix()}")  # a second lab's (tests/second_lab.sh) beside it
 
 
 def _lab_for_the_module(lab: Lab, **spec):

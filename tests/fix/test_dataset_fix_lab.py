@@ -14,7 +14,8 @@ SMB's share of its ceiling from the first kept fix (fix/record.py). scripts/benc
 times (docs/fix.md: 8 of 10 within 15% there, not yet the 9 the rule asks).
 
 No throughput bound: the decision must be the one the stored before and after copies give (fix/gain.py), and
-the dataset on disk must say what was decided. Predicted against measured is printed and recorded."""
+the dataset on disk must say what was decided. The second round's verdict may find SMB no longer far below the
+pool on a busy machine (the pool's write figure fell, one busy-core run): then the plan must offer no fix. Predicted against measured is printed and recorded."""
 from __future__ import annotations
 
 import pytest
@@ -39,8 +40,10 @@ def _get(lab, prop: str) -> str:
     return lab.runner.run(["zfs", "get", "-H", "-o", "value", prop, SHARE_DATASET], timeout=30).stdout.strip()
 
 
-def _round(lab, api, urls, prop: str, value: str) -> dict:
-    """One run with the costly value, its fix applied and judged, and undone when kept: the fix's outcome."""
+def _round(lab, api, urls, prop: str, value: str, *, named: bool = True) -> dict | None:
+    """One run with the costly value, its fix applied and judged, and undone when kept: the fix's outcome.
+    ``named=False``: the verdict may find SMB no longer far below the pool (a busy machine moves the pool's
+    figure more than SMB's); then the plan must offer no fix for the property either, and the round is None."""
     thread, outcome = start_run(api, RUN)
     client = join(lab, "desk", urls["desk"], outcome["token"])
     thread.join(900)
@@ -51,6 +54,11 @@ def _round(lab, api, urls, prop: str, value: str) -> dict:
     print(f"verdict: {desk['verdict']['summary']}")
     assert desk["smb"]["dataset_properties"][prop] != outcome["result"]["report"]["pool"]["dataset_properties"][prop]
     advice = {a["rule"]: a["text"] for a in desk["verdict"]["advice"]}
+    if not named and "smb-far-below" not in advice:
+        plan = api.call("tengig.fix.plan", run_id)
+        assert not [f for f in plan["fixes"] if f["name"] == f"dataset-{prop}"], plan
+        print(f"round not judged: SMB not far below its ceiling this time ({sorted(advice)})")
+        return None
     assert "smb-far-below" in advice, advice
     assert f"{prop} " in advice["smb-far-below"] and "where the pool was measured with" in advice["smb-far-below"]
 
@@ -95,8 +103,8 @@ def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10
     with nas_api(lab, tmp_path) as (api, urls):
         first = _round(lab, api, urls, prop, value)
         assert all(p["bound_bytes_per_s"] == p["predicted_bytes_per_s"] for p in first["predictions"])
-        second = _round(lab, api, urls, prop, value)
-        if first["state"] == "kept":
+        second = _round(lab, api, urls, prop, value, named=False)
+        if first["state"] == "kept" and second is not None:
             for p in second["fix"]["predictions"]:  # SMB's share (at most 1) of the ceiling left, or what it had
                 assert p["smb_share"] is not None
                 assert p["predicted_bytes_per_s"] == max(p["measured_bytes_per_s"],

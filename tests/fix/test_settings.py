@@ -29,8 +29,11 @@ class NasHosts:
         self.argvs.append(list(argv))
         if argv[0] == "testparm":
             return Runner().run(argv, timeout=timeout, check=False)
-        if argv[:2] == ["ps", "-C"]:
-            return Completed(tuple(argv), 0, "4242\n", "", 0.0)
+        if argv[0] == "readlink":
+            return Completed(tuple(argv), 0, "net:[4026532301]\n", "", 0.0)
+        if argv[:2] == ["ps", "-e"]:  # a second Samba (a container's) in another network, with a lower PID
+            return Completed(tuple(argv), 0, "  977 4026531833 smbd\n 4242 4026532301 smbd\n 4245 4026532301 "
+                             "smbd-notifyd\n", "", 0.0)
         if argv[0] == "cat":
             return Completed(tuple(argv), 0, f"smbd\0--foreground\0-s\0{self.conf}\0", "", 0.0)
         return Completed(tuple(argv), 0, self.answers.get(argv[0], ""), "", 0.0)
@@ -55,6 +58,7 @@ def test_smb_conf_is_read_with_testparm_edited_in_place_and_reloaded(conf):
     assert text.count("server smb encrypt") == 1 and "workgroup = WG" in text and "[share]" in text
     assert conf.stat().st_mode & 0o777 == 0o640
     assert ["smbcontrol", "-s", str(conf), "smbd", "reload-config"] in hosts.argvs
+    assert ["cat", "/proc/4242/cmdline"] in hosts.argvs  # the smbd in the NAS's own network, not the lower PID
 
 
 @pytest.mark.abuse

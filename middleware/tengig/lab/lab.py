@@ -21,6 +21,7 @@ from . import state as state_mod
 from .paths import LabPaths
 from .plan import POOL_NAME, SHARE_DATASET, SHARE_NAME, LabPlan, netns_name, plan_lab
 from .spec import LabSpec
+from .instance import instance, require_own_mounts
 from .state import MARKER_ENV, LabState
 
 Progress = Callable[[float, str], None]
@@ -35,8 +36,9 @@ def _no_progress(percent: float, description: str) -> None:
 
 class Lab:
     def __init__(self, paths: LabPaths | None = None, runner: Runner | None = None):
+        require_own_mounts()
         self.paths = paths or LabPaths()
-        self.runner = runner or Runner(extra_env={MARKER_ENV: "1"})
+        self.runner = runner or Runner(extra_env={MARKER_ENV: instance()})
 
     # -- reading -------------------------------------------------------------------------------
     def state(self) -> LabState | None:

@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from .instance import suffix
+
+
+def _default(env: str, base: str) -> Path:
+    return Path(os.environ.get(env) or base + suffix())
 
 
 @dataclass(frozen=True)
 class LabPaths:
-    run: Path = Path(os.environ.get("TENGIG_LAB_RUN", "/run/tengig/lab"))
-    data: Path = Path(os.environ.get("TENGIG_LAB_DATA", "/var/lib/tengig/lab"))
+    # The second lab (TENGIG_LAB_INSTANCE=2, tengig/lab/instance.py) keeps its files beside the first's: lab-2.
+    run: Path = field(default_factory=lambda: _default("TENGIG_LAB_RUN", "/run/tengig/lab"))
+    data: Path = field(default_factory=lambda: _default("TENGIG_LAB_DATA", "/var/lib/tengig/lab"))
     netns_etc: Path = Path("/etc/netns")
 
     @property

@@ -13,12 +13,11 @@ from ..names import hostname
 from ..verdict.ceilings import tbf_rate_for_ethernet
 from .spec import LabSpec, all_links, link_key
 
-PREFIX = "tg"  # every namespace, veth, pool and cgroup the lab creates starts with this
+PREFIX = "tg"  # every namespace, veth and pool the lab creates starts with this (its cgroup: instance.py)
 NETNS_PREFIX = f"{PREFIX}-"
 POOL_NAME = f"{PREFIX}tank"
 SHARE_DATASET = f"{POOL_NAME}/smb"
 SHARE_NAME = "share"
-CGROUP_NAME = "tengig-lab"
 ADDRESS_BASE = "10.250"
 MIN_BURST = 64 * 1024
 TBF_LATENCY_MS = 10

@@ -9,7 +9,8 @@ from pathlib import Path
 from ..errors import LabError
 from ..runner import Runner
 from .paths import LabPaths
-from .plan import CGROUP_NAME, POOL_NAME, SHARE_DATASET
+from .instance import cgroup_name
+from .plan import POOL_NAME, SHARE_DATASET
 
 BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
 T = 30
@@ -41,7 +42,7 @@ def make_member_devices(runner: Runner, images: list[Path], mbps: float, throttl
     Returns (every loop device, members last, cgroup dir); the members are the last len(images)."""
     if not (BLKIO_ROOT / "blkio.throttle.read_bps_device").exists():
         raise LabError("--slow-pool needs cgroup v1 blkio throttling (/sys/fs/cgroup/blkio), which this kernel lacks")
-    cgroup = BLKIO_ROOT / CGROUP_NAME
+    cgroup = BLKIO_ROOT / cgroup_name()
     cgroup.mkdir(exist_ok=True)
     backings, members, limits = [], [], []
     for n, image in enumerate(images):

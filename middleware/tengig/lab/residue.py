@@ -2,7 +2,8 @@
 
 Each kind of thing is found by what the lab always gives it: the `tg-` prefix (namespaces, pools),
 the lab's directories (mounts, loop device back-files), the cgroup name, and the TENGIG_LAB
-environment marker every lab process carries (readable in /proc/PID/environ even after a crash).
+environment marker every lab process carries (readable in /proc/PID/environ even after a crash), whose value
+is the lab's instance (instance.py): a second lab's processes beside this one are not this lab's.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from pathlib import Path
 from ..errors import CommandError
 from ..runner import Runner
 from .paths import LabPaths
-from .plan import CGROUP_NAME, NETNS_PREFIX, POOL_NAME
+from .instance import cgroup_name, instance
+from .plan import NETNS_PREFIX, POOL_NAME
 from .pool import BLKIO_ROOT
 from .state import MARKER_ENV
 
@@ -54,7 +56,7 @@ def _comm(pid: int) -> str:
 def marked_processes() -> list[int]:
     me = {os.getpid(), os.getppid()}
     found = []
-    needle = f"{MARKER_ENV}=".encode()
+    needle = f"{MARKER_ENV}={instance()}".encode()  # this lab's, not a second lab's beside it
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) in me:
             continue
@@ -62,7 +64,7 @@ def marked_processes() -> list[int]:
             env = Path(entry.path, "environ").read_bytes()
         except OSError:
             continue
-        if any(item.startswith(needle) for item in env.split(b"\0")):
+        if needle in env.split(b"\0"):
             found.append(int(entry.name))
     return found
 
@@ -96,7 +98,7 @@ def stale_kstat_mount() -> list[str]:
     """zfs-fuse's kstat mount, left behind only when the daemon was killed without cleanup."""
     with open("/proc/self/mounts") as fh:
         mounted = any(line.split()[1] == KSTAT_MOUNT for line in fh)
-    alive = any(_comm(int(e.name)) == "zfs-fuse" for e in os.scandir("/proc") if e.name.isdigit())
+    alive = any(_comm(pid) == "zfs-fuse" for pid in marked_processes())  # this lab's daemon
     return [KSTAT_MOUNT] if mounted and not alive else []
 
 
@@ -129,7 +131,7 @@ def scan(runner: Runner, paths: LabPaths) -> Residue:
     ]
     files = [str(p) for p in sorted(paths.netns_etc.glob(f"{NETNS_PREFIX}*"))]
     files += [str(p) for p in (paths.state_file, *sorted(paths.data.glob("pool*.img"))) if p.exists()]
-    cgroup = BLKIO_ROOT / CGROUP_NAME
+    cgroup = BLKIO_ROOT / cgroup_name()
     return Residue(
         processes=[(pid, _comm(pid)) for pid in pids],
         namespaces=namespaces,
@@ -215,7 +217,7 @@ def clean(runner: Runner, paths: LabPaths) -> list[str]:
         notes.append(f"lazy-unmounted {target}")
     for dev in lab_loop_devices(runner, paths):
         runner.run(["losetup", "-d", dev], timeout=T, check=False)
-    cgroup = BLKIO_ROOT / CGROUP_NAME
+    cgroup = BLKIO_ROOT / cgroup_name()
     if cgroup.exists():
         _remove_cgroup(cgroup)
     # 4. Namespaces (their veths go with them), their /etc/netns dirs, the lab's files.

@@ -78,10 +78,42 @@ def parse_cpu_ticks(text: str) -> int:
     return total
 
 
-def smbd_ticks_on(ctx: BenchContext, server: str) -> int | None:
-    """CPU clock ticks of every smbd process on ``server`` (children that ended included)."""
+def parse_smbd_processes(text: str, netns: str | None) -> list[int]:
+    """`ps -e -o pid=,netns=,comm=` -> PIDs of smbd and its helpers in network namespace ``netns`` (its inode
+    number; None: in any). A process whose namespace ps could not read ("-") is kept: nothing says it is not."""
+    pids = []
+    for line in text.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and parts[2].strip().startswith("smbd"):
+            if netns is None or parts[1] in (netns, "-"):
+                pids.append(int(parts[0]))
+    return pids
+
+
+def parse_own_netns(text: str) -> str | None:
+    """`readlink /proc/self/ns/net` ("net:[4026531833]") -> "4026531833", or None."""
+    text = text.strip()
+    if text.startswith("net:[") and text.endswith("]") and text[5:-1].isdigit():
+        return text[5:-1]
+    return None
+
+
+def smbd_pids_on(ctx: BenchContext, server: str) -> list[int]:
+    """The PIDs of the smbd serving ``server``'s own network (and its helpers), lowest (the main smbd) first.
+    On Linux only those in the network namespace tengig reads from: a Samba in a container on the NAS, or a
+    second lab's NAS on the same machine, serves another network. Where ps has no netns column (FreeBSD),
+    every smbd."""
+    own = ctx.run(server, ["readlink", "/proc/self/ns/net"], timeout=10, check=False, record=False)
+    ps = ctx.run(server, ["ps", "-e", "-o", "pid=,netns=,comm="], timeout=10, check=False, record=False)
+    if ps.returncode == 0:
+        return sorted(parse_smbd_processes(ps.stdout, parse_own_netns(own.stdout) if own.returncode == 0 else None))
     ps = ctx.run(server, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False)
-    pids = parse_smbd_pids(ps.stdout)
+    return sorted(parse_smbd_pids(ps.stdout))
+
+
+def smbd_ticks_on(ctx: BenchContext, server: str) -> int | None:
+    """CPU clock ticks of every smbd process serving ``server``'s network (children that ended included)."""
+    pids = smbd_pids_on(ctx, server)
     if not pids:
         return None
     done = ctx.run(server, ["cat", *(f"/proc/{p}/stat" for p in pids)], timeout=10, check=False, record=False)
