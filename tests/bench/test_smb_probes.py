@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tengig.bench.phases.smb_probes import (
-    parse_cpu_ticks, parse_own_netns, parse_smbd_pids, parse_smbd_processes, parse_smbstatus_session,
+    main_smbd, parse_cpu_ticks, parse_own_netns, parse_smbd_processes, parse_smbstatus_session,
 )
 from tengig.bench.parse.smbclient_parse import parse_transfer
 from tengig.errors import ToolOutputError
@@ -34,17 +34,26 @@ def test_smbd_cpu_ticks_include_ended_children():
             "1343 (smbd-notifyd) S 1340 1340 1340 0 -1 4194560 1 0 0 0 2 1 0 0 20 0 1 0 5 0 0\n"
             "77 (a (weird) name) S 1 1 1 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 5 0 0\n")
     assert parse_cpu_ticks(stat) == (11 + 7 + 250 + 40) + (2 + 1) + (5 + 5)
-    assert parse_smbd_pids(" 1340 smbd\n 1343 smbd-notifyd\n  999 bash\n") == [1340, 1343]
+    found = parse_smbd_processes(" 1340     1 smbd\n 1343  1340 smbd-notifyd\n  999     1 bash\n")  # FreeBSD's ps
+    assert [(p.pid, p.ppid, p.comm) for p in found] == [(1340, 1, "smbd"), (1343, 1340, "smbd-notifyd")]
 
 
 def test_only_the_smbd_in_the_nas_own_network_is_the_nas_smbd():
     """A Samba in a container (or a second lab's NAS on the same machine) serves another network."""
-    text = " 977 4026531833 smbd\n 980 4026531833 smbd-notifyd\n1340 4026532301 smbd\n1343 4026532301 " \
-           "smbd-notifyd\n 999 4026532301 bash\n1500 - smbd\n"
-    assert parse_smbd_processes(text, "4026532301") == [1340, 1343, 1500]
-    assert parse_smbd_processes(text, None) == [977, 980, 1340, 1343, 1500]
+    text = (" 977 1 4026531833 smbd\n 980 977 4026531833 smbd-notifyd\n1340 1 4026532301 smbd\n"
+            "1343 1340 4026532301 smbd-notifyd\n 999 1 4026532301 bash\n1500 1340 - smbd\n")
+    assert [p.pid for p in parse_smbd_processes(text, "4026532301")] == [1340, 1343, 1500]
+    assert main_smbd(parse_smbd_processes(text, "4026532301")).pid == 1340
+    assert main_smbd(parse_smbd_processes(text, "4026531833")).pid == 977
     assert parse_own_netns("net:[4026532301]\n") == "4026532301"
     assert parse_own_netns("readlink: /proc/self/ns/net: No such file or directory") is None
+
+
+def test_the_main_smbd_is_the_one_the_others_came_from_not_the_lowest_pid():
+    """PIDs wrap: a helper forked after the wrap has a lower PID than the smbd it came from."""
+    text = "  212 32701 4026532301 smbd-notifyd\n  215 32701 4026532301 smbd-cleanupd\n32701 1 4026532301 smbd\n"
+    assert main_smbd(parse_smbd_processes(text, "4026532301")).pid == 32701
+    assert main_smbd(parse_smbd_processes("  212 32701 4026532301 smbd-notifyd\n", "4026532301")) is None
 
 
 def test_share_full_and_missing_share_are_errors():

@@ -31,9 +31,9 @@ class NasHosts:
             return Runner().run(argv, timeout=timeout, check=False)
         if argv[0] == "readlink":
             return Completed(tuple(argv), 0, "net:[4026532301]\n", "", 0.0)
-        if argv[:2] == ["ps", "-e"]:  # a second Samba (a container's) in another network, with a lower PID
-            return Completed(tuple(argv), 0, "  977 4026531833 smbd\n 4242 4026532301 smbd\n 4245 4026532301 "
-                             "smbd-notifyd\n", "", 0.0)
+        if argv[:2] == ["ps", "-e"]:  # a second Samba (a container's) in another network; PIDs wrapped
+            return Completed(tuple(argv), 0, "  977 1 4026531833 smbd\n  101 4242 4026532301 smbd-notifyd\n"
+                             " 4242 1 4026532301 smbd\n", "", 0.0)
         if argv[0] == "cat":
             return Completed(tuple(argv), 0, f"smbd\0--foreground\0-s\0{self.conf}\0", "", 0.0)
         return Completed(tuple(argv), 0, self.answers.get(argv[0], ""), "", 0.0)

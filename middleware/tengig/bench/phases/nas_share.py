@@ -14,7 +14,7 @@ from ...errors import ToolOutputError, ValidationError
 from ...names import SHARE_RE
 from ..context import BenchContext
 from ..parse.smbstatus_parse import parse_multichannel_setting
-from .smb_probes import smbd_pids_on
+from .smb_probes import main_smbd, smbd_processes_on
 
 T = 30
 DEFAULT_CONF = "/etc/samba/smb.conf"
@@ -45,10 +45,10 @@ def smbd_conf_from_cmdline(args: list[str]) -> str | None:
 
 
 def running_smbd_conf(ctx: BenchContext, nas: str) -> str:
-    pids = smbd_pids_on(ctx, nas)
-    if not pids:
+    found = main_smbd(smbd_processes_on(ctx, nas))
+    if found is None:
         raise ToolOutputError(f"no smbd runs on {nas}: start Samba (or TrueNAS's SMB service) to measure SMB")
-    done = ctx.run(nas, ["cat", f"/proc/{pids[0]}/cmdline"], timeout=T, check=False, record=False)
+    done = ctx.run(nas, ["cat", f"/proc/{found.pid}/cmdline"], timeout=T, check=False, record=False)
     return smbd_conf_from_cmdline(done.stdout.split("\0")) or DEFAULT_CONF
 
 

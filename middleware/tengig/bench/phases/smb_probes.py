@@ -55,16 +55,6 @@ class LinkCounters(BaseModel):
     tx_bytes: int
 
 
-def parse_smbd_pids(text: str) -> list[int]:
-    """`ps -e -o pid=,comm=` -> PIDs of smbd and its helpers (smbd-notifyd, ...)."""
-    pids = []
-    for line in text.splitlines():
-        parts = line.split(None, 1)
-        if len(parts) == 2 and parts[0].isdigit() and parts[1].strip().startswith("smbd"):
-            pids.append(int(parts[0]))
-    return pids
-
-
 def parse_cpu_ticks(text: str) -> int:
     """Sum of utime+stime+cutime+cstime over /proc/PID/stat lines (clock ticks). Children that ended
     are in their parent's cutime/cstime, so a per-client smbd that came and went is still counted."""
@@ -78,16 +68,26 @@ def parse_cpu_ticks(text: str) -> int:
     return total
 
 
-def parse_smbd_processes(text: str, netns: str | None) -> list[int]:
-    """`ps -e -o pid=,netns=,comm=` -> PIDs of smbd and its helpers in network namespace ``netns`` (its inode
-    number; None: in any). A process whose namespace ps could not read ("-") is kept: nothing says it is not."""
-    pids = []
+class SmbdProcess(BaseModel):
+    pid: int
+    ppid: int
+    comm: str = Field(description="smbd, or a helper: smbd-notifyd, smbd-cleanupd ...")
+
+
+def parse_smbd_processes(text: str, netns: str | None = None) -> list[SmbdProcess]:
+    """`ps -e -o pid=,ppid=,netns=,comm=` (or without netns=: FreeBSD) -> smbd and its helpers, in network
+    namespace ``netns`` (its inode number; None: in any). A process whose namespace ps could not read ("-") is
+    kept: nothing says it is not."""
+    found = []
     for line in text.splitlines():
-        parts = line.split(None, 2)
-        if len(parts) == 3 and parts[0].isdigit() and parts[2].strip().startswith("smbd"):
-            if netns is None or parts[1] in (netns, "-"):
-                pids.append(int(parts[0]))
-    return pids
+        parts = line.split(None, 3 if netns is not None else 2)
+        if len(parts) < 3 or not (parts[0].isdigit() and parts[1].isdigit()):
+            continue
+        comm = parts[-1].strip()
+        if not comm.startswith("smbd") or (netns is not None and (len(parts) < 4 or parts[2] not in (netns, "-"))):
+            continue
+        found.append(SmbdProcess(pid=int(parts[0]), ppid=int(parts[1]), comm=comm))
+    return sorted(found, key=lambda p: p.pid)
 
 
 def parse_own_netns(text: str) -> str | None:
@@ -98,22 +98,31 @@ def parse_own_netns(text: str) -> str | None:
     return None
 
 
-def smbd_pids_on(ctx: BenchContext, server: str) -> list[int]:
-    """The PIDs of the smbd serving ``server``'s own network (and its helpers), lowest (the main smbd) first.
-    On Linux only those in the network namespace tengig reads from: a Samba in a container on the NAS, or a
-    second lab's NAS on the same machine, serves another network. Where ps has no netns column (FreeBSD),
-    every smbd."""
+def main_smbd(processes: list[SmbdProcess]) -> SmbdProcess | None:
+    """The smbd the others were forked from (its per-client children and helpers share its configuration): an
+    smbd whose parent is no smbd. PIDs wrap, so the lowest is not always it."""
+    pids = {p.pid for p in processes}
+    mains = [p for p in processes if p.comm == "smbd" and p.ppid not in pids]
+    return mains[0] if mains else None
+
+
+def smbd_processes_on(ctx: BenchContext, server: str) -> list[SmbdProcess]:
+    """smbd and its helpers serving ``server``'s own network. On Linux only those in the network namespace
+    tengig reads from: a Samba in a container on the NAS, or a second lab's NAS on the same machine, serves
+    another network. Where ps has no netns column (FreeBSD), every smbd."""
     own = ctx.run(server, ["readlink", "/proc/self/ns/net"], timeout=10, check=False, record=False)
-    ps = ctx.run(server, ["ps", "-e", "-o", "pid=,netns=,comm="], timeout=10, check=False, record=False)
-    if ps.returncode == 0:
-        return sorted(parse_smbd_processes(ps.stdout, parse_own_netns(own.stdout) if own.returncode == 0 else None))
-    ps = ctx.run(server, ["ps", "-e", "-o", "pid=,comm="], timeout=10, record=False)
-    return sorted(parse_smbd_pids(ps.stdout))
+    netns = parse_own_netns(own.stdout) if own.returncode == 0 else None
+    if netns is not None:
+        ps = ctx.run(server, ["ps", "-e", "-o", "pid=,ppid=,netns=,comm="], timeout=10, check=False, record=False)
+        if ps.returncode == 0:
+            return parse_smbd_processes(ps.stdout, netns)
+    ps = ctx.run(server, ["ps", "-e", "-o", "pid=,ppid=,comm="], timeout=10, record=False)
+    return parse_smbd_processes(ps.stdout)
 
 
 def smbd_ticks_on(ctx: BenchContext, server: str) -> int | None:
     """CPU clock ticks of every smbd process serving ``server``'s network (children that ended included)."""
-    pids = smbd_pids_on(ctx, server)
+    pids = [p.pid for p in smbd_processes_on(ctx, server)]
     if not pids:
         return None
     done = ctx.run(server, ["cat", *(f"/proc/{p}/stat" for p in pids)], timeout=10, check=False, record=False)
