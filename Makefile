@@ -85,3 +85,4 @@ ui-fixtures: setup-base
 
 clean-lab: setup-base
 	@.venv/bin/tengig lab down
+	@tests/second_lab.sh .venv/bin/tengig lab down  # the suite's second lab (CONTRIBUTING.md), if one was left

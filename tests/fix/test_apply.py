@@ -249,6 +249,21 @@ def test_multichannel_without_gain_for_a_one_channel_client_is_put_back_saying_w
     assert "no gain beyond the run's own spread" in out.why
 
 
+def test_a_gain_a_one_channel_client_measured_after_multichannel_is_not_the_changes(tmp_path):
+    """Copies faster after the change (the machine's load moved them) on a client that still used one channel:
+    not multichannel's gain, so the change is put back, saying both."""
+    store = recorded_store(tmp_path)
+    run = _stored(store, altered(store.get(2), multichannel=False, smbd_cpu=99.0, smb_scale=0.4))
+    multichannel = Setting(platform="system", kind="smb", object=SMB_CONF, key="server multichannel support")
+    settings = FakeSettings({multichannel: "No"})
+    out = apply_fix(store, settings, _remeasure(store, run, 1.5), run.id, "smb-multichannel", confirm=True)
+    assert out.state == "rolled-back" and settings.values[multichannel] == "No"
+    assert out.why.startswith("desk copies with smbclient (linux), which uses one channel whatever the NAS offers: "
+                              "multichannel gives it nothing")
+    assert "opens several): what the copies gained is not the change's (a real gain: SMB read" in out.why
+    assert [g.verdict for g in out.gains] == ["gain", "gain"]
+
+
 def test_desktops_that_never_join_the_re_measure_leave_the_nas_as_it_was(encrypted):
     """The setting changes only once the re-measure's desktops joined: a desktop that is gone (the join times
     out) refuses the fix naming why, and nothing was changed or needs putting back."""

@@ -43,13 +43,14 @@ def test_multichannel_for_a_one_channel_client_is_applied_gains_nothing_and_is_p
         out = apply_joined(lab, api, urls, {"run_id": run_id, "fix": "smb-multichannel", "confirm": True})
         before, after = api.call("tengig.results.get", run_id), api.call("tengig.results.get", out["after_run_id"])
         judged = [judge_gain(d, copies(before, d), copies(after, d)) for d in ("read", "write")]
-        kept, _ = keep(judged)
+        gained, _ = keep(judged)
         for c in out["predictions"]:
             print(f"{c['direction']}: before {c['measured_bytes_per_s'] / 1e6:.1f} MB/s, predicted "
                   f"{c['predicted_bytes_per_s'] / 1e6:.1f}, measured {c['measured_after_bytes_per_s'] / 1e6:.1f} MB/s")
         print(f"{out['state']}: {out['why']}")
-        assert out["state"] == ("kept" if kept else "rolled-back"), out["why"]
-        assert not kept, f"smbclient gained from multichannel: {out['why']}"
+        # one channel before and after: put back whatever the copies did (a busy machine can move them)
+        assert out["state"] == "rolled-back", out["why"]
+        assert ("what the copies gained is not the change's (a real gain" in out["why"]) == gained, out["why"]
         assert global_option(lab.paths, MULTICHANNEL).lower() == "no"
         assert out["why"].startswith("desk copies with smbclient (linux), which uses one channel whatever the NAS "
                                      "offers") or out["why"].startswith("desk's session still held 1 channel")

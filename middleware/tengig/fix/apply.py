@@ -200,8 +200,11 @@ def apply_fix(store: Any, settings: Settings, remeasure: Remeasure, run_id: int,
     judged = gains(view.report, after, fix.client)
     kept, why = keep(judged, fix.name) if judged else (False, f"{fix.client} did not copy again in run {after_id}: "
                                              "nothing to judge the change by")
-    if not kept and (one := one_channel(fix, after)) is not None:
-        why = f"{one}; {why}"
+    if (one := one_channel(fix, after)) is not None:
+        # One channel after the change: whatever the copies gained or lost, the change did not do it (the machine's
+        # load moved them), so it is put back.
+        why = f"{one}; {why}" if not kept else f"{one}: what the copies gained is not the change's ({why})"
+        kept = False
     found = checks(fix, judged)
     if found:
         why += f". Predicted against measured: {check_text(found)}"
