@@ -38,7 +38,7 @@ from .session_probe import SessionProbe
 from ..phases.share_scratch import close_share_scratch, open_share_scratch
 from ..parse.smb_multichannel_parse import parse_multichannel_connections
 from ..phases.smb_results import SmbBenchResult, SmbDirection, SmbMultichannel
-from ..phases.smb_probes import SmbSession, cpu_percent, main_smbd, smbd_processes_on, smbd_ticks_on
+from ..phases.smb_probes import SmbSession, cpu_percent, main_smbd_on, smbd_ticks_on
 from ..phases.smbd_cpu_limit import CpuCgroup, CpuStat, find_cpu_cgroup, over_copies, read_cpu_stat
 from ...backends.host_os import HostOs
 from ..stats import Threshold, settled, summarize
@@ -310,5 +310,5 @@ def _client_channels(ctx: BenchContext, session: BenchSession, client: JoinedCli
 
 def _smbd_pid(ctx: BenchContext, nas: str) -> int | None:
     """The NAS's main smbd (its per-client children are forked into its cgroup)."""
-    found = main_smbd(smbd_processes_on(ctx, nas))
+    found = main_smbd_on(ctx, nas)
     return found.pid if found else None

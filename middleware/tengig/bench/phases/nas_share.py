@@ -1,7 +1,6 @@
 """The SMB share a joined client copies to, on the NAS's own Samba: the share the user names, found in
-the configuration of the smbd that is running (in the NAS's own network: its ``-s``/``--configfile``, else
-Samba's default), with
-its path from testparm. The run's scratch directory lives inside it and is removed by the NAS itself,
+the configuration of the smbd that is running in the NAS's own network (its ``-s``/``--configfile``, else
+Samba's default), with its path from testparm. The run's scratch directory lives inside it and is removed by the NAS itself,
 whatever the clients did."""
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from ...errors import ToolOutputError, ValidationError
 from ...names import SHARE_RE
 from ..context import BenchContext
 from ..parse.smbstatus_parse import parse_multichannel_setting
-from .smb_probes import main_smbd, smbd_processes_on
+from .smb_probes import main_smbd_on
 
 T = 30
 DEFAULT_CONF = "/etc/samba/smb.conf"
@@ -45,7 +44,7 @@ def smbd_conf_from_cmdline(args: list[str]) -> str | None:
 
 
 def running_smbd_conf(ctx: BenchContext, nas: str) -> str:
-    found = main_smbd(smbd_processes_on(ctx, nas))
+    found = main_smbd_on(ctx, nas)
     if found is None:
         raise ToolOutputError(f"no smbd runs on {nas}: start Samba (or TrueNAS's SMB service) to measure SMB")
     done = ctx.run(nas, ["cat", f"/proc/{found.pid}/cmdline"], timeout=T, check=False, record=False)

@@ -120,6 +120,11 @@ def smbd_processes_on(ctx: BenchContext, server: str) -> list[SmbdProcess]:
     return parse_smbd_processes(ps.stdout)
 
 
+def main_smbd_on(ctx: BenchContext, server: str) -> SmbdProcess | None:
+    """The main smbd serving ``server``'s own network (main_smbd of smbd_processes_on)."""
+    return main_smbd(smbd_processes_on(ctx, server))
+
+
 def smbd_ticks_on(ctx: BenchContext, server: str) -> int | None:
     """CPU clock ticks of every smbd process serving ``server``'s network (children that ended included)."""
     pids = [p.pid for p in smbd_processes_on(ctx, server)]
