@@ -21,6 +21,7 @@ from .catalog import normal
 from .gain import judge_gain, keep
 from .models import DirectionGain, Fix, FixOutcome, FixPlan, Platform, Setting
 from .plan import plan_fixes, predicted_text
+from .pool_history import with_pool_history
 from .record import check_text, checks, with_record
 from .run_view import RunView, view_of
 from .settings import Settings
@@ -41,6 +42,12 @@ def newer_runs(store: Any, run: RunRecord) -> list[int]:
     host = run.environment.hostname if run.environment else None
     later = [r for r in store.query(status="success", limit=1000) if r.started > run.started and r.id != run.id]
     return [r.id for r in later if (r.environment.hostname if r.environment else None) == host]
+
+
+def fix_view(store: Any, run: RunRecord, network_owner: Platform | None = None) -> RunView:
+    """The run's view to fix from (run_view.view_of), its pool ceiling steadied by the same pool's earlier runs on
+    this NAS (pool_history)."""
+    return with_pool_history(view_of(run, network_owner), store.query(status="success", limit=100))
 
 
 def plan_now(view: RunView, settings: Settings, history: Sequence[dict[str, Any]] = ()) -> FixPlan:
@@ -141,7 +148,7 @@ def precheck(store: Any, run_id: int, name: str | None, network_owner: Platform 
     if newer:
         raise ValidationError.one("run_id", f"run {run_id} is not the newest on this NAS: run {newer[0]} measured it "
                                   f"since; fix from that run's verdict (`tengig fix {newer[0]}`)")
-    view = view_of(run, network_owner)
+    view = fix_view(store, run, network_owner)
     plan = plan_fixes(view)
     if name is not None or not plan.fixes:  # the values read now can only turn fixes into words
         choose(plan, name)
