@@ -35,8 +35,9 @@ def _lab_for_the_module(lab: Lab, **spec):
 
 @pytest.fixture(scope="module")
 def lab_10g():
-    """The lab with desk on a 10 Gb/s cable, for one module; down afterwards."""
-    yield from _lab_for_the_module(Lab())
+    """The lab with desk on a 10 Gb/s cable and its pool's image in RAM (another lab's disk traffic beside it, or
+    the machine's, does not move the pool's figure under SMB's), for one module; down afterwards."""
+    yield from _lab_for_the_module(Lab(LabPaths(data=MEMORY_DATA)))
 
 
 @pytest.fixture(scope="module")
