@@ -23,28 +23,37 @@ fi
 # tests/second_lab.sh, at nice 10; the first keeps the tests whose verdicts sit near a boundary): 18 min
 # instead of 28 here, but two labs at once still move some verdicts (CONTRIBUTING.md), so one is the default.
 labs="${TENGIG_TEST_LABS:-1}"
-rm -f "$out"/pytest-*.xml "$out"/pytest-*.log
-nice -n 10 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest \
-  --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1 &
+rm -f "$out"/pytest-*.xml "$out"/pytest-*.log "$out"/cpu-*.jsonl
+rm -f "$out"/rest.rc "$out"/vitest.rc "$out"/vitest.log
+# The rest, then the panel's unit tests (vitest), one after the other beside the lab's stream.
+rest_then_panel() {
+  nice -n 10 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest \
+    --cpu-report="$out/cpu-rest.jsonl" --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1
+  echo $? >"$out/rest.rc"
+  (cd ui && nice -n 10 npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json") \
+    >"$out/vitest.log" 2>&1
+  echo $? >"$out/vitest.rc"
+}
+rest_then_panel "$@" &
 rest_pid=$!
 lab2_rc=0
 if [ "$labs" = 2 ]; then
   nice -n 10 tests/second_lab.sh .venv/bin/python -m pytest -q -p no:cacheprovider --durations=20 \
-    --stream lab-2 --junitxml="$out/pytest-lab-2.xml" "$@" >"$out/pytest-lab-2.log" 2>&1 &
+    --stream lab-2 --cpu-report="$out/cpu-lab-2.jsonl" --junitxml="$out/pytest-lab-2.xml" "$@" >"$out/pytest-lab-2.log" 2>&1 &
   lab2_pid=$!
   .venv/bin/python -m pytest -q -p no:cacheprovider --durations=30 --stream lab-1 \
-    --junitxml="$out/pytest-lab-1.xml" "$@"
+    --cpu-report="$out/cpu-lab-1.jsonl" --junitxml="$out/pytest-lab-1.xml" "$@"
   lab_rc=$?
   wait "$lab2_pid"
   lab2_rc=$?
   echo "---- the second lab's tests (ran beside the first's; $out/pytest-lab-2.log) ----"
   cat "$out/pytest-lab-2.log"
 else
-  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=40 --stream lab --junitxml="$out/pytest-lab.xml" "$@"
+  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=40 --stream lab --cpu-report="$out/cpu-lab.jsonl" --junitxml="$out/pytest-lab.xml" "$@"
   lab_rc=$?
 fi
 wait "$rest_pid"
-rest_rc=$?
+rest_rc=$(cat "$out/rest.rc" 2>/dev/null || echo 1)
 echo "---- the tests that use no lab (ran beside the labs'; $out/pytest-rest.log) ----"
 cat "$out/pytest-rest.log"
 # pytest exits 5 when a stream has no test to run (a path or -k that selects only another stream's).
@@ -52,8 +61,9 @@ py_rc=0
 for rc in "$lab_rc" "$lab2_rc" "$rest_rc"; do
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then py_rc=$rc; fi
 done
-(cd ui && npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json")
-ui_rc=$?
+echo "---- the panel's unit tests (vitest, after the rest; $out/vitest.log) ----"
+cat "$out/vitest.log"
+ui_rc=$(cat "$out/vitest.rc" 2>/dev/null || echo 1)
 
 .venv/bin/python - "$out" "$py_rc" "$ui_rc" "$labs" <<'PY'
 import json, sys, xml.etree.ElementTree as ET

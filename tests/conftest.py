@@ -10,6 +10,7 @@ from tengig.lab import Lab, build_spec
 from tengig.lab import residue
 from tengig.lab.instance import instance
 
+from . import cpu_cost
 from .lab_lock import lab_lock
 
 # One lab for the module-scoped tests: both shaped speeds the ceilings are asserted on.
@@ -87,6 +88,7 @@ def pytest_addoption(parser):
              "lab-2 split the lab's tests over two labs (lab-2 runs inside tests/second_lab.sh). "
              "scripts/test.sh runs lab-1, lab-2 and rest side by side: the lab's tests wait on shaped links "
              "and TrueNAS's timers while the rest use the CPU.")
+    cpu_cost.add_option(parser)
 
 
 def in_stream(item, stream: str) -> bool:
@@ -102,6 +104,7 @@ def in_stream(item, stream: str) -> bool:
 
 
 def pytest_configure(config):
+    cpu_cost.configure(config)
     stream = config.getoption("--stream", "all")
     if stream == "lab-2" and instance() == "1":
         raise pytest.UsageError("--stream lab-2 runs on the second lab: run it through tests/second_lab.sh")
