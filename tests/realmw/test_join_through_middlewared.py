@@ -118,44 +118,49 @@ def _lagg_verify_with_desk_joined_through_middlewared(lab, system: MiddlewaredSy
     assert all(b["idle"] == ["eth-lab"] for b in alone["verdict"]["balance"]), alone["verdict"]
 
 
-@pytest.mark.abuse  # and, with the same middlewared, the dishonest desktops of issue 23
-def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path):
-    system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path / "truenas", api_key=TEST_API_KEY,
-                               netns=shaped_lab.netns("nas"))
+@pytest.fixture(scope="module")
+def middlewared_on_nas(shaped_lab, tmp_path_factory):
+    """One middlewared on the lab's nas with tengig installed, for the module's tests (booting and installing it
+    takes about 25 s of the lab's time); the module's last test stops it and checks what it leaves."""
+    system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path_factory.mktemp("truenas"),
+                               api_key=TEST_API_KEY, netns=shaped_lab.netns("nas"))
     system.start()
     try:
         assert system.wait_serving(), system.log()[-3000:]
         installer_for(system).install()
-        # 7 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB. The
-        # network alone: the pool and SMB take the same path through tengig serve (tests/bench/test_joined_lab.py)
-        request = {"system": "local", "kind": "net", "join": 1, "net_seconds": 7}
-        run, steps, token, watcher = _run_through_midclt(system, request)
-        url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
-        desk = join(shaped_lab, "desk", url, token)
-        stdout: list[str] = []
-        reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
-        reader.start()
-        run.wait(timeout=600)
-        reader.join(30)
-        watcher.join(30)
-        out = "".join(stdout)
-        # desk's last line comes after the NAS's job has ended: read its log once desk has exited
-        desk_code = desk.wait(30)
-        log = (shaped_lab.paths.logs / "test-join-desk.log").read_text()
-        assert desk_code == 0, log
-        assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
-        result = json.loads(out)
-        got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
-        assert got.returncode == 0, got.stderr
-        stored = json.loads(got.stdout)
-        _dishonest_desktops_are_refused_through_middlewared(shaped_lab, system)
-        _lagg_verify_with_desk_joined_through_middlewared(shaped_lab, system)
-        semaphores = semaphores_of(session_pids(system.pid()))
+        yield system
     finally:
-        system.stop()
+        if system.alive():
+            system.stop()
 
-    # middlewared SIGKILLs its own session on the way out; the harness removes the semaphores it left
-    assert semaphores and not [p for p in semaphores if p.exists()]
+
+@pytest.mark.abuse  # and, with the same middlewared, the dishonest desktops of issue 23
+def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, middlewared_on_nas):
+    system = middlewared_on_nas
+    # 7 s of iperf3: its JSON output (an interval a second) is then over one message of 8 KiB. The
+    # network alone: the pool and SMB take the same path through tengig serve (tests/bench/test_joined_lab.py)
+    request = {"system": "local", "kind": "net", "join": 1, "net_seconds": 7}
+    run, steps, token, watcher = _run_through_midclt(system, request)
+    url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
+    desk = join(shaped_lab, "desk", url, token)
+    stdout: list[str] = []
+    reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
+    reader.start()
+    run.wait(timeout=600)
+    reader.join(30)
+    watcher.join(30)
+    out = "".join(stdout)
+    # desk's last line comes after the NAS's job has ended: read its log once desk has exited
+    desk_code = desk.wait(30)
+    log = (shaped_lab.paths.logs / "test-join-desk.log").read_text()
+    assert desk_code == 0, log
+    assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
+    result = json.loads(out)
+    got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
+    assert got.returncode == 0, got.stderr
+    stored = json.loads(got.stdout)
+    _dishonest_desktops_are_refused_through_middlewared(shaped_lab, system)
+    _lagg_verify_with_desk_joined_through_middlewared(shaped_lab, system)
 
     assert "joined run" in log and "the run is finished" in log  # what the person at desk saw
     # midclt -jp showed the job's progress as it went: first the wait with the join command, then the measuring
@@ -180,7 +185,7 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path)
     assert max(len(json.dumps(r["stdout"])) for r in iperf3) > 8192, [len(r["stdout"]) for r in iperf3]
 
 
-def test_the_windows_kit_joins_a_run_started_through_real_middlewared(shaped_lab, tmp_path):
+def test_the_windows_kit_joins_a_run_started_through_real_middlewared(shaped_lab, middlewared_on_nas, tmp_path):
     """The Windows kit as the plugin gives it out (`midclt call tengig.bench.kit`, the panel's download on a
     TrueNAS), run by the vendored PowerShell on desk (tests/desk/pwsh.py), joins a run started with
     `midclt call -j`: its join, instructions and submissions go through middlewared, and its iperf3 outputs
@@ -189,39 +194,32 @@ def test_the_windows_kit_joins_a_run_started_through_real_middlewared(shaped_lab
     from tests.desk.pwsh import pwsh_argv, pwsh_env, vendor_archive
     if vendor_archive() is None:
         pytest.skip("the vendored PowerShell is not here (set TENGIG_VENDOR_DIR to the vendor directory)")
-    system = MiddlewaredSystem(middlewared_build(VERSION), tmp_path / "truenas", api_key=TEST_API_KEY,
-                               netns=shaped_lab.netns("nas"))
-    system.start()
-    try:
-        assert system.wait_serving(), system.log()[-3000:]
-        installer_for(system).install()
-        run, steps, token, watcher = _run_through_midclt(system, {"system": "local", "kind": "net", "join": 1,
-                                                                  "net_seconds": 7})
-        url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
-        made = system.midclt("call", "tengig.bench.kit", json.dumps({"nas": url, "token": token, "share": "share"}))
-        assert made.returncode == 0, made.stderr
-        kit = json.loads(made.stdout)
-        path = tmp_path / kit["filename"]
-        path.write_text(kit["text"], encoding="ascii")
-        desk = shaped_lab.spawn("desk", [*pwsh_argv(), "-NoProfile", "-NonInteractive", "-File", str(path), "-NoSmb",
-                                         "-Name", "desk", "-WorkDir", str(tmp_path)],
-                                log_name="test-kit-join-desk.log", env=pwsh_env())
-        stdout: list[str] = []
-        reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
-        reader.start()
-        run.wait(timeout=600)
-        reader.join(30)
-        watcher.join(30)
-        desk_code = desk.wait(60)
-        log = (shaped_lab.paths.logs / "test-kit-join-desk.log").read_text(errors="replace")
-        assert desk_code == 0, log[-3000:]
-        assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
-        result = json.loads("".join(stdout))
-        got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
-        assert got.returncode == 0, got.stderr
-        stored = json.loads(got.stdout)
-    finally:
-        system.stop()
+    system = middlewared_on_nas
+    run, steps, token, watcher = _run_through_midclt(system, {"system": "local", "kind": "net", "join": 1,
+                                                              "net_seconds": 7})
+    url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
+    made = system.midclt("call", "tengig.bench.kit", json.dumps({"nas": url, "token": token, "share": "share"}))
+    assert made.returncode == 0, made.stderr
+    kit = json.loads(made.stdout)
+    path = tmp_path / kit["filename"]
+    path.write_text(kit["text"], encoding="ascii")
+    desk = shaped_lab.spawn("desk", [*pwsh_argv(), "-NoProfile", "-NonInteractive", "-File", str(path), "-NoSmb",
+                                     "-Name", "desk", "-WorkDir", str(tmp_path)],
+                            log_name="test-kit-join-desk.log", env=pwsh_env())
+    stdout: list[str] = []
+    reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
+    reader.start()
+    run.wait(timeout=600)
+    reader.join(30)
+    watcher.join(30)
+    desk_code = desk.wait(60)
+    log = (shaped_lab.paths.logs / "test-kit-join-desk.log").read_text(errors="replace")
+    assert desk_code == 0, log[-3000:]
+    assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
+    result = json.loads("".join(stdout))
+    got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
+    assert got.returncode == 0, got.stderr
+    stored = json.loads(got.stdout)
 
     assert "[client] joined run" in log and "[client] the run is finished; its verdict is on the NAS" in log, log
     client = result["report"]["clients"][0]
@@ -233,3 +231,11 @@ def test_the_windows_kit_joins_a_run_started_through_real_middlewared(shaped_lab
     iperf3 = [r for r in stored["raw"] if r["tool"].startswith("iperf3 on desk")]
     assert iperf3 and all(json.loads(r["stdout"])["end"] for r in iperf3)
     assert max(len(json.dumps(r["stdout"])) for r in iperf3) > 8192, [len(r["stdout"]) for r in iperf3]
+
+
+def test_middlewared_stopped_leaves_none_of_its_semaphores(middlewared_on_nas):
+    """The module's middlewared, once both joins went through it: it SIGKILLs its own session on the way out,
+    and the harness removes the named semaphores that session left."""
+    semaphores = semaphores_of(session_pids(middlewared_on_nas.pid()))
+    middlewared_on_nas.stop()
+    assert semaphores and not [p for p in semaphores if p.exists()]
