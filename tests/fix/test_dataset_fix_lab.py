@@ -11,7 +11,7 @@ SLOW_POOL_MBPS (400 MB/s) with its image in RAM: unthrottled, SMB at 128K stops 
 bound. One run: read 255.7 -> 392.4 MB/s (predicted 404.3) and write 172.0 -> 363.2 MB/s (predicted 348.6), then
 read 206.8 -> 346.4 (392.4) and write 145.7 -> 320.7 (346.8). Two rounds on one NAS: the second prediction takes
 SMB's share of its ceiling from the first kept fix (fix/record.py). scripts/bench_fix_predictions.py runs it 10
-times (docs/fix.md: 8 of 10 within 15% there, not yet the 9 the rule asks).
+times (docs/fix.md: reads 10 of 10 within 15% there, writes 6 of 10, so the rule says "gain unknown").
 
 No throughput bound: the decision must be the one the stored before and after copies give (fix/gain.py), and
 the dataset on disk must say what was decided. The second round's verdict may find SMB no longer far below the
