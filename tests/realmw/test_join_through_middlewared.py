@@ -59,6 +59,17 @@ DISHONEST = {  # issue 23, items 2 and 3, on the plugin's host: what the NAS ans
 }
 
 
+def _job_output(run: subprocess.Popen, watcher: threading.Thread) -> str:
+    """What `midclt call -j` printed once its job ended (the job's result), its progress watcher joined."""
+    stdout: list[str] = []
+    reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
+    reader.start()
+    run.wait(timeout=600)
+    reader.join(30)
+    watcher.join(30)
+    return "".join(stdout)
+
+
 def _dishonest_desktops_are_refused_through_middlewared(lab, system: MiddlewaredSystem) -> None:
     """Through middlewared, as through tengig serve (tests/bench/test_joined_lab.py): a desktop that says
     it moved 1,000 bytes at 9.9 Tb/s fails the run, naming the NAS's own iperf3 server's figure; one that
@@ -143,13 +154,7 @@ def test_desk_joins_a_run_started_through_real_middlewared(shaped_lab, middlewar
     run, steps, token, watcher = _run_through_midclt(system, request)
     url = f"ws://{shaped_lab.plan().address_of('nas', 'desk')}:{system.port}"
     desk = join(shaped_lab, "desk", url, token)
-    stdout: list[str] = []
-    reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
-    reader.start()
-    run.wait(timeout=600)
-    reader.join(30)
-    watcher.join(30)
-    out = "".join(stdout)
+    out = _job_output(run, watcher)
     # desk's last line comes after the NAS's job has ended: read its log once desk has exited
     desk_code = desk.wait(30)
     log = (shaped_lab.paths.logs / "test-join-desk.log").read_text()
@@ -206,17 +211,12 @@ def test_the_windows_kit_joins_a_run_started_through_real_middlewared(shaped_lab
     desk = shaped_lab.spawn("desk", [*pwsh_argv(), "-NoProfile", "-NonInteractive", "-File", str(path), "-NoSmb",
                                      "-Name", "desk", "-WorkDir", str(tmp_path)],
                             log_name="test-kit-join-desk.log", env=pwsh_env())
-    stdout: list[str] = []
-    reader = threading.Thread(target=lambda: stdout.append(run.stdout.read()), daemon=True)
-    reader.start()
-    run.wait(timeout=600)
-    reader.join(30)
-    watcher.join(30)
+    out = _job_output(run, watcher)
     desk_code = desk.wait(60)
     log = (shaped_lab.paths.logs / "test-kit-join-desk.log").read_text(errors="replace")
     assert desk_code == 0, log[-3000:]
     assert run.returncode == 0, "\n".join(steps[-30:]) + system.log()[-3000:]
-    result = json.loads("".join(stdout))
+    result = json.loads(out)
     got = system.midclt("call", "tengig.results.get", str(result["run_id"]))
     assert got.returncode == 0, got.stderr
     stored = json.loads(got.stdout)
