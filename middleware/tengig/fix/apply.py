@@ -23,7 +23,7 @@ from .models import DirectionGain, Fix, FixOutcome, FixPlan, Platform, Setting
 from .plan import plan_fixes, predicted_text
 from .pool_history import with_pool_history
 from .record import check_text, checks, with_record
-from .run_view import RunView, view_of
+from .run_view import RunView, host_of, view_of
 from .settings import Settings
 
 # remeasure(request, on_joined): the run of kind smb, stored; on_joined is called once its desktops joined,
@@ -37,17 +37,21 @@ def _silent(percent: float, description: str) -> None:
     pass
 
 
-def newer_runs(store: Any, run: RunRecord) -> list[int]:
-    """Runs that measured the same NAS (the environment's host name) after ``run`` and succeeded, newest first."""
-    host = run.environment.hostname if run.environment else None
-    later = [r for r in store.query(status="success", limit=1000) if r.started > run.started and r.id != run.id]
-    return [r.id for r in later if (r.environment.hostname if r.environment else None) == host]
+def succeeded_runs(store: Any) -> list[RunRecord]:
+    """The store's successful runs, newest first (the last 1000): what newer_runs and the pool's history read."""
+    return store.query(status="success", limit=1000)
 
 
-def fix_view(store: Any, run: RunRecord, network_owner: Platform | None = None) -> RunView:
+def newer_runs(runs: Sequence[RunRecord], run: RunRecord) -> list[int]:
+    """Of ``runs`` (succeeded_runs), those that measured the same NAS (run_view.host_of) after ``run``, newest
+    first."""
+    return [r.id for r in runs if r.started > run.started and r.id != run.id and host_of(r) == host_of(run)]
+
+
+def fix_view(run: RunRecord, runs: Sequence[RunRecord], network_owner: Platform | None = None) -> RunView:
     """The run's view to fix from (run_view.view_of), its pool ceiling steadied by the same pool's earlier runs on
-    this NAS (pool_history)."""
-    return with_pool_history(view_of(run, network_owner), store.query(status="success", limit=100))
+    this NAS among ``runs`` (succeeded_runs; pool_history)."""
+    return with_pool_history(view_of(run, network_owner), runs)
 
 
 def plan_now(view: RunView, settings: Settings, history: Sequence[dict[str, Any]] = ()) -> FixPlan:
@@ -144,11 +148,12 @@ def precheck(store: Any, run_id: int, name: str | None, network_owner: Platform 
     """The refusals that need nothing of the NAS, before anything reads it: a run that is not the newest on its
     NAS, one with no verdict, a fix it does not have. The run's view (``network_owner``: run_view.view_of)."""
     run = store.get(run_id)
-    newer = newer_runs(store, run)
+    runs = succeeded_runs(store)
+    newer = newer_runs(runs, run)
     if newer:
         raise ValidationError.one("run_id", f"run {run_id} is not the newest on this NAS: run {newer[0]} measured it "
                                   f"since; fix from that run's verdict (`tengig fix {newer[0]}`)")
-    view = fix_view(store, run, network_owner)
+    view = fix_view(run, runs, network_owner)
     plan = plan_fixes(view)
     if name is not None or not plan.fixes:  # the values read now can only turn fixes into words
         choose(plan, name)

@@ -15,13 +15,9 @@ from typing import Any
 from ..results.models import RunRecord
 from ..verdict.advice import mb_s
 from ..verdict.models import Ceiling, DirectionVerdict
-from .run_view import RunView
+from .run_view import RunView, host_of
 
 POOL_RUNS = 5  # the run's own figure and up to four before it
-
-
-def _host(run: RunRecord) -> str | None:
-    return run.environment.hostname if run.environment else None
 
 
 def _pool_name(run: RunRecord) -> str | None:
@@ -45,7 +41,7 @@ def earlier_figures(run: RunRecord, earlier: Iterable[RunRecord]) -> dict[tuple[
     out: dict[tuple[str, str], list[float]] = {}
     for other in earlier:
         if (other.id == run.id or other.status != "success" or other.started > run.started
-                or _host(other) != _host(run) or _pool_name(other) != _pool_name(run)):
+                or host_of(other) != host_of(run) or _pool_name(other) != _pool_name(run)):
             continue
         seen: set[tuple[str, str]] = set()
         for c in _pool_ceilings(other):

@@ -42,6 +42,11 @@ class RunView:
         return next((c.report.link.server for c in self.clients if c.report.link), None)
 
 
+def host_of(run: RunRecord) -> str | None:
+    """The NAS a run measured, as its environment named it (its host name); None: not recorded."""
+    return run.environment.hostname if run.environment else None
+
+
 def path_mtus(nas: str, report: ClientReport) -> dict[str, int]:
     """The MTUs along one desktop's path, keyed as the run keyed them (bench/run/suite_joined.py)."""
     mtus: dict[str, int] = {}

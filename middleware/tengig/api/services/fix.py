@@ -9,7 +9,7 @@ from ...bench.context import BenchContext
 from ...bench.run.record import run_and_record
 from ...checkin import CHECKIN_TIMEOUT_S
 from ...errors import TengigError, ValidationError
-from ...fix.apply import apply_fix, fix_view, kept_fixes, plan_now, precheck, undo_fixes
+from ...fix.apply import apply_fix, fix_view, kept_fixes, plan_now, precheck, succeeded_runs, undo_fixes
 from ...fix.plan import plan_fixes
 from ...fix.record import with_record
 from ...fix.run_view import view_of
@@ -78,7 +78,7 @@ class TenGigFixService(Service):
         with api_errors():
             store = ResultStore()
             run = store.get(run_id)
-            view = fix_view(store, run, self._network_owner())
+            view = fix_view(run, succeeded_runs(store), self._network_owner())
             try:
                 _, settings = self._where(run, "run_id")
             except TengigError:  # measured elsewhere: the values now are unknown
