@@ -14,11 +14,7 @@ from tengig.fix.gain import judge_gain, keep
 from tengig.lab.samba import MULTICHANNEL, global_option, set_global
 
 from ..bench.joined_harness import CPU_CGROUPS, join, nas_api, smbd_cpu_capped, start_run
-from .lab_fix import RUN, lab_10g, apply_joined, copies  # noqa: F401 (lab_10g: a fixture)
-
-# smbd held to a tenth of a core (as the panel's fix test): with a quarter, a busy machine (two labs at once, run17)
-# did not give smbd all of it, smbd was no longer at its limit, and the verdict rightly left multichannel out.
-SMBD_QUOTA_US = 10000
+from .lab_fix import RUN, SMBD_TENTH_QUOTA_US, lab_10g, apply_joined, copies  # noqa: F401 (lab_10g: a fixture)
 
 pytestmark = [pytest.mark.lab, pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
                                                   reason="no cgroup v1 cpu controller here")]
@@ -27,7 +23,7 @@ pytestmark = [pytest.mark.lab, pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_qu
 def test_multichannel_for_a_one_channel_client_is_applied_gains_nothing_and_is_put_back_saying_why(lab_10g, tmp_path):
     lab = lab_10g
     set_global(lab.runner, lab.paths, MULTICHANNEL, "no")
-    with smbd_cpu_capped(lab, "tg-smbd-fix-mc", SMBD_QUOTA_US), nas_api(lab, tmp_path) as (api, urls):
+    with smbd_cpu_capped(lab, "tg-smbd-fix-mc", SMBD_TENTH_QUOTA_US), nas_api(lab, tmp_path) as (api, urls):
         thread, outcome = start_run(api, RUN)
         client = join(lab, "desk", urls["desk"], outcome["token"])
         thread.join(900)

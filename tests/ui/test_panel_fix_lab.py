@@ -25,14 +25,11 @@ from tengig.server.apikeys import ApiKeyStore
 from ..bench.joined_harness import CPU_CGROUPS, PORT, join, nas_api, smbd_cpu_capped, start_run
 from .browser import UI_DIST, require_browser, run_scenario
 
-from ..fix.lab_fix import RUN, lab_10g  # noqa: F401 (lab_10g: a fixture)
+from ..fix.lab_fix import RUN, SMBD_TENTH_QUOTA_US, lab_10g  # noqa: F401 (lab_10g: a fixture)
 
 pytestmark = [pytest.mark.lab, pytest.mark.browser,
               pytest.mark.skipif(not (CPU_CGROUPS / "cpu.cfs_quota_us").exists(),
                                  reason="no cgroup v1 cpu controller here")]
-# smbd held to a tenth of a core (the fix tests' quarter is not enough): encrypted SMB then stays far below what
-# the pool and the link allow even when a busy machine lowers the pool's figure (a busy-core run lost the advice).
-SMBD_QUOTA_US = 10000
 VERDICT_WORDS = {"gain": "gain", "loss": "loss", "within-spread": "within the spread"}
 
 
@@ -63,7 +60,7 @@ def test_a_fix_applied_from_the_verdict_is_measured_again_and_shown_with_its_pai
     lab = lab_10g
     set_global(lab.runner, lab.paths, ENCRYPTION, "required")
     _, key = ApiKeyStore(tmp_path / "apikeys.sqlite3").create("panel-fix-test")
-    with smbd_cpu_capped(lab, "tg-smbd-panel-fix", SMBD_QUOTA_US), \
+    with smbd_cpu_capped(lab, "tg-smbd-panel-fix", SMBD_TENTH_QUOTA_US), \
             nas_api(lab, tmp_path, ui_dir=UI_DIST) as (api, urls):
         thread, outcome = start_run(api, RUN)
         desk = join(lab, "desk", urls["desk"], outcome["token"])
