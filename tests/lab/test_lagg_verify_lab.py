@@ -94,10 +94,10 @@ def test_cli_verify_on_the_lab(even_lab, capsys):
     from tengig.cli.main import main
 
     capsys.readouterr()
-    assert main(["lagg", "verify", "--seconds", "2", "--clients", "4", "--json"]) == 0
+    assert main(["lagg", "verify", "--seconds", "1", "--clients", "4", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [m["name"] for b in doc["verdict"]["balance"] for m in b["shares"]][:2] == ["eth-desk", "eth-lab"]
     assert len(doc["measurements"]["results"]) == 4
-    assert main(["lagg", "verify", "--seconds", "2", "--clients", "4"]) == 0
+    assert main(["lagg", "verify", "--seconds", "1", "--clients", "4"]) == 0
     out = capsys.readouterr().out
     assert "measured from desk to nas" in out and out.count("eth-lab idle") == 4

@@ -58,7 +58,7 @@ def test_plan_apply_verify_reapply(bare_lab):
             assert addrs == (f"{end.address}/{cable.prefix}",)
 
     ctx = BenchContext(LabNetHosts(bare_lab))
-    result = verify_mesh(ctx, plan, HOSTS, measure_throughput=True, seconds=3, omit=2, min_percent=97)
+    result = verify_mesh(ctx, plan, HOSTS, measure_throughput=True, seconds=1, omit=1, min_percent=97)
     # The judgement is the measurement's: each direction short of 97% of its ceiling is named with its figures,
     # and nothing else is wrong (a busy machine can leave a shaped link short: tbf's timer fires late).
     short = [m for m in result.matrix if m.percent_of_ceiling < 97]
@@ -182,7 +182,7 @@ def test_cli_apply_verify_on_the_lab(bare_lab, capsys):
     assert main(["mesh", "apply"]) == 0
     out = capsys.readouterr().out
     assert all(f"{h}: " in out for h in HOSTS) and "address none -> 10.250.0." in out
-    assert main(["mesh", "verify", "--seconds", "2", "--min-percent", "95"]) == 0
+    assert main(["mesh", "verify", "--seconds", "1", "--min-percent", "95"]) == 0
     out = capsys.readouterr().out
     assert "mesh verified: every link works" in out and out.count(" Mb/s  ") == 6
     assert main(["mesh", "apply"]) == 0

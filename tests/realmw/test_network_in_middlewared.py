@@ -228,7 +228,7 @@ def test_a_probe_that_fails_leaves_truenas_rollback_to_restore_kernel_and_databa
     try:
         moved = _request(lab, prefix=30, existing_networks=[_network_of(before_kernel)])
         done = nas.midclt("call", "-j", "tengig.mesh.apply", json.dumps(moved),
-                          json.dumps({"system": "truenas", "hosts": ["nas"], "checkin_timeout": 20}), timeout=300)
+                          json.dumps({"system": "truenas", "hosts": ["nas"], "checkin_timeout": 10}), timeout=300)
     finally:
         lab_network(lab, "desk").set_up("eth-nas", True)
     assert done.returncode != 0
