@@ -27,7 +27,7 @@ rm -f "$out"/pytest-*.xml "$out"/pytest-*.log "$out"/cpu-*.jsonl
 rm -f "$out"/rest.rc "$out"/vitest.rc "$out"/vitest.log
 # The rest, then the panel's unit tests (vitest), one after the other beside the lab's stream.
 rest_then_panel() {
-  nice -n 10 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest \
+  nice -n 10 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest -n 2 \
     --cpu-report="$out/cpu-rest.jsonl" --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1
   echo $? >"$out/rest.rc"
   (cd ui && nice -n 10 npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json") \

@@ -121,6 +121,35 @@ def pytest_configure(config):
         raise pytest.UsageError("--stream lab-2 runs on the second lab: run it through tests/second_lab.sh")
 
 
+def xdist_unit_of(nodeid: str) -> str:
+    """The rest's stream runs on two pytest-xdist workers (scripts/test.sh): each module is one unit of work,
+    and the real-middlewared modules are one unit together (they share one TrueNAS per version,
+    tests/realmw/conftest.py, which a second worker would start again)."""
+    module = nodeid.split("::", 1)[0]
+    return "realmw" if module.startswith("tests/realmw/") else module
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's --dist loadgroup cannot group under pytest 9 (it renames nodeids through an attribute pytest
+    no longer reads), so the rest's stream schedules its units itself; any other run keeps xdist's own."""
+    if config.getoption("--stream") != "rest":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesWithRealmwTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_unit_of(nodeid)
+
+    return ModulesWithRealmwTogether(config, log)
+
+
+def realmw_first(items: list) -> list:
+    """The real-middlewared unit is the rest's longest: it goes first, so a worker starts on it at once."""
+    return ([i for i in items if xdist_unit_of(i.nodeid) == "realmw"]
+            + [i for i in items if xdist_unit_of(i.nodeid) != "realmw"])
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     stream = config.getoption("--stream")
@@ -131,6 +160,8 @@ def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
     items[:] = shaped_lab_modules_first(items)
+    if stream == "rest":
+        items[:] = realmw_first(items)
 
 
 def shaped_lab_modules_first(items: list) -> list:

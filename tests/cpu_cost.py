@@ -29,11 +29,14 @@ def _own_s() -> tuple[float, float]:
 
 
 class CpuReport:
-    def __init__(self, path: Path):
-        self.path = path
-        self.rows: list[dict] = []
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("")
+    """Under pytest-xdist each worker appends its tests' lines to the one file (one short write each) and the
+    controller, which starts the file and runs no test, lists the modules from it at the end."""
+
+    def __init__(self, path: Path, *, worker: bool = False):
+        self.path, self.worker = path, worker
+        if not worker:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("")
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -43,13 +46,15 @@ class CpuReport:
         row = {"test": item.nodeid, "wall_s": round(time.monotonic() - wall, 2),
                "pytest_cpu_s": round(me2 - me, 2), "children_cpu_s": round(kids2 - kids, 2),
                "machine_busy_s": round(_machine_busy_s() - busy, 2)}
-        self.rows.append(row)
         with self.path.open("a") as f:
             f.write(json.dumps(row) + "\n")
 
     def pytest_terminal_summary(self, terminalreporter):
+        if self.worker:
+            return
         per: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-        for row in self.rows:
+        rows = [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+        for row in rows:
             module = per[row["test"].split("::", 1)[0]]
             module[0] += row["pytest_cpu_s"] + row["children_cpu_s"]
             module[1] += row["machine_busy_s"]
@@ -74,4 +79,5 @@ def configure(config) -> None:
     """tests/conftest.py's pytest_configure calls it."""
     path = config.getoption("--cpu-report")
     if path:
-        config.pluginmanager.register(CpuReport(Path(path)), "tengig-cpu-report")
+        worker = hasattr(config, "workerinput")  # a pytest-xdist worker
+        config.pluginmanager.register(CpuReport(Path(path), worker=worker), "tengig-cpu-report")
