@@ -105,7 +105,11 @@ def test_a_costly_share_property_is_named_fixed_measured_again_and_undone(lab_10
         assert all(p["bound_bytes_per_s"] == p["predicted_bytes_per_s"] for p in first["predictions"])
         second = _round(lab, api, urls, prop, value, named=False)
         if first["state"] == "kept" and second is not None:
+            learned = {p["direction"] for p in first["predictions"]}  # what the first kept fix measured
             for p in second["fix"]["predictions"]:  # SMB's share (at most 1) of the ceiling left, or what it had
+                if p["direction"] not in learned:  # a busy machine can leave the first round one direction short
+                    assert p["smb_share"] is None, p
+                    continue
                 assert p["smb_share"] is not None
                 assert p["predicted_bytes_per_s"] == max(p["measured_bytes_per_s"],
                                                          p["smb_share"] * p["bound_bytes_per_s"])
