@@ -122,9 +122,9 @@ def pytest_configure(config):
 
 
 def xdist_unit_of(nodeid: str) -> str:
-    """The rest's stream runs on two pytest-xdist workers (scripts/test.sh): each module is one unit of work,
-    and the real-middlewared modules are one unit together (they share one TrueNAS per version,
-    tests/realmw/conftest.py, which a second worker would start again)."""
+    """The rest's stream on pytest-xdist workers (TENGIG_TEST_REST_WORKERS, scripts/test.sh): each module is
+    one unit of work, and the real-middlewared modules are one unit together (they share one TrueNAS per
+    version, tests/realmw/conftest.py, which a second worker would start again)."""
     module = nodeid.split("::", 1)[0]
     return "realmw" if module.startswith("tests/realmw/") else module
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SECOND_LAB_MODULES, in_stream
+from .conftest import SECOND_LAB_MODULES, in_stream, pytest_xdist_make_scheduler, realmw_first
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,3 +37,36 @@ def test_the_second_lab_takes_its_modules_and_only_lab_tests():
     assert in_stream(Item("tests/lab/test_mesh_lab.py::test_x", True), "lab-2")
     assert in_stream(Item("tests/fix/test_dataset_fix_lab.py::test_y", True), "lab-1")
     assert not in_stream(Item("tests/lab/test_mesh_lab.py::test_x", False), "lab-2")
+
+
+class Config:
+    """What the rest's scheduler reads of pytest's config: the stream, and xdist's workers (-n 2 as --tx)."""
+    def __init__(self, stream: str):
+        self.stream = stream
+
+    def getoption(self, name, default=None):
+        return {"--stream": self.stream, "tx": ["2*popen"]}.get(name, default)
+
+    def getvalue(self, name):
+        return self.getoption(name)
+
+
+def test_the_rest_on_workers_keeps_a_module_together_and_every_real_middlewared_module_on_one_worker():
+    from xdist.remote import Producer
+
+    scheduler = pytest_xdist_make_scheduler(Config("rest"), Producer("test", enabled=False))
+    assert scheduler.numnodes == 2
+    units = {n: scheduler._split_scope(n) for n in (
+        "tests/realmw/test_installer.py::test_a", "tests/realmw/test_panel_in_middlewared.py::test_b[25.10.6]",
+        "tests/mesh/test_planner.py::test_c", "tests/mesh/test_planner.py::test_d", "tests/cli/test_e.py::test_f")}
+    assert len(set(units.values())) == 3
+    assert units["tests/realmw/test_installer.py::test_a"] == units["tests/realmw/test_panel_in_middlewared.py::test_b[25.10.6]"]
+    assert units["tests/mesh/test_planner.py::test_c"] == units["tests/mesh/test_planner.py::test_d"]
+    assert pytest_xdist_make_scheduler(Config("lab"), None) is None  # any other run keeps xdist's own
+
+
+def test_the_real_middlewared_unit_goes_first_and_the_rest_keep_their_order():
+    items = [Item(n, False) for n in ("tests/cli/test_a.py::t", "tests/realmw/test_b.py::t", "tests/mesh/test_c.py::t",
+                                      "tests/realmw/test_d.py::t")]
+    assert [i.nodeid for i in realmw_first(items)] == ["tests/realmw/test_b.py::t", "tests/realmw/test_d.py::t",
+                                                      "tests/cli/test_a.py::t", "tests/mesh/test_c.py::t"]
