@@ -7,6 +7,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=scripts/node_env.sh
 . scripts/node_env.sh  # the Node.js setup chose (the machine's, or the one it fetched)
+# TENGIG_TEST_REST_WORKERS=2 runs the rest on two pytest-xdist workers (tests/conftest.py schedules them): 6 min
+# instead of 12 idle, but beside two labs and a busy core it takes CPU the lab's boundary verdicts need
+# (CONTRIBUTING.md), so one is the default.
+rest_workers="${TENGIG_TEST_REST_WORKERS:-1}"
+case "$rest_workers" in
+  [1-9] | [1-9][0-9]) ;;
+  *) echo "TENGIG_TEST_REST_WORKERS=$rest_workers: give a number of workers from 1 to 99 (unset: 1)" >&2; exit 2 ;;
+esac
+xdist=()
+if [ "$rest_workers" -gt 1 ]; then xdist=(-n "$rest_workers"); fi
 out=test-output
 mkdir -p "$out"
 rm -f "$out"/pytest.xml "$out"/vitest.json
@@ -23,16 +33,6 @@ fi
 # tests/second_lab.sh, at nice 10; the first keeps the tests whose verdicts sit near a boundary): 18 min
 # instead of 28 here, but two labs at once still move some verdicts (CONTRIBUTING.md), so one is the default.
 labs="${TENGIG_TEST_LABS:-1}"
-# TENGIG_TEST_REST_WORKERS=2 runs the rest on two pytest-xdist workers (tests/conftest.py schedules them): 6 min
-# instead of 12 idle, but beside two labs and a busy core it takes CPU the lab's boundary verdicts need
-# (CONTRIBUTING.md), so one is the default.
-rest_workers="${TENGIG_TEST_REST_WORKERS:-1}"
-case "$rest_workers" in
-  [1-9] | [1-9][0-9]) ;;
-  *) echo "TENGIG_TEST_REST_WORKERS=$rest_workers: give a number of workers from 1 to 99 (unset: 1)" >&2; exit 2 ;;
-esac
-xdist=()
-if [ "$rest_workers" -gt 1 ]; then xdist=(-n "$rest_workers"); fi
 rm -f "$out"/pytest-*.xml "$out"/pytest-*.log "$out"/cpu-*.jsonl
 rm -f "$out"/rest.rc "$out"/vitest.rc "$out"/vitest.log
 # The rest, then the panel's unit tests (vitest), one after the other beside the lab's stream.
