@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
+import { watch } from 'vue'
 import planFixture from '../../fixtures/fix-plan-lab.json'
 import outcomeFixture from '../../fixtures/fix-outcome-lab.json'
 import progressFixture from '../../fixtures/fix-apply-progress-lab.json'
@@ -95,6 +96,17 @@ describe('useFix', () => {
     expect(server.undone).toEqual([1])
     expect(f.undone.value).toEqual(['fix 1 (smb-encryption): server smb encrypt of smb.conf [global] if_required -> required'])
     expect(f.records.value[0].state).toBe('undone')
+  })
+
+  it('shows what was put back only with the fixes read again, so the page never says undone and kept at once', async () => {
+    const server = new FakeFixes()
+    const f = useFix({ api: () => server })
+    await f.load(1)
+    server.stored = [{ ...records[0], state: 'undone', undone: 'put back to required' }]
+    const statesWhenShown: string[] = []
+    watch(f.undone, () => statesWhenShown.push(...f.records.value.map((r) => r.state)), { flush: 'sync' })
+    await f.undo()
+    expect(statesWhenShown).toEqual(['undone'])
   })
 
   it('a run the server plans no fixes for keeps its verdict: the advice stays words, with why', async () => {

@@ -105,12 +105,15 @@ export function useFix(options: { api?: () => FixApi } = {}) {
     if (runId.value === null) return
     undoAsked.value = false
     clearErrors(FIX_CONTEXT)
+    let lines: string[] | null = null
     try {
-      undone.value = await api().fixUndo(runId.value)
+      lines = await api().fixUndo(runId.value)
     } catch (err) {
       reportError(err, FIX_CONTEXT)
     }
+    // the records first: the list of what was put back and the line beside the advice change together
     await reloadRecords()
+    if (lines !== null) undone.value = lines
   }
 
   return {
