@@ -37,7 +37,8 @@ VERSION = "25.10.6"
 PORTS = ("eth-desk", "eth-lab")
 JUMBO, PATH_MTU = 9000, 1500
 CHECKIN_S = 10  # the unreachable case's rollback timer (TrueNAS's default is 60): the probe waits most of it
-RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20}
+RUN = {"system": "local", "kind": "all", "join": 1, "share": "share", "repeats": 3, "working_set": 128 * 2**20,
+       "net_seconds": 1}
 
 
 @pytest.fixture(scope="module")
