@@ -78,7 +78,7 @@ SECOND_LAB_MODULES = frozenset({
     "tests/bench/test_nas_restart_lab.py",
     "tests/bench/test_bench_join_command.py",
     # Their checks are relative or one-sided (a slowed member waits longer, retransmits seen, a write under its
-    # line's rate), so a starved second lab cannot turn them; they even the two labs' times out (one lab ~ 28 min).
+    # line's rate), so a starved second lab cannot turn them; they even the two labs' times out.
     "tests/lab/test_app_image_lab.py",
     "tests/lab/test_lab_shaped.py",
     "tests/bench/test_local_system.py",

@@ -1,7 +1,10 @@
 """scripts/test.sh's streams (tests/conftest.py --stream): every test runs in exactly one of lab-1, lab-2 and
-rest, and the second lab's module list names real lab modules."""
+rest, the second lab's module list names real lab modules, and the script refuses a bad setting."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -72,3 +75,22 @@ def test_the_real_middlewared_unit_goes_first_and_the_rest_keep_their_order():
                                       "tests/realmw/test_d.py::t")]
     assert [i.nodeid for i in realmw_first(items)] == ["tests/realmw/test_b.py::t", "tests/realmw/test_d.py::t",
                                                       "tests/cli/test_a.py::t", "tests/mesh/test_c.py::t"]
+
+
+@pytest.mark.parametrize("variable, value, named", [
+    ("TENGIG_TEST_LABS", "3", "give 1 (one lab) or 2 (the lab's tests split over two; unset: 2)"),
+    ("TENGIG_TEST_LABS", "two", "give 1 (one lab) or 2 (the lab's tests split over two; unset: 2)"),
+    ("TENGIG_TEST_REST_WORKERS", "0", "give a number of workers from 1 to 99"),
+    ("TENGIG_TEST_REST_WORKERS", "-n 4", "give a number of workers from 1 to 99"),
+])
+def test_the_test_script_refuses_a_bad_setting_naming_it_before_it_starts_anything(tmp_path, variable, value, named):
+    """scripts/test.sh run from a copy (a checkout with no .venv: had the check let the value through, nothing
+    there could run the suite): exit 2, the variable and what to give, and no test-output made."""
+    (tmp_path / "scripts").mkdir()
+    for name in ("test.sh", "node_env.sh"):
+        shutil.copy(ROOT / "scripts" / name, tmp_path / "scripts" / name)
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "test.sh")], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, variable: value})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"{variable}={value}: {named}"), done.stderr
+    assert not (tmp_path / "test-output").exists()

@@ -125,7 +125,7 @@ class HostileNas:
         """`tengig client join` against this NAS, under strace; its output, and its programs in
         ``programs(tmp_path)``."""
         env = {**os.environ, "PYTHONPATH": f"{REPO}:{REPO / 'middleware'}"}
-        argv = ["strace", "-f", "-qq", "-e", "trace=execve", "-e", "signal=none", "-s", "256",
+        argv = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "256",
                 "-o", str(tmp_path / "desk.strace"), sys.executable, "-m", "tengig", "client", "join",
                 url or self.url, "--token", TOKEN, "--name", "desk", *extra]
         # its own process group, killed whole on a timeout: strace killed alone would leave a desktop that

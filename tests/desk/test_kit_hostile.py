@@ -45,7 +45,7 @@ def _kit_join(nas: HostileNas, folder: Path, *extra: str) -> subprocess.Complete
     kit.write_text(render_kit(os_name="windows", nas=nas.url, token=TOKEN, share="media"))
     share = folder / "share"
     share.mkdir(exist_ok=True)
-    argv = ["strace", "-f", "-qq", "-e", "trace=execve", "-e", "signal=none", "-s", "256",
+    argv = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=execve", "-e", "signal=none", "-s", "256",
             "-o", str(folder / "desk.strace"), *pwsh_argv(), "-NoProfile", "-NonInteractive", "-File", str(kit),
             "-Name", "desk", "-WorkDir", str(folder), "-ShareMount", str(share), *extra]
     with subprocess.Popen(argv, env=pwsh_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -158,7 +158,7 @@ def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(tmp_pat
     script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{}} $KitHelpers\nImport-KitHelpers $Kit\n"
               f"$s = [TengigKit.Platform]::Create('{target}', 'None', 'WriteThrough')\n"
               "$s.Write([byte[]](1, 2, 3), 0, 3)\n$s.Dispose()")
-    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,ftruncate,close", "-o", str(trace), *pwsh_argv(),
+    done = subprocess.run(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=openat,ftruncate,close", "-o", str(trace), *pwsh_argv(),
                            "-NoProfile", "-NonInteractive", "-Command", script], capture_output=True, text=True,
                           env=pwsh_env(), timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -188,7 +188,7 @@ def test_where_not_windows_the_kit_drops_a_files_cached_pages_before_reading_it(
     trace = tmp_path / "strace.txt"
     script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{}} $KitHelpers\nImport-KitHelpers $Kit\n"
               f"$r = New-Object TengigKit.UnbufferedReader '{target}'\n$got = $r.Read(1048576)\n$r.Dispose()\n$got")
-    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,fadvise64", "-o", str(trace), *pwsh_argv(),
+    done = subprocess.run(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=openat,fadvise64", "-o", str(trace), *pwsh_argv(),
                            "-NoProfile", "-NonInteractive", "-Command", script], capture_output=True, text=True,
                           env=pwsh_env(), timeout=300, cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == "65536", done.stdout + done.stderr
