@@ -1,6 +1,11 @@
+import os
+import signal
+import threading
+
 import pytest
 
-from tengig.errors import CommandFailed, CommandNotFound, CommandTimeout
+from tengig import runner as runner_module
+from tengig.errors import Aborted, CommandFailed, CommandNotFound, CommandTimeout
 from tengig.runner import Runner, in_netns, run
 
 
@@ -37,6 +42,26 @@ def test_timeout_kills_and_says_so():
         run(["sleep", "5"], timeout=0.3)
     assert info.value.timeout == 0.3
     assert "did not finish within 0.3 s" in str(info.value)
+
+
+@pytest.mark.parametrize("cancelled", [False, True])
+def test_a_program_whose_output_outlives_its_kill_ends_the_wait_and_is_named(tmp_path, monkeypatch, cancelled):
+    """A helper in a session of its own holds the program's stdout after the group's KILL (as a program stuck
+    on a filesystem that no longer answers would): the run stops waiting after KILLED_WAIT_S and says so."""
+    monkeypatch.setattr(runner_module, "KILLED_WAIT_S", 0.5)
+    pid_file = tmp_path / "helper.pid"
+    argv = ["sh", "-c", f'setsid sleep 120 & echo $! > {pid_file}; sleep 120']
+    cancel = threading.Event()
+    if cancelled:
+        threading.Timer(0.5, cancel.set).start()
+    try:
+        with pytest.raises(Aborted if cancelled else CommandTimeout) as info:
+            run(argv, timeout=60 if cancelled else 0.5, cancel=cancel)
+        if not cancelled:
+            assert "did not finish within 0.5 s and was killed; 0.5 s after its KILL it was ended (-9), a process " \
+                   "it started is not: left behind (PID" in str(info.value), str(info.value)
+    finally:
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 def test_missing_program_is_a_typed_error():

@@ -130,11 +130,13 @@ class CommandFailed(CommandError):
 class CommandTimeout(CommandError):
     errno = _errno.ETIMEDOUT
 
-    def __init__(self, argv: Sequence[str], timeout: float, stdout: str = "", stderr: str = ""):
+    def __init__(self, argv: Sequence[str], timeout: float, stdout: str = "", stderr: str = "", held: str = ""):
+        """``held``: what still held its output after the KILL (the runner stopped waiting for it)."""
         self.timeout = timeout
         self.stdout = stdout
         self.stderr = stderr
-        super().__init__(f"`{shlex.join(argv)}` did not finish within {timeout:g} s and was killed", argv=argv)
+        super().__init__(f"`{shlex.join(argv)}` did not finish within {timeout:g} s and was killed"
+                         + (f"; {held}" if held else ""), argv=argv)
 
 
 class LabError(TengigError):

@@ -19,6 +19,7 @@ from .errors import Aborted, CommandFailed, CommandNotFound, CommandTimeout
 
 NETNS_RUN_DIR = Path("/run/netns")
 CANCEL_POLL_S = 0.1
+KILLED_WAIT_S = 10.0  # after a timeout's or a cancel's KILL, the longest a run waits for the program's pipes
 
 
 class CancelToken(Protocol):
@@ -127,11 +128,11 @@ class Runner:
             out, err = _communicate(proc, input, timeout, started, cancel)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            out, err = proc.communicate()
-            raise CommandTimeout(full, timeout, _text(out), _text(err)) from None
+            out, err, held = _after_kill(proc)
+            raise CommandTimeout(full, timeout, _text(out), _text(err), held=held) from None
         except _Cancelled:
             _kill_group(proc)
-            proc.communicate()
+            _after_kill(proc)
             raise Aborted(f"cancelled: `{' '.join(full[:6])}...` was stopped") from None
         except BaseException:  # interrupted (Ctrl-C, a signal's exception): the program, in its own session, too
             _kill_group(proc)
@@ -207,6 +208,22 @@ def _text(data: str | bytes | None) -> str:
     if isinstance(data, bytes):
         return data.decode("utf-8", "replace")
     return data
+
+
+def _after_kill(proc: subprocess.Popen) -> tuple[str | bytes | None, str | bytes | None, str]:
+    """What the program printed once its group was killed, waiting at most KILLED_WAIT_S: a program stuck in
+    the kernel (on a filesystem that no longer answers) or a helper it started in a session of its own can hold
+    the pipes for ever, and a run must not wait for that. Then the pipes are closed and the third item says
+    what holds them (empty when all ended)."""
+    try:
+        out, err = proc.communicate(timeout=KILLED_WAIT_S)
+        return out, err, ""
+    except subprocess.TimeoutExpired:
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        state = "still running" if proc.poll() is None else f"ended ({proc.returncode}), a process it started is not"
+        return None, None, f"{KILLED_WAIT_S:g} s after its KILL it was {state}: left behind (PID {proc.pid})"
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

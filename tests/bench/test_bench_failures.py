@@ -84,12 +84,16 @@ def test_full_share_dataset(lab, store):
 
 def test_killed_fio(lab, store):
     def killer():
-        deadline = time.monotonic() + 60
+        """KILL every fio on the pool's first file until none is left: fio forks its job from its main process,
+        and a KILL read between the two (a busy machine) would leave the job behind, orphaned and waiting."""
+        deadline, killed = time.monotonic() + 60, False
         while time.monotonic() < deadline:
             # this lab's fio only: in this mount namespace (a second lab's, beside it, runs in its own)
             kill = ["pkill", "--ns", str(os.getpid()), "--nslist", "mnt", "-KILL", "-f", "tengig-pool-0.dat"]
-            if lab.runner.run(kill, timeout=10, check=False).returncode == 0:
+            found = lab.runner.run(kill, timeout=10, check=False).returncode == 0
+            if killed and not found:
                 return
+            killed = killed or found
             time.sleep(0.05)
 
     t = threading.Thread(target=killer)
