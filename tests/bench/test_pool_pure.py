@@ -1,4 +1,5 @@
 """The pool benchmark's pure parts: working set, fio argv, statistics, space rule, ratios."""
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from tengig.bench.phases.pool import fio_argv
 from tengig.bench.phases.pool_presets import PRESETS, RND4K_Q32T1, SEQ1M_Q8T1
 from tengig.backends.scratch import PoolSpace
 from tengig.bench.stats import summarize
-from tengig.errors import ToolOutputError, ValidationError
+from tengig.errors import CommandTimeout, ToolOutputError, ValidationError
+from tengig.runner import run
 from tengig.units import GiB, MiB
 
 
@@ -193,3 +195,14 @@ def test_quick_sizes_smb_copies_by_the_measured_network_and_full_does_not():
     assert smb_copy_size(quick, 9.4e9) == quick.smb_file  # 10 Gb/s: the preset's, at most
     assert smb_copy_size(quick, None) == quick.smb_file  # nothing measured (an SMB-only run)
     assert smb_copy_size(full, 941e6) == full.smb_file
+
+
+def test_a_timed_out_fio_leaves_no_job_behind(tmp_path):
+    """The pool's fio run for real past its timeout: the runner's KILL of its group reaches every job (run as
+    threads: fio's job processes call setsid and would escape it), so no fio on the file is left."""
+    path = tmp_path / "tengig-pool-0.dat"
+    argv = fio_argv(SEQ1M_Q8T1, "write", str(path), 4096 * MiB, PRESETS["full"], "psync", seconds=60)
+    with pytest.raises(CommandTimeout):
+        run(argv, timeout=1.0)
+    left = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True, timeout=10)
+    assert left.stdout == "", f"fio left running: {left.stdout}"

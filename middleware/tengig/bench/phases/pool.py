@@ -164,7 +164,10 @@ def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolP
     """One fio job. ``seconds`` (sequential tests): stop after that long or at ``size``, whichever comes first
     (fio --runtime without --time_based: never past the file, so the space rule still holds)."""
     rw = ("" if test.sequential else "rand") + direction
-    argv = ["fio", f"--name={test.key}-{direction}", f"--filename={path}", f"--rw={rw}", f"--bs={test.block_size}",
+    # --thread: fio's jobs as threads of its one process (as processes they call setsid, and a timeout's or an
+    # abort's KILL of the program's group would miss them)
+    argv = ["fio", "--thread", f"--name={test.key}-{direction}", f"--filename={path}", f"--rw={rw}",
+            f"--bs={test.block_size}",
             f"--iodepth={test.queue_depth}", f"--numjobs={test.threads}", f"--ioengine={ioengine}",
             f"--size={size}", "--group_reporting", "--randrepeat=0", "--invalidate=1", "--output-format=json"]
     if direction == "write":

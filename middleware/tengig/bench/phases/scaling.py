@@ -96,7 +96,7 @@ def stop_reason(steps: list[ScalingStep], counts: list[int]) -> str | None:
 def fio_scaling_argv(direction: str, directory: str, threads: int, per_thread: int, ioengine: str) -> list[str]:
     # one job name for both directions: the read's threads find the files the write's left (fio names them
     # NAME.THREAD.0), so the read lays out nothing of its own
-    argv = ["fio", "--name=scale", f"--directory={directory}", f"--rw={direction}", f"--bs={BLOCK}",
+    argv = ["fio", "--thread", "--name=scale", f"--directory={directory}", f"--rw={direction}", f"--bs={BLOCK}",
             f"--iodepth={QUEUE_DEPTH}", f"--numjobs={threads}", f"--ioengine={ioengine}", f"--size={per_thread}",
             "--group_reporting", "--invalidate=1", "--output-format=json"]
     if direction == "write":
@@ -223,7 +223,7 @@ def read_members(ctx: BenchContext, host: str, names: list[str], size: int, ioen
     out = []
     for name in names:
         device = _device_of(ctx, host, name)
-        argv = ["fio", "--name=member", f"--filename={device}", "--readonly", "--rw=read", f"--bs={BLOCK}",
+        argv = ["fio", "--thread", "--name=member", f"--filename={device}", "--readonly", "--rw=read", f"--bs={BLOCK}",
                 f"--iodepth={QUEUE_DEPTH}", "--direct=1", f"--ioengine={ioengine}", f"--size={size}",
                 "--output-format=json"]
         done = ctx.run(host, argv, timeout=120 + size / (5 * MiB), check=False, tool="fio")
