@@ -1,4 +1,5 @@
-"""The pool benchmark's pure parts: working set, fio argv, statistics, space rule, ratios."""
+"""The pool benchmark's pure parts: working set, fio argv, statistics, space rule, ratios; and one real fio
+run past its timeout (what its argv leaves behind)."""
 import subprocess
 from pathlib import Path
 
