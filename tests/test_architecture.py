@@ -3,7 +3,8 @@ has no cycle. An upward import tolerated for a while is listed one by one (KNOWN
 today) and may only disappear: a new one fails this test, and so does a listed one that is gone.
 
 Layers, low to high (a package may import its own layer's core and anything lower):
-  0 core        errors, units, names, runner, nic (the NIC model), checkin, panel_files, __version__,
+  0 core        errors, units, names, runner (and process_tree, what it kills), nic (the NIC model), checkin,
+                panel_files, __version__,
                 changes (a change as data), hostsblock (tengig's lines in hosts files), ping (probe),
                 text (remote text as it may be printed)
   0.5 join_protocol  the contract between the NAS's run and a joining desktop (messages, limits, names, the
@@ -28,8 +29,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "middleware" / "tengig"
 
 RANKS = {
-    "(root)": 0, "__version__": 0, "errors": 0, "units": 0, "names": 0, "runner": 0, "nic": 0, "checkin": 0,
-    "panel_files": 0, "changes": 0, "hostsblock": 0, "ping": 0, "text": 0,
+    "(root)": 0, "__version__": 0, "errors": 0, "units": 0, "names": 0, "runner": 0, "process_tree": 0, "nic": 0,
+    "checkin": 0, "panel_files": 0, "changes": 0, "hostsblock": 0, "ping": 0, "text": 0,
     "join_protocol": 0.5,
     "client": 1,
     "backends": 2,

@@ -1,9 +1,12 @@
 import os
 import signal
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
+from tengig import process_tree
 from tengig import runner as runner_module
 from tengig.errors import Aborted, CommandFailed, CommandNotFound, CommandTimeout
 from tengig.runner import Runner, in_netns, run
@@ -44,24 +47,76 @@ def test_timeout_kills_and_says_so():
     assert "did not finish within 0.3 s" in str(info.value)
 
 
-@pytest.mark.parametrize("cancelled", [False, True])
-def test_a_program_whose_output_outlives_its_kill_ends_the_wait_and_is_named(tmp_path, monkeypatch, cancelled):
-    """A helper in a session of its own holds the program's stdout after the group's KILL (as a program stuck
-    on a filesystem that no longer answers would): the run stops waiting after KILLED_WAIT_S and says so."""
-    monkeypatch.setattr(runner_module, "KILLED_WAIT_S", 0.5)
-    pid_file = tmp_path / "helper.pid"
-    argv = ["sh", "-c", f'setsid sleep 120 & echo $! > {pid_file}; sleep 120']
+def _gone(pid: int) -> bool:
+    """Ended: no such process, or a zombie its new parent has not reaped yet. A KILLed process closes its
+    files (the run's wait for the pipes ends) a moment before it is a zombie: that moment is waited for."""
+    for _ in range(100):
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _stopped(argv: list[str], cancelled: bool) -> Exception:
+    """Run ``argv`` until a 0.5 s timeout, or a cancel 0.5 s in; the error the run raised."""
     cancel = threading.Event()
     if cancelled:
         threading.Timer(0.5, cancel.set).start()
+    with pytest.raises(Aborted if cancelled else CommandTimeout) as info:
+        run(argv, timeout=60 if cancelled else 0.5, cancel=cancel)
+    return info.value
+
+
+def _kill_if_left(pid_file: Path) -> None:
+    if pid_file.exists():
+        try:
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.parametrize("cancelled", [False, True])
+@pytest.mark.parametrize("tree_from", ["proc", "ps"])
+def test_a_timeout_or_a_cancel_kills_what_the_program_started_in_a_session_of_its_own(
+        tmp_path, monkeypatch, cancelled, tree_from):
+    """fio's job processes call setsid: a KILL of the program's group missed them. The whole tree goes, read
+    from /proc or (FreeBSD, macOS) from the real `ps`, and no wait is left for its pipes."""
+    if tree_from == "ps":
+        monkeypatch.setattr(process_tree, "PROC", tmp_path / "no-proc")
+    pid_file = tmp_path / "helper.pid"
     try:
-        with pytest.raises(Aborted if cancelled else CommandTimeout) as info:
-            run(argv, timeout=60 if cancelled else 0.5, cancel=cancel)
+        error = _stopped(["sh", "-c", f'setsid sh -c "sleep 120; sleep 1" & echo $! > {pid_file}; wait'], cancelled)
+        helper = int(pid_file.read_text())
+        assert _gone(helper), f"the helper in its own session is still running (PID {helper})"
+        assert "left behind" not in str(error), str(error)
+    finally:
+        _kill_if_left(pid_file)
+
+
+def test_ps_output_gives_the_tree():
+    ps = "    1     0\n  200     1\n  201   200\n  202   201\n  300     1\n bad line\n"
+    children = process_tree.parse_ps_parents(ps)
+    assert process_tree.descendants(200, children) == {201, 202}
+    assert process_tree.descendants(202, children) == set()
+
+
+@pytest.mark.parametrize("cancelled", [False, True])
+def test_a_program_whose_output_outlives_its_kill_ends_the_wait_and_is_named(tmp_path, monkeypatch, cancelled):
+    """A helper out of the tree's reach (its parent, a subshell, ended first: it belongs to init now) holds the
+    program's stdout after the KILL (as a program stuck on a filesystem that no longer answers would): the run
+    stops waiting after KILLED_WAIT_S and says so."""
+    monkeypatch.setattr(runner_module, "KILLED_WAIT_S", 0.5)
+    pid_file = tmp_path / "helper.pid"
+    try:
+        error = _stopped(["sh", "-c", f'(setsid sleep 120 & echo $! > {pid_file}); sleep 120'], cancelled)
         if not cancelled:
             assert "did not finish within 0.5 s and was killed; 0.5 s after its KILL it was ended (-9), a process " \
-                   "it started is not: left behind (PID" in str(info.value), str(info.value)
+                   "it started is not: left behind (PID" in str(error), str(error)
     finally:
-        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        _kill_if_left(pid_file)
 
 
 def test_missing_program_is_a_typed_error():

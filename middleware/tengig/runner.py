@@ -1,13 +1,13 @@
 """The one way tengig runs an external program.
 
 argv lists only (never a shell, never a command string), a timeout on every call, an optional
-network namespace, and typed errors (tengig.errors) that carry the argv, the exit code and stderr.
+network namespace, and typed errors (tengig.errors) that carry the argv, the exit code and stderr. A
+timeout, a cancel or an interruption kills the program's whole tree (process_tree.py), wherever its session.
 The seam is :class:`Runner`: tests and backends can swap it for one that records or refuses.
 """
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .errors import Aborted, CommandFailed, CommandNotFound, CommandTimeout
+from .process_tree import kill_tree
 
 NETNS_RUN_DIR = Path("/run/netns")
 CANCEL_POLL_S = 0.1
@@ -103,8 +104,8 @@ class Runner:
         cancel: CancelToken | None = None,
     ) -> Completed:
         """Run argv to completion. Raises CommandNotFound / CommandTimeout, and CommandFailed if check.
-        With ``cancel``, the program's whole process group is killed soon after the token is set, and
-        Aborted is raised."""
+        With ``cancel``, the program's whole tree is killed soon after the token is set, and Aborted is
+        raised."""
         if timeout is None or timeout <= 0:
             raise ValueError("every command needs a positive timeout")
         full = in_netns(argv, netns, mode=netns_mode)
@@ -127,16 +128,19 @@ class Runner:
         try:
             out, err = _communicate(proc, input, timeout, started, cancel)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            kill_tree(proc.pid)
             out, err, held = _after_kill(proc)
             raise CommandTimeout(full, timeout, _text(out), _text(err), held=held) from None
         except _Cancelled:
-            _kill_group(proc)
+            kill_tree(proc.pid)
             _after_kill(proc)
             raise Aborted(f"cancelled: `{' '.join(full[:6])}...` was stopped") from None
         except BaseException:  # interrupted (Ctrl-C, a signal's exception): the program, in its own session, too
-            _kill_group(proc)
-            proc.wait()
+            kill_tree(proc.pid)
+            try:
+                proc.wait(timeout=KILLED_WAIT_S)
+            except subprocess.TimeoutExpired:
+                pass  # stuck in the kernel: the interruption goes on
             raise
         seconds = time.monotonic() - started
         done = Completed(tuple(full), proc.returncode, _text(out), _text(err), seconds)
@@ -211,9 +215,9 @@ def _text(data: str | bytes | None) -> str:
 
 
 def _after_kill(proc: subprocess.Popen) -> tuple[str | bytes | None, str | bytes | None, str]:
-    """What the program printed once its group was killed, waiting at most KILLED_WAIT_S: a program stuck in
-    the kernel (on a filesystem that no longer answers) or a helper it started in a session of its own can hold
-    the pipes for ever, and a run must not wait for that. Then the pipes are closed and the third item says
+    """What the program printed once its tree was killed, waiting at most KILLED_WAIT_S: a program stuck in
+    the kernel (on a filesystem that no longer answers) or a helper out of the tree's reach (its parent ended
+    before the KILL) can hold the pipes for ever, and a run must not wait for that. Then the pipes are closed and the third item says
     what holds them (empty when all ended)."""
     try:
         out, err = proc.communicate(timeout=KILLED_WAIT_S)
@@ -224,13 +228,6 @@ def _after_kill(proc: subprocess.Popen) -> tuple[str | bytes | None, str | bytes
                 pipe.close()
         state = "still running" if proc.poll() is None else f"ended ({proc.returncode}), a process it started is not"
         return None, None, f"{KILLED_WAIT_S:g} s after its KILL it was {state}: left behind (PID {proc.pid})"
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 default_runner = Runner()

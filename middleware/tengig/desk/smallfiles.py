@@ -17,10 +17,8 @@ On --disk, where another local user may write, every run of batches is in a fres
 (mode 0700, made exclusively) whose files are created exclusively, and which is removed at the end."""
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import tempfile
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..join_protocol.lines import OWN_TIMER, own_file_line, stamped
+from ..process_tree import kill_tree
 from .beneath import NOFOLLOW, Beneath, open_dir_at, open_file_at, private_dir, refused, regular, why_not
 from .instructions import check_room
 
@@ -81,11 +80,6 @@ def smbclient_commands(op: str, directory: str, small: SmallSet) -> str:
     return batch[op]
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
 def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``argv``, each line of its output (stdout and stderr together) with the seconds since it started in
     front, read as it arrives; a submission."""
@@ -96,7 +90,7 @@ def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None
                             text=True, bufsize=1, env=env, start_new_session=True)
     killer = None
     try:
-        killer = threading.Timer(timeout, _kill_group, (proc,))  # a program that hangs silent is stopped all the same
+        killer = threading.Timer(timeout, kill_tree, (proc.pid,))  # a program that hangs silent is stopped all the same
         killer.start()
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -109,7 +103,7 @@ def timed_run(argv: Sequence[str], *, timeout: float, env: dict[str, str] | None
         if killer is not None:
             killer.cancel()
         if proc.poll() is None:  # interrupted (a signal's exception): the batch, in its own session, stops too
-            _kill_group(proc)
+            kill_tree(proc.pid)
             proc.wait()
     if time.monotonic() - started >= timeout:
         out.append(stamped(time.monotonic() - started, f"timed out after {timeout:g} s"))

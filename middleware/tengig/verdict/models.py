@@ -125,8 +125,9 @@ class Facts(BaseModel):
                                                    "pool_dataset_properties (empty: not read).")
     smb_write_back: str | None = Field(None, description="How the NAS waited for its pool to finish writing the "
                                        "SMB copies before reading them back (or why it could not).")
-    smb_read_arc_hit_ratio: float | None = Field(None, ge=0, le=1, description="ARC hits / (hits + misses) during "
-                                                 "the SMB reads.")
+    smb_read_arc_hit_ratio: float | None = Field(None, ge=0, le=1, description="ARC hits / (hits + misses) of "
+                                                 "data reads (of all reads where the ARC does not count them apart) "
+                                                 "during the SMB reads.")
     small_file_size: int | None = Field(None, description="The smallest size of the small-file test, bytes per file.")
     small_files_per_s: float | None = Field(None, description="Files of that size the share took per second (the "
                                             "write), files/s.")

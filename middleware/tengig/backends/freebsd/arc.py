@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..arcstats import NEEDED, ArcSample
+from ..arcstats import NEEDED, ArcSample, arc_sample_of
 from ...errors import ToolOutputError
 from .sysctl import RecordedSysctl, SysctlSource
 
@@ -60,8 +60,10 @@ def arc_stats(source: SysctlSource) -> ArcStats:
 
 
 def arc_sample(source: SysctlSource) -> ArcSample:
-    """What the benchmark's ARC check needs (hits, misses, c_max), as tengig.bench.phases.arc.ArcSample."""
+    """What the benchmark's ARC check needs (hits, misses, c_max; the data reads' where they are counted apart),
+    as tengig.bench.phases.arc.ArcSample."""
     counters = arcstats_counters(source.values(ARCSTATS))
     _require(counters, NEEDED)
-    return ArcSample(hits=counters["hits"], misses=counters["misses"], c_max=counters["c_max"],
-                     source=f"sysctl {ARCSTATS}")
+    sample = arc_sample_of(counters, f"sysctl {ARCSTATS}")
+    assert sample is not None  # _require checked NEEDED
+    return sample

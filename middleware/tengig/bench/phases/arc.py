@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from ...backends.arcstats import NEEDED, ArcSample
+from ...backends.arcstats import DATA_COUNTERS, NEEDED, ArcSample, arc_sample_of
 from ...backends.linux.arcstats import PROC_ARCSTATS, ZFS_FUSE_KSTAT, parse_arcstats, parse_kstat_grep
 from ...errors import BenchRefused, ToolOutputError
 from ..context import BenchContext
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ...backends.host_os import HostOs
 
 class ArcDelta(BaseModel):
+    """Hits and misses between two samples: of data reads where both samples split them, else of all reads."""
     hits: int
     misses: int
 
@@ -32,24 +33,19 @@ class ArcDelta(BaseModel):
         return self.hits / total if total else None
 
 
-def _complete(stats: dict[str, int], source: str) -> ArcSample | None:
-    if all(k in stats for k in NEEDED):
-        return ArcSample(hits=stats["hits"], misses=stats["misses"], c_max=stats["c_max"], source=source)
-    return None
-
-
 def read_arc(ctx: BenchContext, host: str) -> ArcSample:
     """A Linux host's ARC counters (HostOs.read_arc: a FreeBSD host's come through the sysctl seam)."""
     tried = []
     done = ctx.run(host, ["cat", PROC_ARCSTATS], timeout=10, check=False, record=False)
     if done.returncode == 0:
-        sample = _complete(parse_arcstats(done.stdout), PROC_ARCSTATS)
+        sample = arc_sample_of(parse_arcstats(done.stdout), PROC_ARCSTATS)
         if sample:
             return sample
     tried.append(PROC_ARCSTATS)
-    files = [f"{ZFS_FUSE_KSTAT}/{k}" for k in NEEDED]
+    files = [f"{ZFS_FUSE_KSTAT}/{k}" for k in NEEDED + DATA_COUNTERS]
     done = ctx.run(host, ["grep", "-H", "", *files], timeout=10, check=False, record=False)
-    if done.returncode == 0 and (sample := _complete(parse_kstat_grep(done.stdout), ZFS_FUSE_KSTAT)):
+    # grep exits 2 where a file is missing (zfs-fuse has no demand_hit_predictive_prefetch) and prints the rest
+    if done.returncode in (0, 2) and (sample := arc_sample_of(parse_kstat_grep(done.stdout), ZFS_FUSE_KSTAT)):
         return sample
     tried.append(ZFS_FUSE_KSTAT)
     raise ToolOutputError(
@@ -81,4 +77,9 @@ def arc_unknown(policy: CachePolicy, why: str) -> str:
 
 
 def delta(before: ArcSample, after: ArcSample) -> ArcDelta:
+    """The reads between two samples: the data reads where both samples count them apart (ZFS's metadata hits
+    are no bytes of the file read), else all reads."""
+    if None not in (before.data_hits, before.data_misses, after.data_hits, after.data_misses):
+        return ArcDelta(hits=max(0, after.data_hits - before.data_hits),
+                        misses=max(0, after.data_misses - before.data_misses))
     return ArcDelta(hits=max(0, after.hits - before.hits), misses=max(0, after.misses - before.misses))

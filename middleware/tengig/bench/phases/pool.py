@@ -87,7 +87,8 @@ class PoolPhase(BaseModel):
     iops: Repeated
     mean_latency_us: float | None = Field(description="Median over runs of the mean completion latency, µs.")
     bytes_moved: list[int] = Field(description="Bytes fio moved in each run.")
-    arc_hit_ratio: float | None = Field(None, description="ARC hits / (hits + misses) during the reads (None for writes).")
+    arc_hit_ratio: float | None = Field(None, description="ARC hits / (hits + misses) of data reads (of all reads where the ARC does not count them "
+                                  "apart) during the reads (None for writes).")
     arc_hits: int | None = None
     arc_misses: int | None = None
     page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each "
@@ -164,8 +165,8 @@ def fio_argv(test: PoolTest, direction: str, path: str, size: int, preset: PoolP
     """One fio job. ``seconds`` (sequential tests): stop after that long or at ``size``, whichever comes first
     (fio --runtime without --time_based: never past the file, so the space rule still holds)."""
     rw = ("" if test.sequential else "rand") + direction
-    # --thread: fio's jobs as threads of its one process (as processes they call setsid, and a timeout's or an
-    # abort's KILL of the program's group would miss them)
+    # --thread: fio's jobs as threads of its one process (as processes they call setsid; a timeout's or an
+    # abort's KILL reaches them through the runner's tree kill, process_tree.py, and threads leave none to find)
     argv = ["fio", "--thread", f"--name={test.key}-{direction}", f"--filename={path}", f"--rw={rw}",
             f"--bs={test.block_size}",
             f"--iodepth={test.queue_depth}", f"--numjobs={test.threads}", f"--ioengine={ioengine}",

@@ -36,7 +36,8 @@ class ScalingStep(BaseModel):
     bytes_per_s: float = Field(description="fio's bytes / runtime over all threads, bytes/s.")
     bytes: int
     gain_percent: float | None = Field(None, description="Over the step before, % (None: the first step).")
-    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) during the step.")
+    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) of data reads (of all reads where "
+                                  "the ARC does not count them apart) during the step.")
 
 
 class ScalingSweep(BaseModel):

@@ -99,7 +99,8 @@ class ConcurrentDirection(BaseModel):
     start_spread_seconds: list[float] | None = Field(
         None, description="Per run: from the first client's start to the last one's, s (joined clients, "
         "started together by the NAS).")
-    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) on the NAS during "
+    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) of data reads "
+                                        "(of all reads where the ARC does not count them apart) on the NAS during "
                                         "the reads (near 0: the reads came from the pool).")
 
 
