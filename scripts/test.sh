@@ -15,16 +15,21 @@ case "$rest_workers" in
   [1-9] | [1-9][0-9]) ;;
   *) echo "TENGIG_TEST_REST_WORKERS=$rest_workers: give a number of workers from 1 to 99 (unset: 1)" >&2; exit 2 ;;
 esac
-# TENGIG_TEST_LABS: the lab's tests on the machine's lab (1, the default) or split over two side by side (below).
-labs="${TENGIG_TEST_LABS:-1}"
+# TENGIG_TEST_LABS: the lab's tests split over two labs side by side (2, the default; below) or all on the
+# machine's one lab (1).
+labs="${TENGIG_TEST_LABS:-2}"
 case "$labs" in
   1 | 2) ;;
-  *) echo "TENGIG_TEST_LABS=$labs: give 1 (one lab) or 2 (the lab's tests split over two; unset: 1)" >&2; exit 2 ;;
+  *) echo "TENGIG_TEST_LABS=$labs: give 2 (the lab's tests split over two labs; unset: 2) or 1 (one lab)" >&2; exit 2 ;;
 esac
 # Python's bytecode cache on for the tests: where the environment turns it off (PYTHONDONTWRITEBYTECODE, as
 # this machine's does), each of the suite's ~500 Python processes (desktop clients, CLI calls, each stream's
 # collection) compiled tengig afresh: about 0.25 CPU-s a process, 5 a collection. git ignores __pycache__.
 unset PYTHONDONTWRITEBYTECODE
+# The rest's CPU priority: beside one lab it fills what the lab leaves idle (nice 10); beside two it competes
+# at nice 0, or a busy core (`yes`) starves it into the run's long pole (21-22 min instead of 16; CONTRIBUTING.md).
+rest_nice=10
+if [ "$labs" = 2 ]; then rest_nice=0; fi
 xdist=()
 if [ "$rest_workers" -gt 1 ]; then xdist=(-n "$rest_workers"); fi
 out=test-output
@@ -38,16 +43,14 @@ fi
 
 # pytest streams side by side (tests/conftest.py --stream): the lab's tests (they wait on shaped links and
 # TrueNAS's timers; a lab takes its lock) and the rest (a tengig serve, real middlewared, parsers: they use
-# the CPU), at a lower CPU priority (nice 10): it fills what the lab leaves idle.
-# TENGIG_TEST_LABS=2 splits the lab's tests over two labs: the second in a mount namespace of its own
-# (tests/second_lab.sh) at nice 10, the first keeping the tests whose verdicts sit near a boundary. 15-16 min
-# instead of 26 here, idle, but each two-lab run still finds a verdict or a timing the load moves
-# (CONTRIBUTING.md), so one lab is the default.
+# the CPU), at rest_nice (above).
+# Two labs (the default): the second in a mount namespace of its own (tests/second_lab.sh) at nice 10, the
+# first keeping the tests whose verdicts sit near a boundary. About 16-19 min here instead of 26 on one lab.
 rm -f "$out"/pytest-*.xml "$out"/pytest-*.log "$out"/cpu-*.jsonl
 rm -f "$out"/rest.rc "$out"/vitest.rc "$out"/vitest.log
 # The rest, then the panel's unit tests (vitest), one after the other beside the lab's stream.
 rest_then_panel() {
-  nice -n 10 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest "${xdist[@]}" \
+  nice -n "$rest_nice" .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest "${xdist[@]}" \
     --cpu-report="$out/cpu-rest.jsonl" --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1
   echo $? >"$out/rest.rc"
   (cd ui && nice -n 10 npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json") \

@@ -78,8 +78,8 @@ def test_the_real_middlewared_unit_goes_first_and_the_rest_keep_their_order():
 
 
 @pytest.mark.parametrize("variable, value, named", [
-    ("TENGIG_TEST_LABS", "3", "give 1 (one lab) or 2 (the lab's tests split over two; unset: 1)"),
-    ("TENGIG_TEST_LABS", "two", "give 1 (one lab) or 2 (the lab's tests split over two; unset: 1)"),
+    ("TENGIG_TEST_LABS", "3", "give 2 (the lab's tests split over two labs; unset: 2) or 1 (one lab)"),
+    ("TENGIG_TEST_LABS", "two", "give 2 (the lab's tests split over two labs; unset: 2) or 1 (one lab)"),
     ("TENGIG_TEST_REST_WORKERS", "0", "give a number of workers from 1 to 99"),
     ("TENGIG_TEST_REST_WORKERS", "-n 4", "give a number of workers from 1 to 99"),
 ])
