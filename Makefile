@@ -43,9 +43,10 @@ test: setup
 
 # The inner loop: every test that needs no lab, real middlewared, browser or VM, two workers per core
 # (pytest-xdist, one file per worker at a time: many tests wait on a subprocess, so one per core leaves it
-# idle). Its set is the marker expression below; CONTRIBUTING.md says more.
+# idle). Its set is the marker expression below; CONTRIBUTING.md says more. Python's bytecode cache on, as in
+# scripts/test.sh (an environment that sets PYTHONDONTWRITEBYTECODE compiles tengig in every process).
 fast: setup
-	@.venv/bin/python -m pytest -q -p no:cacheprovider -n $$(( 2 * $$(nproc) )) --dist loadfile -m "not lab and not realmw and not browser and not vm"
+	@env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -m pytest -q -p no:cacheprovider -n $$(( 2 * $$(nproc) )) --dist loadfile -m "not lab and not realmw and not browser and not vm"
 
 bench: setup
 	@.venv/bin/python scripts/bench_joined.py
