@@ -794,6 +794,8 @@ async function laggTests(page) {
 
 /** The mesh view's apply/verify controls; opens the apply confirmation and cancels it (nothing is applied). */
 async function meshControls(page, ctx) {
+  // the controls, or the note that the server lacks them, once the view has the server's method list
+  await page.waitForSelector(`${T('mesh-apply')}, ${T('mesh-apply-missing')}`)
   const facts = {
     applyButton: await page.locator(T('mesh-apply')).count(),
     verifyButton: await page.locator(T('mesh-verify')).count(),

@@ -10,7 +10,7 @@ vi.mock('./useSession', () => ({ currentApi: () => server }))
 const View = defineComponent({
   setup() {
     const available = useMethodNames('mesh')
-    return () => h('p', [...available.value].join(','))
+    return () => h('p', `${available.known ? 'known' : 'unknown'}:${available.has('tengig.mesh.plan')}`)
   },
 })
 
@@ -19,9 +19,9 @@ describe('useMethodNames', () => {
 
   it('asks once the view is mounted, and has none before the answer', async () => {
     const w = mount(View)
-    expect(w.text()).toBe('')
+    expect(w.text()).toBe('unknown:false')
     await flushPromises()
-    expect(w.text()).toBe('tengig.mesh.plan')
+    expect(w.text()).toBe('known:true')
     expect(useErrors().errors).toHaveLength(0)
   })
 
@@ -29,7 +29,7 @@ describe('useMethodNames', () => {
     server.methodNames = async () => { throw new Error('gone') }
     const w = mount(View)
     await flushPromises()
-    expect(w.text()).toBe('')
+    expect(w.text()).toBe('unknown:false')
     expect(useErrors().errors.map((e) => e.context)).toEqual(['mesh'])
   })
 })
