@@ -107,6 +107,17 @@ class RawConnection:
         assert msg.type == aiohttp.WSMsgType.TEXT, f"expected a text frame, got {msg.type} {msg.data!r}"
         return json.loads(msg.data)
 
+    async def added_job(self, method: str, timeout: float = 120) -> int:
+        """The id of the first job of ``method`` this connection saw ADDED. Events of a job started before
+        (another test's, ending now on the same server) come on the subscription too, and are passed over."""
+        async with asyncio.timeout(timeout):  # a hang guard, not a time limit
+            while True:
+                for e in self.events:
+                    if (e["collection"] == "core.get_jobs" and e["msg"] == "added"
+                            and e["fields"]["method"] == method):
+                        return e["id"]
+                await self._read_one()
+
     async def job_events(self, job_id: int, timeout: float = 120) -> list[dict[str, Any]]:
         """Every core.get_jobs event of ``job_id`` up to and including its final one."""
         async with asyncio.timeout(timeout):

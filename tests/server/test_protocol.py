@@ -156,7 +156,7 @@ def test_job_in_new_mode_answers_its_result_at_the_end(server):
         await conn.result("core.subscribe", "core.get_jobs")
         request_id = await conn.request("demo.jobs.count", {"steps": 3, "seconds": 0.05})
         answer = await conn.answer(request_id)
-        job_id = conn.events[0]["id"]
+        job_id = await conn.added_job("demo.jobs.count")
         return request_id, answer, await conn.job_events(job_id)
     request_id, answer, events = scenario(server, body)
     assert answer["result"] == 3
@@ -178,7 +178,7 @@ def test_failing_job_event_and_answer(server, legacy):
         await conn.result("core.set_options", {"legacy_jobs": legacy})
         await conn.result("core.subscribe", "core.get_jobs")
         answer = await conn.call("demo.jobs.fail", errno.ENOSPC)
-        job_id = conn.events[0]["id"]
+        job_id = await conn.added_job("demo.jobs.fail")
         return answer, await conn.job_events(job_id)
     answer, events = scenario(server, body)
     assert_job_events(events, "FAILED")
@@ -226,10 +226,7 @@ def test_aborted_job_answers_ecanceled_in_new_mode(server):
         await conn.result("core.set_options", {"legacy_jobs": False})
         await conn.result("core.subscribe", "core.get_jobs")
         request_id = await conn.request("demo.jobs.nap", 30)
-        async with asyncio.timeout(120):  # a hang guard, not a time limit
-            while not conn.events:
-                await conn._read_one()
-        await conn.result("core.job_abort", conn.events[0]["id"])
+        await conn.result("core.job_abort", await conn.added_job("demo.jobs.nap"))
         return await conn.answer(request_id)
     assert_error(scenario(server, body), -32001, errno=errno.ECANCELED)
 
