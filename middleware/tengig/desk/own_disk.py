@@ -36,8 +36,8 @@ FIO_UNSAYABLE = ("#", ";")
 
 def fio_argv(path: Path, size: int) -> list[str]:
     """fio's argv writing then reading exactly ``path`` (its ':' escaped: fio's separator of file names)."""
-    return ["fio", "--thread", "--output-format=json", f"--filename={fio_filename(str(path))}", f"--size={size}", "--bs=1M",
-            "--direct=1", "--ioengine=psync", "--iodepth=1", "--name=write", "--rw=write", "--end_fsync=1",
+    return ["fio", "--thread", "--output-format=json", f"--filename={fio_filename(str(path))}", f"--size={size}",
+            "--bs=1M", "--direct=1", "--ioengine=psync", "--iodepth=1", "--name=write", "--rw=write", "--end_fsync=1",
             "--name=read", "--rw=read", "--stonewall"]
 
 

@@ -87,8 +87,9 @@ class PoolPhase(BaseModel):
     iops: Repeated
     mean_latency_us: float | None = Field(description="Median over runs of the mean completion latency, µs.")
     bytes_moved: list[int] = Field(description="Bytes fio moved in each run.")
-    arc_hit_ratio: float | None = Field(None, description="ARC hits / (hits + misses) of data reads (of all reads where the ARC does not count them "
-                                  "apart) during the reads (None for writes).")
+    arc_hit_ratio: float | None = Field(None, description="ARC hits / (hits + misses) of data reads (of all "
+                                        "reads where the ARC does not count them apart) during the reads (None "
+                                        "for writes).")
     arc_hits: int | None = None
     arc_misses: int | None = None
     page_cache_dropped: bool | None = Field(None, description="Reads: the host page cache was dropped before each "

@@ -36,8 +36,8 @@ class ScalingStep(BaseModel):
     bytes_per_s: float = Field(description="fio's bytes / runtime over all threads, bytes/s.")
     bytes: int
     gain_percent: float | None = Field(None, description="Over the step before, % (None: the first step).")
-    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) of data reads (of all reads where "
-                                  "the ARC does not count them apart) during the step.")
+    arc_hit_ratio: float | None = Field(None, description="Reads: ARC hits / (hits + misses) of data reads (of "
+                                        "all reads where the ARC does not count them apart) during the step.")
 
 
 class ScalingSweep(BaseModel):
@@ -224,8 +224,8 @@ def read_members(ctx: BenchContext, host: str, names: list[str], size: int, ioen
     out = []
     for name in names:
         device = _device_of(ctx, host, name)
-        argv = ["fio", "--thread", "--name=member", f"--filename={device}", "--readonly", "--rw=read", f"--bs={BLOCK}",
-                f"--iodepth={QUEUE_DEPTH}", "--direct=1", f"--ioengine={ioengine}", f"--size={size}",
+        argv = ["fio", "--thread", "--name=member", f"--filename={device}", "--readonly", "--rw=read",
+                f"--bs={BLOCK}", f"--iodepth={QUEUE_DEPTH}", "--direct=1", f"--ioengine={ioengine}", f"--size={size}",
                 "--output-format=json"]
         done = ctx.run(host, argv, timeout=120 + size / (5 * MiB), check=False, tool="fio")
         jobs = parse_fio_json(done.stdout) if "{" in done.stdout else []
