@@ -60,13 +60,13 @@ def _gone(pid: int) -> bool:
     return False
 
 
-def _stopped(argv: list[str], cancelled: bool) -> Exception:
-    """Run ``argv`` until a 0.5 s timeout, or a cancel 0.5 s in; the error the run raised."""
+def _stopped(argv: list[str], cancelled: bool, after: float = 0.5) -> Exception:
+    """Run ``argv`` until a timeout ``after`` seconds in, or a cancel then; the error the run raised."""
     cancel = threading.Event()
     if cancelled:
-        threading.Timer(0.5, cancel.set).start()
+        threading.Timer(after, cancel.set).start()
     with pytest.raises(Aborted if cancelled else CommandTimeout) as info:
-        run(argv, timeout=60 if cancelled else 0.5, cancel=cancel)
+        run(argv, timeout=60 if cancelled else after, cancel=cancel)
     return info.value
 
 
@@ -107,14 +107,16 @@ def test_ps_output_gives_the_tree():
 def test_a_program_whose_output_outlives_its_kill_ends_the_wait_and_is_named(tmp_path, monkeypatch, cancelled):
     """A helper out of the tree's reach (its parent, a subshell, ended first: it belongs to init now) holds the
     program's stdout after the KILL (as a program stuck on a filesystem that no longer answers would): the run
-    stops waiting after KILLED_WAIT_S and says so."""
+    stops waiting after KILLED_WAIT_S and says so, keeping what the program printed before."""
     monkeypatch.setattr(runner_module, "KILLED_WAIT_S", 0.5)
     pid_file = tmp_path / "helper.pid"
     try:
-        error = _stopped(["sh", "-c", f'(setsid sleep 120 & echo $! > {pid_file}); sleep 120'], cancelled)
-        if not cancelled:
-            assert "did not finish within 0.5 s and was killed; 0.5 s after its KILL it was ended (-9), a process " \
+        error = _stopped(["sh", "-c", f'(setsid sleep 120 & echo $! > {pid_file}); echo "read 12 MiB"; '
+                          'echo "pool busy" >&2; sleep 120'], cancelled, after=3)
+        if not cancelled:  # 3 s: time for a busy machine's shell to start the helper and print
+            assert "did not finish within 3 s and was killed; 0.5 s after its KILL it was ended (-9), a process " \
                    "it started is not: left behind (PID" in str(error), str(error)
+            assert (error.stdout, error.stderr) == ("read 12 MiB\n", "pool busy\n")
     finally:
         _kill_if_left(pid_file)
 

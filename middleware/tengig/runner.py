@@ -217,17 +217,19 @@ def _text(data: str | bytes | None) -> str:
 def _after_kill(proc: subprocess.Popen) -> tuple[str | bytes | None, str | bytes | None, str]:
     """What the program printed once its tree was killed, waiting at most KILLED_WAIT_S: a program stuck in
     the kernel (on a filesystem that no longer answers) or a helper out of the tree's reach (its parent ended
-    before the KILL) can hold the pipes for ever, and a run must not wait for that. Then the pipes are closed and the third item says
-    what holds them (empty when all ended)."""
+    before the KILL) can hold the pipes for ever, and a run must not wait for that. Then the pipes are
+    closed, what it printed until then is kept (the timeout carries every byte read, over both calls to
+    communicate), and the third item says what holds them (empty when all ended)."""
     try:
         out, err = proc.communicate(timeout=KILLED_WAIT_S)
         return out, err, ""
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as timed_out:
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
         state = "still running" if proc.poll() is None else f"ended ({proc.returncode}), a process it started is not"
-        return None, None, f"{KILLED_WAIT_S:g} s after its KILL it was {state}: left behind (PID {proc.pid})"
+        held = f"{KILLED_WAIT_S:g} s after its KILL it was {state}: left behind (PID {proc.pid})"
+        return timed_out.output, timed_out.stderr, held
 
 
 default_runner = Runner()
