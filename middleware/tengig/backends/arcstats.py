@@ -15,7 +15,9 @@ NEEDED = ("hits", "misses", "c_max")
 DATA_HITS = ("demand_data_hits", "prefetch_data_hits")
 DATA_MISSES = ("demand_data_misses", "prefetch_data_misses")
 # OpenZFS counts a demand read of a block its prefetch had just read from the pool as a demand hit: that
-# block came from the disks, so it is taken off the data hits (zfs-fuse has no such counter).
+# block came from the disks, so it is taken off the data hits. zfs-fuse has no such counter: there the blocks
+# the prefetch read from the pool (its data misses) are taken off instead, the most such hits there can be.
+# A cold sequential read on zfs-fuse counted 11% data hits, all of them blocks its prefetch had just read.
 PREDICTIVE_HITS = "demand_hit_predictive_prefetch"
 DATA_COUNTERS = DATA_HITS + DATA_MISSES + (PREDICTIVE_HITS,)
 
@@ -26,7 +28,8 @@ class ArcSample(BaseModel):
     c_max: int = Field(description="ARC maximum size, bytes.")
     source: str
     data_hits: int | None = Field(None, description="Data reads the ARC served (demand and prefetch data "
-                                  "hits, less demand hits on blocks a prefetch had just read); None where the "
+                                  "hits, less demand hits on blocks a prefetch had just read, or where that is not counted, less the "
+                                  "prefetch's data misses); None where the "
                                   "counters do not split data from metadata.")
     data_misses: int | None = Field(None, description="Data reads the ARC could not serve (demand and prefetch).")
 
@@ -38,6 +41,7 @@ def arc_sample_of(stats: Mapping[str, int], source: str) -> ArcSample | None:
         return None
     sample = ArcSample(hits=stats["hits"], misses=stats["misses"], c_max=stats["c_max"], source=source)
     if all(k in stats for k in DATA_HITS + DATA_MISSES):
-        sample.data_hits = sum(stats[k] for k in DATA_HITS) - stats.get(PREDICTIVE_HITS, 0)
+        from_prefetch = stats[PREDICTIVE_HITS] if PREDICTIVE_HITS in stats else stats["prefetch_data_misses"]
+        sample.data_hits = sum(stats[k] for k in DATA_HITS) - from_prefetch
         sample.data_misses = sum(stats[k] for k in DATA_MISSES)
     return sample
