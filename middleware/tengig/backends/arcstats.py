@@ -17,7 +17,7 @@ DATA_MISSES = ("demand_data_misses", "prefetch_data_misses")
 # OpenZFS counts a demand read of a block its prefetch had just read from the pool as a demand hit: that
 # block came from the disks, so it is taken off the data hits. zfs-fuse has no such counter: there the blocks
 # the prefetch read from the pool (its data misses) are taken off instead, the most such hits there can be.
-# A cold sequential read on zfs-fuse counted 11% data hits, all of them blocks its prefetch had just read.
+# A cold sequential read of files written uncached counted 11% data hits on zfs-fuse (run40).
 PREDICTIVE_HITS = "demand_hit_predictive_prefetch"
 DATA_COUNTERS = DATA_HITS + DATA_MISSES + (PREDICTIVE_HITS,)
 
@@ -28,9 +28,10 @@ class ArcSample(BaseModel):
     c_max: int = Field(description="ARC maximum size, bytes.")
     source: str
     data_hits: int | None = Field(None, description="Data reads the ARC served (demand and prefetch data "
-                                  "hits, less demand hits on blocks a prefetch had just read, or where that is not counted, less the "
-                                  "prefetch's data misses); None where the "
-                                  "counters do not split data from metadata.")
+                                  "hits, less demand hits on blocks a prefetch had just read, or where that is "
+                                  "not counted, less the prefetch's data misses: then it can be below zero, and "
+                                  "only its change over a read is meant); None where the counters do not split "
+                                  "data from metadata.")
     data_misses: int | None = Field(None, description="Data reads the ARC could not serve (demand and prefetch).")
 
 
