@@ -54,6 +54,26 @@ def lab_only_in_lab_tests():
     Lab.up = original
 
 
+@pytest.fixture(scope="session", autouse=True)
+def middlewared_only_in_realmw_tests():
+    """A test that starts TrueNAS's real middlewared without the ``realmw`` marker would slip into the fast
+    inner loop (`make fast`) and cost it a middlewared start: it fails at once, naming the marker to add."""
+    from .realmw.harness import MiddlewaredSystem
+
+    original = MiddlewaredSystem.start
+
+    def guarded(self, *args, **kwargs):
+        item = _RUNNING.get("item")
+        if item is not None and item.get_closest_marker("realmw") is None:
+            pytest.fail(f"{item.nodeid} starts TrueNAS's middlewared but is not marked realmw: add "
+                        "`pytestmark = pytest.mark.realmw` (the fast loop leaves middlewared out)")
+        return original(self, *args, **kwargs)
+
+    MiddlewaredSystem.start = guarded
+    yield
+    MiddlewaredSystem.start = original
+
+
 # The lab's tests split over two labs side by side (scripts/test.sh): these modules run on the second
 # (tests/second_lab.sh, at a lower CPU priority), every other lab module on the first. They wait on TrueNAS's
 # timers, browsers and apply/verify steps rather than measure a rate against a knife-edge; the modules whose

