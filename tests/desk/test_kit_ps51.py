@@ -26,11 +26,16 @@ def _kit() -> str:
                       fingerprint="AB" * 32)
 
 
-def syntax(tmp_path: Path, script: str) -> dict:
-    (tmp_path / "kit.ps1").write_text(script)
-    done = run_pwsh(["-File", str(SYNTAX), "-Script", str(tmp_path / "kit.ps1"), "-Out", str(tmp_path / "syntax.json")])
+def syntax_of(folder: Path, scripts: dict[str, str]) -> dict[str, dict]:
+    """What PowerShell's parser finds in each of ``scripts`` (name -> text), read by one pwsh (each start
+    costs seconds of CPU; the parse itself a fraction of one)."""
+    calls = []
+    for name, text in scripts.items():
+        (folder / f"{name}.ps1").write_text(text)
+        calls.append(f"& '{SYNTAX}' -Script '{folder / name}.ps1' -Out '{folder / name}.json'")
+    done = run_pwsh(["-Command", "; ".join(calls)])
     assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads((tmp_path / "syntax.json").read_text(encoding="utf-8-sig"))
+    return {name: json.loads((folder / f"{name}.json").read_text(encoding="utf-8-sig")) for name in scripts}
 
 
 def not_in_51(found: dict) -> list[str]:
@@ -48,41 +53,58 @@ def not_in_51(found: dict) -> list[str]:
     return out
 
 
-def test_the_kit_uses_only_what_windows_powershell_51_has(tmp_path):
-    found = syntax(tmp_path, _kit())
+# Syntax only PowerShell 7 has, each in place of a line of the kit: (the kit's line, its 7-only form, the AST
+# node the parser gives it).
+SEVEN_SYNTAX = {
+    "ternary": ("$over = if ($nasAddress) {", "$over = $nasAddress ? 'x' : '' ; $unused = if ($nasAddress) {",
+                "TernaryExpressionAst"),
+    "null coalescing": ("$kind = [string](Get-Field $instruction 'kind')",
+                        "$kind = [string](Get-Field $instruction 'kind') ?? 'done'", "BinaryExpressionAst"),
+    "pipeline chain": ("Stop-Tool $Kit\n", "Stop-Tool $Kit && Write-Host 'stopped'\n", "PipelineChainAst"),
+    "null-conditional member": ("$process = $Kit.Running\n", "$process = ${Kit}?.Running\n", "MemberExpressionAst"),
+}
+# A command or parameter 5.1 lacks, each in place of a line of the kit: (the kit's line, the 7-only form, how
+# the check names it).
+SEVEN_COMMANDS = {
+    "AsHashtable": ("ConvertFrom-Json (Receive-Message $Kit $timeoutSeconds)",
+                    "ConvertFrom-Json -AsHashtable (Receive-Message $Kit $timeoutSeconds)", "ConvertFrom-Json -AsHashtable"),
+    "Parallel": ("ForEach-Object { ConvertTo-Argument $_ }", "ForEach-Object -Parallel { ConvertTo-Argument $_ }",
+                 "ForEach-Object -Parallel"),
+    "LeafBase": ("(Split-Path -Parent $iperf3)", "(Split-Path -LeafBase $iperf3)", "Split-Path -LeafBase"),
+    "ProgressAction": ("Test-Path -LiteralPath $folder", "Test-Path -LiteralPath $folder -ProgressAction SilentlyContinue",
+                       "Test-Path -ProgressAction"),
+    "a 7-only cmdlet": ("Remove-Item -LiteralPath $folder", "Get-Error; Remove-Item -LiteralPath $folder", "Get-Error"),
+}
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory) -> dict[str, dict]:
+    """The kit as rendered ("kit") and each changed copy above (by its id), parsed by one pwsh."""
+    kit = _kit()
+    scripts = {"kit": kit}
+    for case, (line, seven, _) in {**SEVEN_SYNTAX, **SEVEN_COMMANDS}.items():
+        assert line in kit, f"{case}: the kit no longer has {line!r}"
+        scripts[case] = kit.replace(line, seven, 1)
+    folder = tmp_path_factory.mktemp("ps51")
+    found = syntax_of(folder, {f"case{i}": text for i, text in enumerate(scripts.values())})
+    return {case: found[f"case{i}"] for i, case in enumerate(scripts)}
+
+
+def test_the_kit_uses_only_what_windows_powershell_51_has(parsed):
+    found = parsed["kit"]
     assert found["errors"] == [] and found["newer"] == [] and not found["clean"]
     assert not_in_51(found) == []
     used = {c["name"] for c in found["calls"]} - set(found["defined"])
     assert {"Get-NetIPAddress", "Get-SmbMultichannelConnection", "ConvertTo-Json", "Add-Type"} <= used
 
 
-@pytest.mark.parametrize("change, caught", [
-    ("$over = if ($nasAddress) {", "TernaryExpressionAst"),
-    ("$kind = [string](Get-Field $instruction 'kind')", "BinaryExpressionAst"),
-    ("Stop-Tool $Kit\n", "PipelineChainAst"),
-    ("$process = $Kit.Running\n", "MemberExpressionAst"),
-], ids=["ternary", "null coalescing", "pipeline chain", "null-conditional member"])
-def test_syntax_only_powershell_7_has_is_caught(tmp_path, change, caught):
-    script = _kit()
-    seven = {"TernaryExpressionAst": "$over = $nasAddress ? 'x' : '' ; $unused = if ($nasAddress) {",
-             "BinaryExpressionAst": "$kind = [string](Get-Field $instruction 'kind') ?? 'done'",
-             "PipelineChainAst": "Stop-Tool $Kit && Write-Host 'stopped'\n",
-             "MemberExpressionAst": "$process = ${Kit}?.Running\n"}[caught]
-    assert change in script
-    found = syntax(tmp_path, script.replace(change, seven, 1))
-    assert [n["type"] for n in found["newer"]] == [caught]
+@pytest.mark.parametrize("case", list(SEVEN_SYNTAX))
+def test_syntax_only_powershell_7_has_is_caught(parsed, case):
+    caught = SEVEN_SYNTAX[case][2]
+    assert [n["type"] for n in parsed[case]["newer"]] == [caught]
 
 
-@pytest.mark.parametrize("change, seven, named", [
-    ("ConvertFrom-Json (Receive-Message $Kit $timeoutSeconds)", "ConvertFrom-Json -AsHashtable (Receive-Message $Kit $timeoutSeconds)",
-     "ConvertFrom-Json -AsHashtable"),
-    ("ForEach-Object { ConvertTo-Argument $_ }", "ForEach-Object -Parallel { ConvertTo-Argument $_ }", "ForEach-Object -Parallel"),
-    ("(Split-Path -Parent $iperf3)", "(Split-Path -LeafBase $iperf3)", "Split-Path -LeafBase"),
-    ("Test-Path -LiteralPath $folder", "Test-Path -LiteralPath $folder -ProgressAction SilentlyContinue", "Test-Path -ProgressAction"),
-    ("Remove-Item -LiteralPath $folder", "Get-Error; Remove-Item -LiteralPath $folder", "Get-Error"),
-], ids=["AsHashtable", "Parallel", "LeafBase", "ProgressAction", "a 7-only cmdlet"])
-def test_a_command_or_parameter_powershell_51_lacks_is_caught(tmp_path, change, seven, named):
-    script = _kit()
-    assert change in script
-    missing = not_in_51(syntax(tmp_path, script.replace(change, seven, 1)))
-    assert [m.split(": ", 1)[1] for m in missing] == [named]
+@pytest.mark.parametrize("case", list(SEVEN_COMMANDS))
+def test_a_command_or_parameter_powershell_51_lacks_is_caught(parsed, case):
+    named = SEVEN_COMMANDS[case][2]
+    assert [m.split(": ", 1)[1] for m in not_in_51(parsed[case])] == [named]

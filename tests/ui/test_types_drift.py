@@ -54,7 +54,7 @@ from tengig.plugin_spec import build_plan
 from tengig.verdict import models as verdict_models
 
 from .types_drift import (
-    METHODS_TS, OUTPUT, TYPES_TS, Method, check_types, directions, export_ts, panel_methods, top_level_models,
+    METHODS_TS, OUTPUT, TYPES_TS, Method, check_types, directions, export_ts_files, panel_methods, top_level_models,
 )
 
 # Node runs the TypeScript compiler (make setup installs both); without it this fails rather than skips.
@@ -260,9 +260,36 @@ def model_directions(methods: list[Method]) -> dict:
     return found
 
 
+# types.ts changed as a panel developer might, for the tests below that show the check fails on drift:
+# each a list of (the text, what replaces it), each text found once.
+RENAMED = [("export interface RunSummary {\n  id: number\n", "export interface RunSummary {\n  run_id: number\n")]
+LOOSENED = [
+    ("export type RunKind = 'pool' | 'net' | 'smb' | 'smallfiles' | 'all'", "export type RunKind = 'pool' | 'net' | 'smb'"),
+    ("  delta: number\n  delta_percent: number | null\n", "  delta: number\n  delta_percent: number\n"),
+    ("  streams?: number\n", "  streams: number\n"),
+]
+DROPPED = [("export interface RunSummary {\n  id: number\n", "export interface RunSummary {\n")]
+
+
 @pytest.fixture(scope="module")
-def ts_types() -> dict:
-    return export_ts(TYPES_TS)
+def exported(tmp_path_factory) -> dict[str, dict]:
+    """types.ts ("types") and each changed copy above (by its name), read by one run of the compiler."""
+    folder = tmp_path_factory.mktemp("types-drift")
+    copies = {"types": TYPES_TS}
+    for name, edits in (("renamed", RENAMED), ("loosened", LOOSENED), ("dropped", DROPPED)):
+        source = TYPES_TS.read_text()
+        for old, new in edits:
+            assert source.count(old) == 1, old
+            source = source.replace(old, new)
+        copies[name] = folder / name / "types.ts"
+        copies[name].parent.mkdir()
+        copies[name].write_text(source)
+    return dict(zip(copies, export_ts_files(list(copies.values()))))
+
+
+@pytest.fixture(scope="module")
+def ts_types(exported) -> dict:
+    return exported["types"]
 
 
 def used_methods() -> list[Method]:
@@ -304,13 +331,7 @@ def test_types_ts_agrees_with_the_server(ts_types):
 
 # --- the check fails on drift ----------------------------------------------------------------------
 
-def test_a_renamed_ts_property_and_a_new_model_field_are_reported(tmp_path: Path):
-    source = TYPES_TS.read_text()
-    old = "export interface RunSummary {\n  id: number\n"
-    assert source.count(old) == 1
-    drifted = tmp_path / "types.ts"
-    drifted.write_text(source.replace(old, "export interface RunSummary {\n  run_id: number\n"))
-
+def test_a_renamed_ts_property_and_a_new_model_field_are_reported(exported):
     class TenGigTargetsEntry2(TenGigTargetsEntry):
         vendor: str | None = Field(description="A field the panel does not know yet.")
 
@@ -320,27 +341,15 @@ def test_a_renamed_ts_property_and_a_new_model_field_are_reported(tmp_path: Path
     for model in PUBLISHED_AS_DICT:
         found.setdefault(model, set()).add(OUTPUT)
 
-    assert check_types(export_ts(drifted), mapping, found, omitted=OMITTED, widened=WIDENED) == [
+    assert check_types(exported["renamed"], mapping, found, omitted=OMITTED, widened=WIDENED) == [
         "RunSummary.id: a field of the server's model, missing from TS",
         "RunSummary.run_id: in TS, not a field of the server's model",
         "Target.vendor: a field of the server's model, missing from TS",
     ]
 
 
-def test_nullability_optionality_and_literals_are_reported(tmp_path: Path):
-    source = TYPES_TS.read_text()
-    edits = [
-        ("export type RunKind = 'pool' | 'net' | 'smb' | 'smallfiles' | 'all'",
-         "export type RunKind = 'pool' | 'net' | 'smb'"),
-        ("  delta: number\n  delta_percent: number | null\n", "  delta: number\n  delta_percent: number\n"),
-        ("  streams?: number\n", "  streams: number\n"),
-    ]
-    for old, new in edits:
-        assert source.count(old) == 1, old
-        source = source.replace(old, new)
-    drifted = tmp_path / "types.ts"
-    drifted.write_text(source)
-    found = check_types(export_ts(drifted), MAPPING, model_directions(used_methods()), omitted=OMITTED,
+def test_nullability_optionality_and_literals_are_reported(exported):
+    found = check_types(exported["loosened"], MAPPING, model_directions(used_methods()), omitted=OMITTED,
                         widened=WIDENED)
     assert "BenchRunRequest.streams: required in TS, but the field has a default" in found
     assert "MetricDelta.delta_percent: | null on the server, no null in TS" in found
@@ -348,15 +357,11 @@ def test_nullability_optionality_and_literals_are_reported(tmp_path: Path):
             'in TS') in found
 
 
-def test_an_omission_must_be_listed_and_a_stale_listing_is_reported(tmp_path: Path):
-    source = TYPES_TS.read_text()
-    old = "export interface RunSummary {\n  id: number\n"
-    drifted = tmp_path / "types.ts"
-    drifted.write_text(source.replace(old, "export interface RunSummary {\n"))
+def test_an_omission_must_be_listed_and_a_stale_listing_is_reported(exported):
     omitted = {**OMITTED, ("RunSummary", "id"): "a test: the panel would not read it",
                ("MetricDelta", "unit"): "a test: stale, TS has it"}
     widened = {**WIDENED, ("MetricDelta", "delta"): "a test: stale, the types agree"}
-    assert check_types(export_ts(drifted), MAPPING, model_directions(used_methods()), omitted=omitted,
+    assert check_types(exported["dropped"], MAPPING, model_directions(used_methods()), omitted=omitted,
                        widened=widened) == [
         "MetricDelta.delta: listed as widened, but TS agrees with the server",
         "MetricDelta.unit: listed as omitted, but TS has it or the model does not",

@@ -8,25 +8,25 @@
 // <shape> is the type as a tree: {kind: string|number|boolean|null|unknown}, {kind: literal, value},
 // {kind: union, of}, {kind: array, of}, {kind: record, of} (a string index signature),
 // {kind: ref, name} (another exported interface of the file) or {kind: object, props} (an inline object).
-// Usage: node scripts/export-types.mjs [path/to/types.ts]
+// Usage: node scripts/export-types.mjs [path/to/types.ts]  (several paths: {path: its exports}, one program)
 import { resolve } from 'node:path'
 import ts from 'typescript'
 
-const file = resolve(process.argv[2] ?? 'src/api/types.ts')
-if (!ts.sys.fileExists(file)) {
+const files = (process.argv.length > 2 ? process.argv.slice(2) : ['src/api/types.ts']).map((f) => resolve(f))
+for (const file of files.filter((f) => !ts.sys.fileExists(f))) {
   process.stderr.write(`${file}: no such file\n`)
   process.exit(1)
 }
-const program = ts.createProgram([file], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, skipLibCheck: true })
-const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName === file)
+// One program for every file named: the compiler's own lib files are read once (most of the time it takes).
+const program = ts.createProgram(files, { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, skipLibCheck: true })
+const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => files.includes(d.file?.fileName))
 if (diagnostics.length) {
   process.stderr.write(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => '.', getNewLine: () => '\n' }))
   process.exit(1)
 }
 const checker = program.getTypeChecker()
-const source = program.getSourceFile(file)
-const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(source))
-const interfaces = new Set(exported.filter((s) => s.flags & ts.SymbolFlags.Interface).map((s) => s.name))
+let source = null // the file being exported, and its exported interfaces (set per file below)
+let interfaces = new Set()
 const PRINT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseSingleQuotesForStringLiteralType
 
 function members(type) {
@@ -72,11 +72,22 @@ function properties(type) {
   return out
 }
 
-const result = {}
-for (const symbol of exported) {
-  if (!(symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias))) continue
-  const type = checker.getDeclaredTypeOfSymbol(symbol)
-  const isObject = !(type.flags & ts.TypeFlags.Union) && (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection))
-  result[symbol.name] = isObject ? properties(type) : { $alias: { optional: false, type: printed(type), shape: shape(type) } }
+function exportsOf(file) {
+  source = program.getSourceFile(file)
+  const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(source))
+  interfaces = new Set(exported.filter((s) => s.flags & ts.SymbolFlags.Interface).map((s) => s.name))
+  const result = {}
+  for (const symbol of exported) {
+    if (!(symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias))) continue
+    const type = checker.getDeclaredTypeOfSymbol(symbol)
+    const isObject = !(type.flags & ts.TypeFlags.Union) && (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection))
+    result[symbol.name] = isObject ? properties(type) : { $alias: { optional: false, type: printed(type), shape: shape(type) } }
+  }
+  return result
 }
+
+// One file: its exports; several: {file: its exports}, each file as named on the command line.
+const result = files.length === 1 && process.argv.length <= 3
+  ? exportsOf(files[0])
+  : Object.fromEntries(files.map((file, i) => [process.argv[2 + i], exportsOf(file)]))
 process.stdout.write(JSON.stringify(result, null, 1) + '\n')
