@@ -48,6 +48,18 @@ RANKS = {
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
+_TREES: dict[str, ast.Module] = {}
+
+
+def parsed(path: Path) -> ast.Module:
+    """``path``'s syntax tree, parsed once per text: every test here walks the whole package, and the tests
+    that add an import walk a copy of it whose files but one are the same."""
+    text = path.read_text()
+    if text not in _TREES:
+        _TREES[text] = ast.parse(text, filename=str(path))
+    return _TREES[text]
+
+
 def _package_of(parts: tuple[str, ...]) -> str:
     """('bench', 'pool.py') -> 'bench'; ('errors.py',) -> 'errors'; ('__init__.py',) -> '(root)'."""
     first = parts[0].removesuffix(".py")
@@ -65,7 +77,7 @@ def imports_between_packages(root: Path) -> list[tuple[str, str, str]]:
         if module[-1] == "__init__":
             module = module[:-1]
         package = module if path.name == "__init__.py" else module[:-1]
-        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        for node in ast.walk(parsed(path)):
             targets: list[list[str]] = []
             if isinstance(node, ast.ImportFrom):
                 if node.level:
@@ -183,7 +195,7 @@ def imports_between_modules(root: Path, *, type_checking: bool = False) -> list[
         if module[-1] == "__init__":
             module = module[:-1]
         package = module if path.name == "__init__.py" else module[:-1]
-        tree = ast.parse(path.read_text(), filename=str(path))
+        tree = parsed(path)
         skipped = set() if type_checking else _type_checking_only(tree)
         for node in ast.walk(tree):
             if node in skipped:
