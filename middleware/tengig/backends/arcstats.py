@@ -15,9 +15,9 @@ NEEDED = ("hits", "misses", "c_max")
 DATA_HITS = ("demand_data_hits", "prefetch_data_hits")
 DATA_MISSES = ("demand_data_misses", "prefetch_data_misses")
 # OpenZFS counts a demand read of a block its prefetch had just read from the pool as a demand hit: that
-# block came from the disks, so it is taken off the data hits. zfs-fuse has no such counter: there the blocks
-# the prefetch read from the pool (its data misses) are taken off instead, the most such hits there can be.
-# A cold sequential read of files written uncached counted 11% data hits on zfs-fuse (run40).
+# block came from the disks, so it is taken off the data hits. Where that counter is missing (zfs-fuse, older
+# ZFS), the blocks the prefetch read from the pool (its data misses) are taken off instead, the most such hits
+# there can be. zfs-fuse's prefetch counted nothing in cold reads measured on the lab (CONTRIBUTING.md).
 PREDICTIVE_HITS = "demand_hit_predictive_prefetch"
 DATA_COUNTERS = DATA_HITS + DATA_MISSES + (PREDICTIVE_HITS,)
 
