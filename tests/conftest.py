@@ -3,6 +3,7 @@ the one lab a machine can have (zfs-fuse is one daemon), so they clean up any ea
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import pytest
 
@@ -36,22 +37,32 @@ def pytest_runtest_setup(item):
     _RUNNING["item"] = item
 
 
+@contextmanager
+def _only_in_marked_tests(owner: type, method: str, marker: str, does: str, why: str):
+    """``owner.method`` run by a test not marked ``marker`` fails that test at once, saying it ``does`` that
+    and naming the marker to add (``why``: what the marker keeps apart)."""
+    original = getattr(owner, method)
+
+    def guarded(self, *args, **kwargs):
+        item = _RUNNING.get("item")
+        if item is not None and item.get_closest_marker(marker) is None:
+            pytest.fail(f"{item.nodeid} {does} but is not marked {marker}: add "
+                        f"`pytestmark = pytest.mark.{marker}` ({why})")
+        return original(self, *args, **kwargs)
+
+    setattr(owner, method, guarded)
+    try:
+        yield
+    finally:
+        setattr(owner, method, original)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def lab_only_in_lab_tests():
     """A test that brings a lab up without the ``lab`` marker would run beside the lab's stream and fight
     it for the one lab: it fails at once, naming the marker to add."""
-    original = Lab.up
-
-    def guarded(self, *args, **kwargs):
-        item = _RUNNING.get("item")
-        if item is not None and not uses_lab(item):
-            pytest.fail(f"{item.nodeid} brings the lab up but is not marked lab: add "
-                        "`pytestmark = pytest.mark.lab` (the lab stream waits for the machine's one lab)")
-        return original(self, *args, **kwargs)
-
-    Lab.up = guarded
-    yield
-    Lab.up = original
+    with _only_in_marked_tests(Lab, "up", "lab", "brings the lab up", "the lab stream waits for the machine's one lab"):
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -60,18 +71,9 @@ def middlewared_only_in_realmw_tests():
     inner loop (`make fast`) and cost it a middlewared start: it fails at once, naming the marker to add."""
     from .realmw.harness import MiddlewaredSystem
 
-    original = MiddlewaredSystem.start
-
-    def guarded(self, *args, **kwargs):
-        item = _RUNNING.get("item")
-        if item is not None and item.get_closest_marker("realmw") is None:
-            pytest.fail(f"{item.nodeid} starts TrueNAS's middlewared but is not marked realmw: add "
-                        "`pytestmark = pytest.mark.realmw` (the fast loop leaves middlewared out)")
-        return original(self, *args, **kwargs)
-
-    MiddlewaredSystem.start = guarded
-    yield
-    MiddlewaredSystem.start = original
+    with _only_in_marked_tests(MiddlewaredSystem, "start", "realmw", "starts TrueNAS's middlewared",
+                               "the fast loop leaves middlewared out"):
+        yield
 
 
 # The lab's tests split over two labs side by side (scripts/test.sh): these modules run on the second
