@@ -108,6 +108,21 @@ def small_files_run(lab, tmp_path, request: dict, disk=None) -> tuple[dict, dict
     return result["report"]["clients"][0], run
 
 
+# What the NAS says when it holds a desktop's small-file batch to its own clock (bench/join/nas_witness.py): a busy
+# desktop reads smbclient's lines in bunches, so its times of single files look faster than a file can move (they
+# are left out) or its whole batch does (the NAS's own bound is shown instead, and no times of single files).
+HELD_BY_THE_NAS = ("its times of single files are left out", "the NAS's {seconds:.3g} s is shown, and no times of "
+                   "single files")
+
+
+def held_by_the_nas(op: dict) -> bool:
+    """Whether a small-file op the NAS did not take as the desktop timed it says why, in one of its two ways, and
+    shows no times of single files."""
+    note = op["nas_note"]
+    return op["per_file"] is None and note is not None and any(
+        note.endswith(end.format(seconds=op["seconds"])) for end in HELD_BY_THE_NAS)
+
+
 @contextlib.contextmanager
 def smbd_cpu_capped(lab, name: str, quota_us: int):
     """The lab NAS's smbd in a cgroup v1 of its own capped at quota_us per 100000 us period (as `systemctl
