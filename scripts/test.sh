@@ -26,6 +26,8 @@ esac
 # this machine's does), each of the suite's ~500 Python processes (desktop clients, CLI calls, each stream's
 # collection) compiled tengig afresh: about 0.25 CPU-s a process, 5 a collection. git ignores __pycache__.
 unset PYTHONDONTWRITEBYTECODE
+# Every example of the property tests (tests/depth.py; the inner loop, plain pytest, tries a quarter).
+export TENGIG_TEST_DEPTH=full
 # The rest's CPU priority: beside one lab it fills what the lab leaves idle (nice 10); beside two it competes
 # at nice 0, or a busy core (`yes`) starves it into the run's long pole (21-22 min instead of 16; CONTRIBUTING.md).
 rest_nice=10

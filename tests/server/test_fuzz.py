@@ -1,6 +1,6 @@
 """Property-based fuzz of the JSON-RPC face (hypothesis): bad params of every shape to every method of
 tengig's own registry (tengig.*, core.*, auth.*), malformed frames, and a share over a real websocket.
-About 5,700 payloads in all; the oracle: never an internal error (-32603), every -32602 names a
+About 5,700 payloads in all under make test (a quarter in the inner loop: tests/depth.py); the oracle: never an internal error (-32603), every -32602 names a
 field, every request with an id is answered.
 
 Most payloads go to the dispatcher in-process (fast); the wire share proves the same holds through
@@ -25,13 +25,14 @@ from tengig.server.host import ServerMiddleware
 from tengig.server.session import Credentials, Session
 from tengig.systems.seams import Seams
 
+from ..depth import examples
 from .checks import assert_no_internal_error
 from .harness import open_raw, running_server
 
 FUZZ = settings(database=None, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
-PER_METHOD_EXAMPLES = 2000
-FRAME_EXAMPLES = 1500
-WIRE_BATCHES, WIRE_BATCH_SIZE = 40, 16
+PER_METHOD_EXAMPLES = examples(2000)  # make test's counts; a quarter in the inner loop (tests/depth.py)
+FRAME_EXAMPLES = examples(1500)
+WIRE_BATCHES, WIRE_BATCH_SIZE = examples(40), 16
 
 # Boundary integers on purpose: 0, -1 and numbers past every machine width are where ids break.
 edge_ints = st.sampled_from([0, -1, 1, 2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, 2**70, -(2**63) - 1])
