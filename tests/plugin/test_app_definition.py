@@ -30,7 +30,7 @@ COMPOSE_LOCK = HERE / "requirements-compose.lock"
 KEY_FILE = "/mnt/tank/apps/tengig/truenas-api-key"
 
 CHECK_SCRIPT = r'''
-import json, re, sys, types
+import json, os, re, sys, types
 
 from middlewared.api.current import AppCreateArgs
 from middlewared.api.base.handler.accept import accept_params
@@ -43,7 +43,8 @@ def check(request):
     except ValidationErrors as exc:
         return {"ok": False, "errors": [[e.attribute, e.errmsg] for e in exc.errors]}
     out = {"ok": True, "params": params}
-    if request.get("compose_check"):
+    if request.get("compose_path"):
+        os.environ["PATH"] = request["compose_path"]  # where its docker compose is found
         for name in ("catalog_reader", "catalog_reader.library", "catalog_reader.custom_app"):
             sys.modules.setdefault(name, types.ModuleType(name))
         sys.modules["catalog_reader.library"].RE_VERSION = re.compile(r"\d+\.\d+\.\d+")
@@ -121,18 +122,18 @@ def docker_compose_path(tmp_path_factory) -> str:
     return f"{front_dir}:/usr/bin:/bin"
 
 
-_checkers: dict[tuple[Path, str | None], subprocess.Popen] = {}
+_checkers: dict[Path, subprocess.Popen] = {}
 
 
 def middlewared_check(python: Path, payload: dict, *, compose_path: str | None = None) -> dict:
-    """middlewared's verdict on ``payload``, from one long-lived checker per interpreter and PATH."""
-    key = (python, compose_path)
-    if key not in _checkers or _checkers[key].poll() is not None:
-        env = {"PATH": compose_path or "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
-        _checkers[key] = subprocess.Popen([str(python), "-c", CHECK_SCRIPT], stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    checker = _checkers[key]
-    checker.stdin.write(json.dumps({"payload": payload, "compose_check": compose_path is not None}) + "\n")
+    """middlewared's verdict on ``payload``, from one long-lived checker per interpreter (its models are
+    imported once); with ``compose_path``, its custom-app check too, running the docker compose found there."""
+    if python not in _checkers or _checkers[python].poll() is not None:
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+        _checkers[python] = subprocess.Popen([str(python), "-c", CHECK_SCRIPT], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    checker = _checkers[python]
+    checker.stdin.write(json.dumps({"payload": payload, "compose_path": compose_path}) + "\n")
     checker.stdin.flush()
     line = checker.stdout.readline()
     assert line, checker.stderr.read()[-3000:] if checker.poll() is not None else "the checker said nothing"
