@@ -38,31 +38,80 @@ def _kit_file(folder: Path, nas: str = "ws://127.0.0.1:8610", fingerprint: str =
     return path
 
 
-def _in_kit(folder: Path, body: str, **options: str) -> dict:
-    """``body`` run by pwsh with the kit dot-sourced and $Kit made (``options``: its parameters); what it
-    returns, as JSON."""
+def _in_kit(folder: Path, parts: dict[str, tuple[str, dict[str, str]]]) -> dict:
+    """Each part's ``body`` run by one pwsh with the kit dot-sourced, one after the other, each with a $Kit made
+    for it (``options``: its parameters): what each returned, as JSON, by the part's name (``{"error": why}``
+    where it threw). One PowerShell for them all: each start, with the kit's C# compiled, costs 3-4 CPU-s."""
     kit = _kit_file(folder)
-    given = "; ".join(f"{k} = '{v}'" for k, v in options.items())
-    script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{ {given} }} $KitHelpers\nImport-KitHelpers $Kit\n"
-              "$Kit.NasAddresses = @('127.0.0.1')\nfunction Write-Host { }\n"  # what the kit says: not in the JSON
-              f"$out = & {{ {body} }}\nConvertTo-Json -Depth 6 -InputObject $out")
-    done = run_pwsh(["-Command", script], cwd=folder, timeout=300)
+    lines = [f". '{kit}'", "function Write-Host { }", "$answers = [ordered]@{}"]  # what the kit says: not in the JSON
+    for name, (body, options) in parts.items():
+        given = "; ".join(f"{k} = '{v}'" for k, v in options.items())
+        lines += [f"$answers['{name}'] = & {{ try {{",
+                  f"  $Kit = New-KitContext $KitConfig @{{ {given} }} $KitHelpers\n  Import-KitHelpers $Kit",
+                  "  $Kit.NasAddresses = @('127.0.0.1')",
+                  f"  & {{ {body} }}",
+                  "} catch { @{ error = \"$_\" } } }"]
+    lines.append("ConvertTo-Json -Depth 6 -InputObject $answers")
+    done = run_pwsh(["-Command", "\n".join(lines)], cwd=folder, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)
 
 
+def _answer(kit_parts: dict, name: str):
+    answer = kit_parts["answers"][name]
+    assert not (isinstance(answer, dict) and set(answer) == {"error"}), f"the kit's {name} part threw: {answer}"
+    return answer
+
+
 @pytest.fixture(scope="module")
-def batches(tmp_path_factory) -> dict[str, str]:
-    """The kit's four batches on 200 files of 4 KiB in a folder (as through a mounted share), each op's stdout."""
-    tmp = tmp_path_factory.mktemp("kit-small")
-    body = ("$Kit.Small = New-Object TengigKit.SmallSet -ArgumentList 4096, 200\n"
-            "$o = [ordered]@{}\n"
-            "foreach ($op in @('write', 'stat', 'read', 'delete')) {\n"
-            f"  $r = Invoke-SmallBatches $Kit @($op) '{tmp / 'small-4096'}'\n"
-            "  if ($r.exit_code -ne 0) { throw $r.stderr }\n"
-            "  $o[$op] = $r.stdout }\n"
-            "$o")
-    return _in_kit(tmp, body)
+def kit_parts(tmp_path_factory) -> dict:
+    """The kit's own work these tests read, in one pwsh: its four small-file batches on 200 files of 4 KiB in a
+    folder (as through a mounted share), its own copies and -Disk, and its format calls under a German culture
+    (last: the culture stays set). {answers: each part's, folders: where each worked}."""
+    root = tmp_path_factory.mktemp("kit-parts")
+    small, share, disk, work = (root / "small", root / "share", root / "disk", root / "work")
+    for folder in (small, share, disk, work):
+        folder.mkdir()
+    batches = ("$Kit.Small = New-Object TengigKit.SmallSet -ArgumentList 4096, 200\n"
+               "$o = [ordered]@{}\n"
+               "foreach ($op in @('write', 'stat', 'read', 'delete')) {\n"
+               f"  $r = Invoke-SmallBatches $Kit @($op) '{small / 'small-4096'}'\n"
+               "  if ($r.exit_code -ne 0) { throw $r.stderr }\n"
+               "  $o[$op] = $r.stdout }\n"
+               "$o")
+    copies = (
+        "function Assert-Room { }\n"  # the test machine's free space is not the question here
+        "$p = @{ server = '127.0.0.1'; share = 'media'; size = 1048576 }\n"
+        "$prep = Invoke-Smb $Kit ([pscustomobject](@{ op = 'prepare'; remote = 'tengig-bench-1-1-desk' } + $p))\n"
+        "$put = Invoke-Smb $Kit ([pscustomobject](@{ op = 'put'; remote = 'tengig-bench-1-1-desk\\f0.dat' } + $p))\n"
+        "$get = Invoke-Smb $Kit ([pscustomobject](@{ op = 'get'; remote = 'tengig-bench-1-1-desk\\f0.dat' } + $p))\n"
+        "$own = Invoke-OwnDisk $Kit ([pscustomobject]@{ size = 1048576 })\n"
+        "Stop-KitRun $Kit\n"
+        "@{ put = $put; get = $get; own = $own }")
+    longest, size = LONGEST_SECONDS, SMALL_SIZE_LIMITS[1]
+    formats = (
+        "[System.Threading.Thread]::CurrentThread.CurrentCulture = 'de-DE'\n"
+        f"$fix = Get-Content -LiteralPath '{FIX / 'kit-smallfiles-write-4KiB.txt'}' | Where-Object {{ $_ -notlike '# *' }}\n"
+        "$inv = [System.Globalization.CultureInfo]::InvariantCulture\n"
+        "$out = foreach ($line in $fix) {\n"
+        "  $at, $rest = $line.Split(' ', 2)\n"
+        "  if ($rest -match '^(\\S+): file (\\S+) (\\d+) open=(\\S+) io=(\\S+) close=(\\S+)$') {\n"
+        "    $rest = [TengigKit.SmallSet]::FileLine($Matches[1], $Matches[2], [long]$Matches[3], [double]::Parse($Matches[4], $inv),"
+        " [double]::Parse($Matches[5], $inv), [double]::Parse($Matches[6], $inv)) }\n"
+        "  $clock = New-Object System.Diagnostics.Stopwatch\n"
+        "  [TengigKit.SmallSet]::Stamp($clock, $rest).Replace('0.000000 ', \"$at \") }\n"
+        f"$long = [TengigKit.SmallSet]::FileLine('{OWN_TIMER}', [TengigKit.SmallSet]::Name(99999), {size}, {longest}, {longest}, {longest})\n"
+        "@{ lines = @($out); longest = $long }")
+    answers = _in_kit(root, {"batches": (batches, {}),
+                             "copies": (copies, {"ShareMount": str(share), "WorkDir": str(work), "Disk": str(disk)}),
+                             "formats": (formats, {})})
+    return {"answers": answers, "folders": {"small": small, "share": share, "disk": disk, "work": work}}
+
+
+@pytest.fixture(scope="module")
+def batches(kit_parts) -> dict[str, str]:
+    """The kit's four batches (kit_parts), each op's stdout."""
+    return _answer(kit_parts, "batches")
 
 
 def test_the_nas_reads_the_kits_small_file_batches_with_tengigs_own_parser(batches):
@@ -91,45 +140,21 @@ def test_a_bad_kit_batch_is_refused_with_a_clear_message(batches, breakage, mess
         parse_smallfiles(OWN_TIMER, broken, "read", expected=200)
 
 
-def test_the_fixture_and_the_longest_line_are_what_the_kits_format_calls_print(tmp_path):
+def test_the_fixture_and_the_longest_line_are_what_the_kits_format_calls_print(kit_parts):
     """fixtures/kit-smallfiles-write-4KiB.txt (the replay sends it), line for line as the kit's own
     SmallSet.Stamp and FileLine print its numbers, under a German culture; and the longest line the NAS's
     count bound is computed from (bench/phases/smallfiles_plan.py) is the kit's, byte for byte."""
     lines = [ln for ln in (FIX / "kit-smallfiles-write-4KiB.txt").read_text().splitlines() if not ln.startswith("# ")]
     longest, size = LONGEST_SECONDS, SMALL_SIZE_LIMITS[1]
-    body = ("[System.Threading.Thread]::CurrentThread.CurrentCulture = 'de-DE'\n"
-            f"$fix = Get-Content -LiteralPath '{FIX / 'kit-smallfiles-write-4KiB.txt'}' | Where-Object {{ $_ -notlike '# *' }}\n"
-            "$inv = [System.Globalization.CultureInfo]::InvariantCulture\n"
-            "$out = foreach ($line in $fix) {\n"
-            "  $at, $rest = $line.Split(' ', 2)\n"
-            "  if ($rest -match '^(\\S+): file (\\S+) (\\d+) open=(\\S+) io=(\\S+) close=(\\S+)$') {\n"
-            "    $rest = [TengigKit.SmallSet]::FileLine($Matches[1], $Matches[2], [long]$Matches[3], [double]::Parse($Matches[4], $inv),"
-            " [double]::Parse($Matches[5], $inv), [double]::Parse($Matches[6], $inv)) }\n"
-            "  $clock = New-Object System.Diagnostics.Stopwatch\n"
-            "  [TengigKit.SmallSet]::Stamp($clock, $rest).Replace('0.000000 ', \"$at \") }\n"
-            f"$long = [TengigKit.SmallSet]::FileLine('{OWN_TIMER}', [TengigKit.SmallSet]::Name(99999), {size}, {longest}, {longest}, {longest})\n"
-            "@{ lines = @($out); longest = $long }")
-    got = _in_kit(tmp_path, body)
+    got = _answer(kit_parts, "formats")
     assert got["lines"] == lines
     assert stamped(longest, got["longest"]) == stamped(longest, own_file_line("f99999.bin", size, longest, longest,
                                                                               longest))
     assert parse_smallfiles(OWN_TIMER, "\n".join(lines) + "\n", "write", expected=200).files == 200
 
 
-def test_the_nas_reads_the_kits_own_copies_and_its_own_disk(tmp_path):
-    share, disk = tmp_path / "share", tmp_path / "disk"
-    share.mkdir()
-    disk.mkdir()
-    body = (
-        "function Assert-Room { }\n"  # the test machine's free space is not the question here
-        "$p = @{ server = '127.0.0.1'; share = 'media'; size = 1048576 }\n"
-        "$prep = Invoke-Smb $Kit ([pscustomobject](@{ op = 'prepare'; remote = 'tengig-bench-1-1-desk' } + $p))\n"
-        "$put = Invoke-Smb $Kit ([pscustomobject](@{ op = 'put'; remote = 'tengig-bench-1-1-desk\\f0.dat' } + $p))\n"
-        "$get = Invoke-Smb $Kit ([pscustomobject](@{ op = 'get'; remote = 'tengig-bench-1-1-desk\\f0.dat' } + $p))\n"
-        "$own = Invoke-OwnDisk $Kit ([pscustomobject]@{ size = 1048576 })\n"
-        "Stop-KitRun $Kit\n"
-        "@{ put = $put; get = $get; own = $own }")
-    got = _in_kit(tmp_path, body, ShareMount=str(share), WorkDir=str(tmp_path), Disk=str(disk))
+def test_the_nas_reads_the_kits_own_copies_and_its_own_disk(kit_parts):
+    got, folders = _answer(kit_parts, "copies"), kit_parts["folders"]
     for op, direction in (("put", "write"), ("get", "read")):
         sub = got[op]
         assert sub["exit_code"] == 0, sub
@@ -137,8 +162,8 @@ def test_the_nas_reads_the_kits_own_copies_and_its_own_disk(tmp_path):
     own = got["own"]
     measured = parse_own_disk(own["argv"], own["stdout"], "", size=1048576)
     assert measured.write_bytes_per_s > 0 and measured.read_bytes_per_s > 0
-    assert list(disk.iterdir()) == []  # its folder removed
-    assert not list(tmp_path.glob("tengig-kit-*"))  # and its staging
+    assert list(folders["disk"].iterdir()) == []  # its folder removed
+    assert not list(folders["work"].glob("tengig-kit-*"))  # and its staging
 
 
 def _strace_lines(trace) -> list[str]:
@@ -146,24 +171,35 @@ def _strace_lines(trace) -> list[str]:
     return [" ".join(line.split(None, 1)) for line in trace.read_text().splitlines() if line.strip()]
 
 
-def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(tmp_path):
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory) -> dict:
+    """One pwsh under strace (openat, ftruncate, close, fadvise64) with the kit loaded: Platform.Create over an
+    older file of 64 KiB (3 bytes written), then the UnbufferedReader reading another; {lines, create, read,
+    stdout}: strace's lines and the two files."""
+    tmp = tmp_path_factory.mktemp("kit-traced")
+    kit = _kit_file(tmp)
+    create, read = tmp / "older.dat", tmp / "read-me.dat"
+    create.write_bytes(b"x" * 65536)
+    read.write_bytes(b"x" * 65536)
+    trace = tmp / "strace.txt"
+    script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{}} $KitHelpers\nImport-KitHelpers $Kit\n"
+              f"$s = [TengigKit.Platform]::Create('{create}', 'None', 'WriteThrough')\n"
+              "$s.Write([byte[]](1, 2, 3), 0, 3)\n$s.Dispose()\n"
+              f"$r = New-Object TengigKit.UnbufferedReader '{read}'\n$got = $r.Read(1048576)\n$r.Dispose()\n$got")
+    done = subprocess.run(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=openat,ftruncate,close,fadvise64",
+                           "-o", str(trace), *pwsh_argv(), "-NoProfile", "-NonInteractive", "-Command", script],
+                          capture_output=True, text=True, env=pwsh_env(), timeout=300, cwd=tmp)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return {"lines": _strace_lines(trace), "create": create, "read": read, "stdout": done.stdout}
+
+
+def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(traced):
     """The lab's mounted share (smbnetfs) answers ftruncate with EIO, and .NET's FileMode.Create on Linux opens
     with O_CREAT, then truncates with ftruncate: the kit's copies, own-disk writes and small files failed there
     (tests/desk/test_kit_lab.py found it). Platform.Create deletes an older file and makes the new one with
     O_EXCL: seen by strace, no ftruncate of that file, and the older file's bytes gone."""
-    kit = _kit_file(tmp_path)
-    target = tmp_path / "older.dat"
-    target.write_bytes(b"x" * 65536)
-    trace = tmp_path / "strace.txt"
-    script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{}} $KitHelpers\nImport-KitHelpers $Kit\n"
-              f"$s = [TengigKit.Platform]::Create('{target}', 'None', 'WriteThrough')\n"
-              "$s.Write([byte[]](1, 2, 3), 0, 3)\n$s.Dispose()")
-    done = subprocess.run(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=openat,ftruncate,close", "-o", str(trace), *pwsh_argv(),
-                           "-NoProfile", "-NonInteractive", "-Command", script], capture_output=True, text=True,
-                          env=pwsh_env(), timeout=300, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    target, lines = traced["create"], traced["lines"]
     assert target.read_bytes() == b"\x01\x02\x03"
-    lines = _strace_lines(trace)
     (at,) = [i for i, line in enumerate(lines) if f'"{target}", O_WRONLY' in line]
     assert "O_CREAT|O_EXCL" in lines[at] and "O_TRUNC" not in lines[at], lines[at]
     fd = lines[at].rsplit("= ", 1)[1].strip()
@@ -178,21 +214,12 @@ def test_where_not_windows_the_kit_makes_a_file_afresh_without_ftruncate(tmp_pat
     assert not [line for line in until_close if line.startswith(f"{pid} ftruncate({fd},")], until_close
 
 
-def test_where_not_windows_the_kit_drops_a_files_cached_pages_before_reading_it(tmp_path):
+def test_where_not_windows_the_kit_drops_a_files_cached_pages_before_reading_it(traced):
     """Windows reads the copies and -Disk's file with FILE_FLAG_NO_BUFFERING; where not Windows the kit's
     reader drops the file's cached pages first (posix_fadvise DONTNEED), as tengig client join does where
     O_DIRECT is refused: on the lab its -Disk read came from memory (19 GB/s beside fio's 1.5 GB/s) before."""
-    kit = _kit_file(tmp_path)
-    target = tmp_path / "read-me.dat"
-    target.write_bytes(b"x" * 65536)
-    trace = tmp_path / "strace.txt"
-    script = (f". '{kit}'\n$Kit = New-KitContext $KitConfig @{{}} $KitHelpers\nImport-KitHelpers $Kit\n"
-              f"$r = New-Object TengigKit.UnbufferedReader '{target}'\n$got = $r.Read(1048576)\n$r.Dispose()\n$got")
-    done = subprocess.run(["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=openat,fadvise64", "-o", str(trace), *pwsh_argv(),
-                           "-NoProfile", "-NonInteractive", "-Command", script], capture_output=True, text=True,
-                          env=pwsh_env(), timeout=300, cwd=tmp_path)
-    assert done.returncode == 0 and done.stdout.strip() == "65536", done.stdout + done.stderr
-    lines = _strace_lines(trace)
+    target, lines = traced["read"], traced["lines"]
+    assert traced["stdout"].strip() == "65536", traced["stdout"]
     (opened,) = [line for line in lines if f'"{target}", O_RDONLY' in line]
     pid, fd = opened.split(" ", 1)[0], opened.rsplit("= ", 1)[1].strip()
     assert f"{pid} fadvise64({fd}, 0, 0, POSIX_FADV_DONTNEED) = 0" in lines, [ln for ln in lines if "fadvise" in ln]
