@@ -49,36 +49,47 @@ fi
 # Two labs (the default): the second in a mount namespace of its own (tests/second_lab.sh) at nice 10, the
 # first keeping the tests whose verdicts sit near a boundary. About 16-19 min here instead of 26 on one lab.
 rm -f "$out"/pytest-*.xml "$out"/pytest-*.log "$out"/cpu-*.jsonl
-rm -f "$out"/rest.rc "$out"/vitest.rc "$out"/vitest.log
-# The rest, then the panel's unit tests (vitest), one after the other beside the lab's stream.
-rest_then_panel() {
-  nice -n "$rest_nice" .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest "${xdist[@]}" \
-    --cpu-report="$out/cpu-rest.jsonl" --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1
-  echo $? >"$out/rest.rc"
-  (cd ui && nice -n 10 npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json") \
-    >"$out/vitest.log" 2>&1
-  echo $? >"$out/vitest.rc"
+rm -f "$out"/*.rc "$out"/vitest.log
+# Each stream's exit code goes to $out/<stream>.rc. The lab-1 (or only lab's) stream runs in the foreground and
+# prints to this terminal (Ctrl-C reaches it, and its labs are taken down); the others write their logs, shown
+# at the end.
+stream() {  # stream NAME NICE COMMAND...: run COMMAND at NICE, its exit code in $out/NAME.rc
+  local name=$1 niceness=$2
+  shift 2
+  nice -n "$niceness" "$@"
+  echo $? >"$out/$name.rc"
 }
-rest_then_panel "$@" &
-rest_pid=$!
+# The panel's unit tests (vitest) once the first stream ends: a core is spare from then on (they ran after the
+# rest before, alone at the end for about a minute after the labs had finished).
+panel_after_the_first_stream() {
+  until compgen -G "$out/*.rc" >/dev/null; do sleep 2; done
+  stream vitest 10 bash -c 'cd ui && exec npx vitest run --reporter=default --reporter=json --outputFile="$1"' \
+    vitest "../$out/vitest.json" >"$out/vitest.log" 2>&1
+}
+panel_after_the_first_stream &
+stream rest "$rest_nice" .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest "${xdist[@]}" \
+  --cpu-report="$out/cpu-rest.jsonl" --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1 &
+if [ "$labs" = 2 ]; then
+  stream lab-2 10 tests/second_lab.sh .venv/bin/python -m pytest -q -p no:cacheprovider --durations=20 \
+    --stream lab-2 --cpu-report="$out/cpu-lab-2.jsonl" --junitxml="$out/pytest-lab-2.xml" "$@" >"$out/pytest-lab-2.log" 2>&1 &
+  stream lab-1 0 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=30 --stream lab-1 \
+    --cpu-report="$out/cpu-lab-1.jsonl" --junitxml="$out/pytest-lab-1.xml" "$@"
+else
+  stream lab 0 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=40 --stream lab \
+    --cpu-report="$out/cpu-lab.jsonl" --junitxml="$out/pytest-lab.xml" "$@"
+fi
+wait
+rc_of() { cat "$out/$1.rc" 2>/dev/null || echo 1; }
+rest_rc=$(rc_of rest)
 lab2_rc=0
 if [ "$labs" = 2 ]; then
-  nice -n 10 tests/second_lab.sh .venv/bin/python -m pytest -q -p no:cacheprovider --durations=20 \
-    --stream lab-2 --cpu-report="$out/cpu-lab-2.jsonl" --junitxml="$out/pytest-lab-2.xml" "$@" >"$out/pytest-lab-2.log" 2>&1 &
-  lab2_pid=$!
-  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=30 --stream lab-1 \
-    --cpu-report="$out/cpu-lab-1.jsonl" --junitxml="$out/pytest-lab-1.xml" "$@"
-  lab_rc=$?
-  wait "$lab2_pid"
-  lab2_rc=$?
+  lab_rc=$(rc_of lab-1)
+  lab2_rc=$(rc_of lab-2)
   echo "---- the second lab's tests (ran beside the first's; $out/pytest-lab-2.log) ----"
   cat "$out/pytest-lab-2.log"
 else
-  .venv/bin/python -m pytest -q -p no:cacheprovider --durations=40 --stream lab --cpu-report="$out/cpu-lab.jsonl" --junitxml="$out/pytest-lab.xml" "$@"
-  lab_rc=$?
+  lab_rc=$(rc_of lab)
 fi
-wait "$rest_pid"
-rest_rc=$(cat "$out/rest.rc" 2>/dev/null || echo 1)
 echo "---- the tests that use no lab (ran beside the labs'; $out/pytest-rest.log) ----"
 cat "$out/pytest-rest.log"
 # pytest exits 5 when a stream has no test to run (a path or -k that selects only another stream's).
@@ -86,9 +97,9 @@ py_rc=0
 for rc in "$lab_rc" "$lab2_rc" "$rest_rc"; do
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then py_rc=$rc; fi
 done
-echo "---- the panel's unit tests (vitest, after the rest; $out/vitest.log) ----"
+echo "---- the panel's unit tests (vitest, after the first stream to end; $out/vitest.log) ----"
 cat "$out/vitest.log"
-ui_rc=$(cat "$out/vitest.rc" 2>/dev/null || echo 1)
+ui_rc=$(rc_of vitest)
 
 .venv/bin/python - "$out" "$py_rc" "$ui_rc" "$labs" <<'PY'
 import json, sys, xml.etree.ElementTree as ET
