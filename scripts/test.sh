@@ -63,8 +63,9 @@ stream() {  # stream NAME NICE COMMAND...: run COMMAND at NICE, its exit code in
 # rest before, alone at the end for about a minute after the labs had finished).
 panel_after_the_first_stream() {
   until compgen -G "$out/*.rc" >/dev/null; do sleep 2; done
-  stream vitest 10 bash -c 'cd ui && exec npx vitest run --reporter=default --reporter=json --outputFile="$1"' \
-    vitest "../$out/vitest.json" >"$out/vitest.log" 2>&1
+  (cd ui && nice -n 10 npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json") \
+    >"$out/vitest.log" 2>&1
+  echo $? >"$out/vitest.rc"
 }
 panel_after_the_first_stream &
 stream rest "$rest_nice" .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest "${xdist[@]}" \
