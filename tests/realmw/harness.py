@@ -179,7 +179,7 @@ def middlewared_build(version: str) -> MiddlewaredBuild:
 def _compile(build: MiddlewaredBuild, root: Path) -> None:
     """The pristine source's bytecode, by the build's own interpreter: each test's TrueNAS copies the source
     with it (copytree keeps the files' times, so it stays valid), and its middlewared does not compile the
-    modules it imports (about 1,000) at every first start."""
+    modules it imports at every first start (2.7 CPU-s compile all of 25.10.6's 2,712 files here)."""
     if (root / "compiled").is_file():
         return
     # a file its interpreter cannot compile is left to be compiled (and refused) where it is imported, as before
