@@ -46,8 +46,9 @@ fi
 # pytest streams side by side (tests/conftest.py --stream): the lab's tests (they wait on shaped links and
 # TrueNAS's timers; a lab takes its lock) and the rest (a tengig serve, real middlewared, parsers: they use
 # the CPU), at rest_nice (above).
-# Two labs (the default): the second in a mount namespace of its own (tests/second_lab.sh) at nice 10, the
-# first keeping the tests whose verdicts sit near a boundary. About 16-19 min here instead of 26 on one lab.
+# Two labs (the default): the second in a mount namespace of its own (tests/second_lab.sh) at nice 10 until
+# the first's stream ends, the first keeping the tests whose verdicts sit near a boundary. About 16-19 min here
+# instead of 26 on one lab.
 rm -f "$out"/pytest-*.xml "$out"/pytest-*.log "$out"/cpu-*.jsonl
 rm -f "$out"/*.rc "$out"/vitest.log
 # Each stream's exit code goes to $out/<stream>.rc. The lab-1 (or only lab's) stream runs in the foreground and

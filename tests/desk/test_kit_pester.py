@@ -54,21 +54,20 @@ def run_suite(folder: Path, *, paths: list[Path] | None = None, script: str | No
     out = folder / ("discovered.json" if discover else "result.json")
     args = ["-File", str(SUITE / "Invoke-KitPester.ps1"), "-Out", str(out)]
     args += ["-Path", ",".join(str(p) for p in (paths or [SUITE]))]
+    outs = {name: folder / f"{name}.json" for name in then or {}}
     runs = []
     for name, (run_paths, run_script) in (then or {}).items():
         (folder / f"{name}.ps1").write_text(run_script)
         runs.append({"script": str(folder / f"{name}.ps1"), "paths": [str(p) for p in run_paths],
-                     "out": str(folder / f"{name}.json")})
+                     "out": str(outs[name])})
     if runs:
         (folder / "then.json").write_text(json.dumps(runs))
         args += ["-Then", str(folder / "then.json")]
     done = run_pwsh([*args, *(["-Discover"] if discover else [])], env=env, timeout=600, cwd=folder)
-    wrote = [out, *(Path(run["out"]) for run in runs)]
-    assert all(path.is_file() for path in wrote), (
+    assert all(path.is_file() for path in (out, *outs.values())), (
         f"Pester wrote no result (exit {done.returncode}): {done.stdout[-2000:]} {done.stderr[-2000:]}")
     result = json.loads(out.read_text(encoding="utf-8-sig"))
-    result["then"] = {name: json.loads((folder / f"{name}.json").read_text(encoding="utf-8-sig"))
-                      for name in then or {}}
+    result["then"] = {name: json.loads(path.read_text(encoding="utf-8-sig")) for name, path in outs.items()}
     return result
 
 

@@ -1,7 +1,7 @@
 """Property-based fuzz of the JSON-RPC face (hypothesis): bad params of every shape to every method of
 tengig's own registry (tengig.*, core.*, auth.*), malformed frames, and a share over a real websocket.
-About 5,700 payloads in all under make test (a quarter in the inner loop: tests/depth.py); the oracle: never an internal error (-32603), every -32602 names a
-field, every request with an id is answered.
+About 5,700 payloads in all under make test (a quarter in the inner loop: tests/depth.py); the oracle: never
+an internal error (-32603), every -32602 names a field, every request with an id is answered.
 
 Most payloads go to the dispatcher in-process (fast); the wire share proves the same holds through
 aiohttp's framing."""
