@@ -7,14 +7,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=scripts/node_env.sh
 . scripts/node_env.sh  # the Node.js setup chose (the machine's, or the one it fetched)
-# TENGIG_TEST_REST_WORKERS=2 runs the rest on two pytest-xdist workers (tests/conftest.py schedules them): 6 min
-# instead of 12 idle, but beside two labs and a busy core it takes CPU the lab's boundary verdicts need
-# (CONTRIBUTING.md), so one is the default.
-rest_workers="${TENGIG_TEST_REST_WORKERS:-1}"
-case "$rest_workers" in
-  [1-9] | [1-9][0-9]) ;;
-  *) echo "TENGIG_TEST_REST_WORKERS=$rest_workers: give a number of workers from 1 to 99 (unset: 1)" >&2; exit 2 ;;
-esac
+# TENGIG_TEST_REST_WORKERS: how many pytest-xdist workers run the rest (tests/conftest.py schedules them; unset:
+# 2 beside two labs, 1 beside one). Checked once the number of labs is known, below.
 # TENGIG_TEST_LABS: the lab's tests split over two labs side by side (2, the default; below) or all on the
 # machine's one lab (1).
 labs="${TENGIG_TEST_LABS:-2}"
@@ -22,16 +16,25 @@ case "$labs" in
   1 | 2) ;;
   *) echo "TENGIG_TEST_LABS=$labs: give 2 (the lab's tests split over two labs; unset: 2) or 1 (one lab)" >&2; exit 2 ;;
 esac
+rest_workers="${TENGIG_TEST_REST_WORKERS:-$labs}"
+case "$rest_workers" in
+  [1-9] | [1-9][0-9]) ;;
+  *) echo "TENGIG_TEST_REST_WORKERS=$rest_workers: give a number of workers from 1 to 99 (unset: $labs)" >&2; exit 2 ;;
+esac
 # Python's bytecode cache on for the tests: where the environment turns it off (PYTHONDONTWRITEBYTECODE, as
 # this machine's does), each of the suite's ~500 Python processes (desktop clients, CLI calls, each stream's
 # collection) compiled tengig afresh: about 0.25 CPU-s a process, 5 a collection. git ignores __pycache__.
 unset PYTHONDONTWRITEBYTECODE
 # Every example of the property tests (tests/depth.py; the inner loop, plain pytest, tries a quarter).
 export TENGIG_TEST_DEPTH=full
-# The rest's CPU priority: beside one lab it fills what the lab leaves idle (nice 10); beside two it competes
-# at nice 0, or a busy core (`yes`) starves it into the run's long pole (21-22 min instead of 16; CONTRIBUTING.md).
+# CPU priorities. Beside one lab the rest fills what the lab leaves idle (nice 10). Beside two, every stream
+# competes at nice 0 but lab-1, whose verdicts sit near a boundary, at nice -5 (as root; elsewhere nice says
+# it cannot and runs it at 0): a busy core (`yes`, nice 0) or the other streams take what lab-1 leaves, not
+# what it needs. A stream at nice 10 beside `yes` got a tenth of a core's share: lab-2 then took 20:46 and
+# its app-image test 161 s instead of 59 (run53, CONTRIBUTING.md).
 rest_nice=10
-if [ "$labs" = 2 ]; then rest_nice=0; fi
+lab1_nice=0
+if [ "$labs" = 2 ]; then rest_nice=0; lab1_nice=-5; fi
 xdist=()
 if [ "$rest_workers" -gt 1 ]; then xdist=(-n "$rest_workers"); fi
 out=test-output
@@ -46,9 +49,9 @@ fi
 # pytest streams side by side (tests/conftest.py --stream): the lab's tests (they wait on shaped links and
 # TrueNAS's timers; a lab takes its lock) and the rest (a tengig serve, real middlewared, parsers: they use
 # the CPU), at rest_nice (above).
-# Two labs (the default): the second in a mount namespace of its own (tests/second_lab.sh) at nice 10 until
-# the first's stream ends, the first keeping the tests whose verdicts sit near a boundary. About 16-19 min here
-# instead of 26 on one lab.
+# Two labs (the default): the second in a mount namespace of its own (tests/second_lab.sh), the first keeping
+# the tests whose verdicts sit near a boundary (at lab1_nice, above). About 16-19 min here instead of 26 on one
+# lab.
 rm -f "$out"/pytest-*.xml "$out"/pytest-*.log "$out"/cpu-*.jsonl
 rm -f "$out"/*.rc "$out"/vitest.log
 # Each stream's exit code goes to $out/<stream>.rc. The lab-1 (or only lab's) stream runs in the foreground and
@@ -59,11 +62,6 @@ stream() {  # stream NAME NICE COMMAND...: run COMMAND at NICE, its exit code in
   shift 2
   nice -n "$niceness" "$@"
   echo $? >"$out/$name.rc"
-}
-renice_tree() {  # renice_tree NICE PID: PID and every process under it at NICE
-  local child
-  renice "$1" -p "$2" >/dev/null 2>&1
-  for child in $(pgrep -P "$2"); do renice_tree "$1" "$child"; done
 }
 # The panel's unit tests (vitest) once the first stream ends: a core is spare from then on (they ran after the
 # rest before, alone at the end for about a minute after the labs had finished).
@@ -77,14 +75,10 @@ panel_after_the_first_stream &
 stream rest "$rest_nice" .venv/bin/python -m pytest -q -p no:cacheprovider --durations=15 --stream rest "${xdist[@]}" \
   --cpu-report="$out/cpu-rest.jsonl" --junitxml="$out/pytest-rest.xml" "$@" >"$out/pytest-rest.log" 2>&1 &
 if [ "$labs" = 2 ]; then
-  stream lab-2 10 tests/second_lab.sh .venv/bin/python -m pytest -q -p no:cacheprovider --durations=20 \
+  stream lab-2 0 tests/second_lab.sh .venv/bin/python -m pytest -q -p no:cacheprovider --durations=20 \
     --stream lab-2 --cpu-report="$out/cpu-lab-2.jsonl" --junitxml="$out/pytest-lab-2.xml" "$@" >"$out/pytest-lab-2.log" 2>&1 &
-  lab2_pid=$!
-  stream lab-1 0 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=30 --stream lab-1 \
+  stream lab-1 "$lab1_nice" .venv/bin/python -m pytest -q -p no:cacheprovider --durations=30 --stream lab-1 \
     --cpu-report="$out/cpu-lab-1.jsonl" --junitxml="$out/pytest-lab-1.xml" "$@"
-  # lab-1's verdicts are in: the second lab need not yield to them any more (on a busy core, run48, its nice 10
-  # made it the run's long pole: 20:58 against lab-1's 16:33)
-  renice_tree 0 "$lab2_pid"
 else
   stream lab 0 .venv/bin/python -m pytest -q -p no:cacheprovider --durations=40 --stream lab \
     --cpu-report="$out/cpu-lab.jsonl" --junitxml="$out/pytest-lab.xml" "$@"

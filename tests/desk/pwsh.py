@@ -18,12 +18,12 @@ import hashlib
 import os
 import shutil
 import subprocess
-import tarfile
 from pathlib import Path
 
 import pytest
 
 from tests.realmw.harness import CHECKOUT, cache_root
+from tests.untar import unpack_into
 
 ARCHIVE = "powershell-7.6.9-linux-x64-pester-5.7.1.tar.gz"
 TOP = "powershell-7.6.9-linux-x64"
@@ -59,8 +59,7 @@ def pwsh_path() -> Path:
             return pwsh
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(root, filter="tar")
+        unpack_into(archive, root, kind="tar")
         (root / "ready").write_text(archive.name)
     return pwsh
 

@@ -24,13 +24,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from ..untar import unpack_into
 from .session_stop import stop_session
 
 HERE = Path(__file__).resolve().parent
@@ -78,8 +78,7 @@ def cache_root() -> Path:
 def unpack(archive: Path, dest: Path) -> Path:
     """Unpack a `git archive` snapshot into ``dest``; its single top directory."""
     dest.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(dest, filter="data")
+    unpack_into(archive, dest)
     (top,) = [p for p in dest.iterdir() if p.is_dir()]
     return top
 
