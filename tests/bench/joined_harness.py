@@ -90,6 +90,10 @@ def start_run(api: Client, request: dict):
     thread = threading.Thread(target=body)
     thread.start()
     assert token.wait(60), "the run never showed its join token"
+    if "token" not in outcome:  # the job ended before it showed one: say why (run55 showed only a KeyError)
+        thread.join(60)
+        raise AssertionError(f"the run ended before it showed its join token: {outcome.get('error')!r}; its steps: "
+                             f"{[said for _, said in outcome['steps']]}")
     return thread, outcome
 
 
