@@ -89,7 +89,7 @@ stamp() { cat "$@" | sha256sum | cut -d' ' -f1; }
 setup_python() {
   local want interpreter
   interpreter=$("$PY" -c 'import os, sys; print(os.path.realpath(sys.executable))')  # through pyenv's shims
-  want=$( (cat requirements.lock pyproject.toml; echo "$interpreter") | sha256sum | cut -d' ' -f1)
+  want=$(stamp requirements.lock pyproject.toml <(echo "$interpreter"))
   if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.tengig-stamp 2>/dev/null)" != "$want" ]; then
     say "python: virtualenv .venv from requirements.lock ($($PY --version), $interpreter)"
     # another interpreter's .venv (an earlier setup chose another Python) is made again
@@ -106,7 +106,7 @@ setup_python() {
 
 # Its node modules are the build's (vite, vue-tsc) as well as the tests' (vitest, playwright-core), one lock.
 setup_panel() {
-  local want interpreter
+  local want
   want=$(stamp ui/package-lock.json ui/package.json)
   if [ ! -d ui/node_modules ] || [ "$(cat ui/node_modules/.tengig-stamp 2>/dev/null)" != "$want" ]; then
     say "ui: npm ci (package-lock.json)"
